@@ -1,0 +1,13 @@
+# Debian 12 packages only (see DESIGN.md "Chosen dependencies").
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json REQUIRED)
+pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
+if(LOCKSCOPE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(LOCKSCOPE_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,17 @@
+# Per-target settings: warnings everywhere; sanitizers (LOCKSCOPE_SANITIZE, e.g. "address,undefined"
+# or "thread") on everything built with lockscope_target() — never on the preload runtime, which
+# must run inside uninstrumented programs.
+set(LOCKSCOPE_SANITIZE "" CACHE STRING "Sanitizers for CLI, analysis, bench and tests")
+
+function(lockscope_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow -Wno-unused-parameter
+                                           -Wformat=2)
+endfunction()
+
+function(lockscope_target target)
+  lockscope_warnings(${target})
+  if(LOCKSCOPE_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=${LOCKSCOPE_SANITIZE} -fno-omit-frame-pointer)
+    target_link_options(${target} PRIVATE -fsanitize=${LOCKSCOPE_SANITIZE})
+  endif()
+endfunction()

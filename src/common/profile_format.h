@@ -1,0 +1,213 @@
+// The on-disk profile format: the only thing the runtime and the CLI share.
+//
+// One file per profiled process, `<pid>-<start ns>.lsprof`, written once at exit to a temporary name
+// and renamed, so a reader never sees half a file from a finished process. Layout:
+//
+//   FileHeader | (SectionHeader payload)* | SectionHeader{kEnd}
+//
+// Every section carries its record size, record count, payload size and a CRC-32 of its payload; the
+// header carries the total file size. A reader can therefore tell a truncated file (size mismatch),
+// a corrupt one (CRC mismatch) and one written by a newer lockscope (version) apart and name the
+// problem. Records are packed little-endian PODs; their sizes are pinned with static_assert so that
+// any change to a record is a deliberate format version bump. docs/profile-format.md describes it
+// in prose. Strings live in the kStrings section and are referenced by (offset, length).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lockscope::format {
+
+inline constexpr char kMagic[8] = {'L', 'K', 'S', 'C', 'O', 'P', 'E', '\0'};
+inline constexpr uint32_t kVersion = 1;
+inline constexpr char kFileSuffix[] = ".lsprof";
+inline constexpr uint32_t kNoModule = 0xFFFFFFFFu;  // site offset is then an absolute address
+
+enum class SectionType : uint32_t {
+  kStrings = 1,
+  kProcess = 2,
+  kModules = 3,
+  kThreads = 4,
+  kLocks = 5,
+  kSites = 6,
+  kHistograms = 7,
+  kCounters = 8,
+  kEnd = 0xFFFF,
+};
+
+struct FileHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t header_size;  // sizeof(FileHeader) of the writer
+  uint64_t file_size;    // total bytes, header to end section inclusive
+  uint32_t section_count;  // including kEnd
+  uint32_t flags;
+  uint32_t header_crc;  // CRC-32 of this header with header_crc = 0
+  uint32_t reserved;
+};
+static_assert(sizeof(FileHeader) == 40);
+
+struct SectionHeader {
+  uint32_t type;  // SectionType
+  uint32_t record_size;
+  uint64_t record_count;
+  uint64_t payload_size;  // == record_size * record_count (kStrings: record_size 1)
+  uint32_t payload_crc;   // CRC-32 of the payload bytes
+  uint32_t reserved;
+};
+static_assert(sizeof(SectionHeader) == 32);
+
+struct StringRef {
+  uint32_t offset;
+  uint32_t length;
+};
+
+struct HistogramRef {  // a run of HistogramBin records in the kHistograms section
+  uint32_t first;
+  uint32_t count;
+};
+
+struct HistogramBin {  // sparse: only non-empty buckets are written
+  uint32_t bucket;     // index into LogHistogram buckets (log_histogram.h)
+  uint32_t reserved;
+  uint64_t count;
+};
+static_assert(sizeof(HistogramBin) == 16);
+
+enum class ClockSource : uint32_t { kTsc = 1, kMonotonic = 2 };
+
+enum class ExitPath : uint32_t {
+  kExit = 1,       // exit() / return from main: library destructor
+  kUnderscoreExit = 2,  // _exit() / _Exit()
+  kExec = 3,       // the image was replaced by execve(); a new file follows for the same pid
+};
+
+struct ProcessRecord {
+  uint32_t pid;
+  uint32_t ppid;
+  uint64_t start_realtime_ns;  // CLOCK_REALTIME at runtime start
+  uint64_t duration_ns;        // runtime start to file write
+  double ticks_per_second;     // TSC (or monotonic ns) frequency used for every time below
+  uint32_t clock_source;       // ClockSource
+  uint32_t hold_sample_period; // 1 = every uncontended hold timed; N = 1 in N
+  uint32_t exit_path;          // ExitPath
+  int32_t exit_status;         // argument of exit/_exit when known, else -1
+  StringRef executable;        // /proc/self/exe
+  StringRef command_line;      // argv, NUL-separated
+  uint32_t parent_was_profiled;  // 1 when created by fork() of a profiled process
+  uint32_t reserved;
+};
+static_assert(sizeof(ProcessRecord) == 72);
+
+struct ModuleRecord {
+  uint64_t load_bias;  // dlpi_addr: runtime address = bias + ELF virtual address
+  uint64_t start;      // lowest mapped address of its PT_LOAD segments
+  uint64_t end;        // one past the highest
+  StringRef path;
+  uint32_t build_id_size;
+  uint8_t build_id[20];
+};
+static_assert(sizeof(ModuleRecord) == 56);
+
+enum class Primitive : uint32_t { kMutex = 1 };
+
+enum class MutexKind : uint32_t {
+  kUnknown = 0,  // statically initialised or first seen in use: type not observed
+  kNormal = 1,
+  kRecursive = 2,
+  kErrorCheck = 3,
+  kAdaptive = 4,
+};
+
+enum LockFlags : uint32_t {
+  kLockDestroyed = 1u << 0,    // pthread_mutex_destroy seen for this generation
+  kLockInitSeen = 1u << 1,     // pthread_mutex_init seen (init site valid)
+  kLockProcessShared = 1u << 2,
+  kLockRobust = 1u << 3,
+  kLockPriorityInherit = 1u << 4,
+  kLockPriorityProtect = 1u << 5,
+};
+
+struct LockRecord {
+  uint64_t address;
+  uint32_t generation;  // 0 = first use without init; +1 for each init/destroy
+  uint32_t primitive;   // Primitive
+  uint32_t kind;        // MutexKind
+  uint32_t flags;       // LockFlags
+  uint32_t init_module;
+  uint32_t reserved;
+  uint64_t init_offset;
+  uint64_t owner_changes;  // acquisitions by a thread other than the previous owner
+};
+static_assert(sizeof(LockRecord) == 48);
+
+enum class Operation : uint16_t {
+  kLock = 1,
+  kTryLock = 2,
+  kTimedLock = 3,
+  kClockLock = 4,
+  kUnlock = 5,
+};
+
+inline constexpr bool is_acquire(Operation op) { return op != Operation::kUnlock; }
+
+struct SiteRecord {  // one (lock generation, call site, operation), summed over threads
+  uint32_t lock_index;  // into the kLocks section
+  uint16_t operation;   // Operation
+  uint16_t reserved0;
+  uint32_t module;      // into kModules, or kNoModule
+  uint32_t reserved1;
+  uint64_t offset;      // return address - load bias (ELF vaddr); absolute if kNoModule
+  uint64_t count;       // calls (acquisitions include successful trylocks only)
+  uint64_t contended;   // acquisitions that had to wait (trylock-first failed)
+  uint64_t failed;      // trylock EBUSY, timed lock ETIMEDOUT, other errors
+  uint64_t wait_sum_ns;
+  uint64_t wait_max_ns;
+  uint64_t hold_sum_ns;  // over timed holds only (see hold_samples)
+  uint64_t hold_max_ns;
+  uint64_t hold_samples;  // holds that were timed
+  HistogramRef wait_histogram;
+  HistogramRef hold_histogram;
+};
+static_assert(sizeof(SiteRecord) == 104);
+
+struct ThreadRecord {
+  uint32_t tid;
+  uint32_t flags;  // ThreadFlags
+  char name[16];
+  uint64_t acquisitions;
+  uint64_t releases;
+  uint64_t contended;
+  uint64_t failed;
+  uint64_t wait_sum_ns;
+  uint64_t wait_max_ns;
+  HistogramRef wait_histogram;
+};
+static_assert(sizeof(ThreadRecord) == 80);
+
+enum ThreadFlags : uint32_t {
+  kThreadMain = 1u << 0,
+  kThreadExited = 1u << 1,  // finished before the file was written
+};
+
+enum class Counter : uint32_t {
+  kDroppedSites = 1,        // per-thread site table full: the event was not recorded
+  kDroppedLocks = 2,        // lock table full
+  kUnbalancedUnlocks = 3,   // unlock of a lock this thread was not seen to hold
+  kHeldStackOverflow = 4,   // more nested locks than the held-lock stack tracks: hold not timed
+  kReentrantCalls = 5,      // calls made from inside lockscope itself: passed through unrecorded
+  kBootstrapCalls = 6,      // calls before the real functions were resolved
+  kThreadsSeen = 7,
+  kThreadsLiveAtExit = 8,   // their latest counts may be incomplete
+  kDroppedThreads = 9,      // thread table full: counted in totals but not listed
+  kDroppedHistogramBins = 10,
+};
+
+struct CounterRecord {
+  uint32_t id;  // Counter
+  uint32_t reserved;
+  uint64_t value;
+};
+static_assert(sizeof(CounterRecord) == 16);
+
+}  // namespace lockscope::format
