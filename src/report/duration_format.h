@@ -1,0 +1,13 @@
+// Human units for durations and counts, chosen per value ("812ns", "3.4µs", "12.5ms", "2.03s") so
+// a column never shows 0 for something that happened or 12345678 for something a reader must parse.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace lockscope {
+
+std::string format_duration_ns(double ns);
+std::string format_count(uint64_t count);  // thousands separated: 1,234,567
+
+}  // namespace lockscope

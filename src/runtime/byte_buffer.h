@@ -1,0 +1,59 @@
+// A growable byte buffer on mmap/mremap for the profile writer: the runtime may not use malloc
+// (the program may be inside it, or may have replaced it).
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace lockscope::runtime {
+
+class ByteBuffer {
+ public:
+  ByteBuffer() = default;
+  ByteBuffer(const ByteBuffer&) = delete;
+  ByteBuffer& operator=(const ByteBuffer&) = delete;
+  ~ByteBuffer() {
+    if (data_) munmap(data_, capacity_);
+  }
+
+  bool append(const void* bytes, size_t size) {
+    if (!reserve(size_ + size)) return false;
+    std::memcpy(data_ + size_, bytes, size);
+    size_ += size;
+    return true;
+  }
+  template <typename Record>
+  bool append_record(const Record& record) {
+    return append(&record, sizeof(Record));
+  }
+  bool reserve(size_t wanted) {
+    if (failed_) return false;
+    if (wanted <= capacity_) return true;
+    size_t capacity = capacity_ ? capacity_ : 65536;
+    while (capacity < wanted) capacity *= 2;
+    void* memory = data_ ? mremap(data_, capacity_, capacity, MREMAP_MAYMOVE)
+                         : mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) {
+      failed_ = true;
+      return false;
+    }
+    data_ = static_cast<unsigned char*>(memory);
+    capacity_ = capacity;
+    return true;
+  }
+  unsigned char* data() { return data_; }
+  size_t size() const { return size_; }
+  bool failed() const { return failed_; }
+
+ private:
+  unsigned char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace lockscope::runtime

@@ -1,0 +1,40 @@
+// Time on the hot path: the TSC when it is invariant (constant rate, does not stop in deep C-states),
+// else CLOCK_MONOTONIC through the vDSO. Durations are converted to nanoseconds with one 128-bit
+// multiply by a fixed-point factor set once at start-up: the CLI measures the TSC frequency once and
+// passes it in LOCKSCOPE_CONFIG (tsc_hz=...), so short-lived child processes need no calibration.
+#pragma once
+
+#include <x86intrin.h>
+
+#include <cstdint>
+#include <ctime>
+
+namespace lockscope::runtime {
+
+struct Clock {
+  bool use_tsc = false;
+  double ticks_per_second = 1e9;
+  uint64_t ns_per_tick_q32 = uint64_t{1} << 32;  // ns = ticks * ns_per_tick_q32 >> 32
+
+  uint64_t now() const {
+    if (use_tsc) return __rdtsc();
+    return monotonic_ns();
+  }
+  uint64_t to_ns(uint64_t ticks) const {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(ticks) * ns_per_tick_q32) >> 32);
+  }
+  static uint64_t monotonic_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+  }
+
+  // Chooses the source; `tsc_hz` = 0 means "measure it" (a ~2 ms busy wait, only when lockscope's
+  // CLI did not pass the frequency, e.g. a manual LD_PRELOAD).
+  void initialize(uint64_t tsc_hz);
+};
+
+bool tsc_is_invariant();
+uint64_t measure_tsc_hz(uint64_t window_ns);
+
+}  // namespace lockscope::runtime

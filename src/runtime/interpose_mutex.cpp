@@ -1,0 +1,86 @@
+// The interposed pthread mutex API. Each function is one call into the shared recorder template:
+// no per-primitive copy of the trylock-first logic. __builtin_return_address(0) is the call site in
+// the program (std::mutex::lock and friends are inline, so that is the user's code too).
+#include <errno.h>
+#include <pthread.h>
+
+#include "runtime/lock_init.h"
+#include "runtime/real_functions.h"
+#include "runtime/recorder.h"
+
+using lockscope::format::Operation;
+using lockscope::runtime::real;
+
+#define LOCKSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
+#define CALL_SITE reinterpret_cast<uintptr_t>(__builtin_return_address(0))
+
+namespace {
+
+// Before dlsym has found the timed variants (only possible during our own bootstrap), emulate them
+// with trylock and short sleeps against the caller's deadline rather than fail.
+int poll_until(pthread_mutex_t* mutex, clockid_t clock, const timespec* deadline) {
+  for (;;) {
+    const int result = real().mutex_trylock(mutex);
+    if (result != EBUSY) return result;
+    timespec now;
+    clock_gettime(clock, &now);
+    if (now.tv_sec > deadline->tv_sec ||
+        (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
+      return ETIMEDOUT;
+    const timespec pause{0, 100000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+int real_timedlock(pthread_mutex_t* mutex, const timespec* deadline) {
+  if (auto* f = real().mutex_timedlock) return f(mutex, deadline);
+  return poll_until(mutex, CLOCK_REALTIME, deadline);
+}
+
+int real_clocklock(pthread_mutex_t* mutex, clockid_t clock, const timespec* deadline) {
+  if (auto* f = real().mutex_clocklock) return f(mutex, clock, deadline);
+  return poll_until(mutex, clock, deadline);
+}
+
+}  // namespace
+
+LOCKSCOPE_EXPORT int pthread_mutex_lock(pthread_mutex_t* mutex) {
+  return lockscope::runtime::acquire(
+      mutex, Operation::kLock, CALL_SITE, true, [&] { return real().mutex_trylock(mutex); },
+      [&] { return real().mutex_lock(mutex); });
+}
+
+LOCKSCOPE_EXPORT int pthread_mutex_trylock(pthread_mutex_t* mutex) {
+  auto try_once = [&] { return real().mutex_trylock(mutex); };
+  return lockscope::runtime::acquire(mutex, Operation::kTryLock, CALL_SITE, false, try_once,
+                                     try_once);
+}
+
+LOCKSCOPE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* mutex, const timespec* deadline) {
+  return lockscope::runtime::acquire(
+      mutex, Operation::kTimedLock, CALL_SITE, true, [&] { return real().mutex_trylock(mutex); },
+      [&] { return real_timedlock(mutex, deadline); });
+}
+
+LOCKSCOPE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* mutex, clockid_t clock,
+                                             const timespec* deadline) {
+  return lockscope::runtime::acquire(
+      mutex, Operation::kClockLock, CALL_SITE, true, [&] { return real().mutex_trylock(mutex); },
+      [&] { return real_clocklock(mutex, clock, deadline); });
+}
+
+LOCKSCOPE_EXPORT int pthread_mutex_unlock(pthread_mutex_t* mutex) {
+  return lockscope::runtime::release(mutex, CALL_SITE, [&] { return real().mutex_unlock(mutex); });
+}
+
+LOCKSCOPE_EXPORT int pthread_mutex_init(pthread_mutex_t* mutex, const pthread_mutexattr_t* attr) {
+  const int result = real().mutex_init(mutex, attr);
+  if (result == 0) lockscope::runtime::note_mutex_init(mutex, attr, CALL_SITE);
+  return result;
+}
+
+LOCKSCOPE_EXPORT int pthread_mutex_destroy(pthread_mutex_t* mutex) {
+  const int result = real().mutex_destroy(mutex);
+  if (result == 0) lockscope::runtime::note_mutex_destroy(mutex);
+  return result;
+}

@@ -1,0 +1,72 @@
+#include "runtime/lock_init.h"
+
+#include <errno.h>
+
+#include "common/profile_format.h"
+#include "runtime/runtime_state.h"
+
+namespace lockscope::runtime {
+namespace {
+
+uint32_t mutex_kind(const pthread_mutexattr_t* attr) {
+  if (!attr) return static_cast<uint32_t>(format::MutexKind::kNormal);
+  int type = 0;
+  if (pthread_mutexattr_gettype(attr, &type) != 0) return 0;
+  switch (type) {
+    case PTHREAD_MUTEX_RECURSIVE: return static_cast<uint32_t>(format::MutexKind::kRecursive);
+    case PTHREAD_MUTEX_ERRORCHECK: return static_cast<uint32_t>(format::MutexKind::kErrorCheck);
+    case PTHREAD_MUTEX_ADAPTIVE_NP: return static_cast<uint32_t>(format::MutexKind::kAdaptive);
+    default: return static_cast<uint32_t>(format::MutexKind::kNormal);
+  }
+}
+
+uint32_t mutex_flags(const pthread_mutexattr_t* attr) {
+  uint32_t flags = format::kLockInitSeen;
+  if (!attr) return flags;
+  int value = 0;
+  if (pthread_mutexattr_getpshared(attr, &value) == 0 && value == PTHREAD_PROCESS_SHARED)
+    flags |= format::kLockProcessShared;
+  if (pthread_mutexattr_getrobust(attr, &value) == 0 && value == PTHREAD_MUTEX_ROBUST)
+    flags |= format::kLockRobust;
+  if (pthread_mutexattr_getprotocol(attr, &value) == 0) {
+    if (value == PTHREAD_PRIO_INHERIT) flags |= format::kLockPriorityInherit;
+    if (value == PTHREAD_PRIO_PROTECT) flags |= format::kLockPriorityProtect;
+  }
+  return flags;
+}
+
+}  // namespace
+
+void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* attr, uintptr_t site) {
+  if (!current_thread()) return;  // not recording (bootstrap, reentrant): identity stays implicit
+  const int saved_errno = errno;
+  Runtime& rt = runtime();
+  const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
+  if (index == LockTable::kNoSlot) {
+    rt.count(format::Counter::kDroppedLocks);
+  } else {
+    LockSlot& slot = rt.locks.slot(index);
+    // Re-initialising an address that was used since its generation began starts a new one.
+    if (slot.used.load(std::memory_order_relaxed)) rt.locks.retire_generation(index);
+    slot.kind.store(mutex_kind(attr), std::memory_order_relaxed);
+    slot.flags.store(mutex_flags(attr), std::memory_order_relaxed);
+    slot.init_site.store(site, std::memory_order_relaxed);
+  }
+  errno = saved_errno;
+}
+
+void note_mutex_destroy(const pthread_mutex_t* mutex) {
+  if (!current_thread()) return;
+  const int saved_errno = errno;
+  Runtime& rt = runtime();
+  const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
+  if (index != LockTable::kNoSlot) {
+    LockSlot& slot = rt.locks.slot(index);
+    slot.flags.store(slot.flags.load(std::memory_order_relaxed) | format::kLockDestroyed,
+                     std::memory_order_relaxed);
+    rt.locks.retire_generation(index);
+  }
+  errno = saved_errno;
+}
+
+}  // namespace lockscope::runtime

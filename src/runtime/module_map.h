@@ -1,0 +1,32 @@
+// The loaded modules (dl_iterate_phdr): path, load bias, address range and GNU build-id, so the CLI
+// can turn return addresses into (module, ELF address) and symbolize them later.
+#pragma once
+
+#include <cstdint>
+
+#include "common/profile_format.h"
+#include "runtime/byte_buffer.h"
+
+namespace lockscope::runtime {
+
+struct LoadedModule {
+  uint64_t load_bias;
+  uint64_t start;
+  uint64_t end;
+  char path[512];
+  uint32_t build_id_size;
+  uint8_t build_id[20];
+};
+
+struct ModuleList {
+  static constexpr uint32_t kMaxModules = 1024;
+  LoadedModule* modules = nullptr;  // in `storage`
+  uint32_t count = 0;
+  ByteBuffer storage;
+
+  bool collect();
+  // Index of the module containing `address`, or format::kNoModule.
+  uint32_t find(uint64_t address) const;
+};
+
+}  // namespace lockscope::runtime

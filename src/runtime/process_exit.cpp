@@ -1,0 +1,152 @@
+// Where a process's profile gets written: normal exit (our destructor runs after the program's own
+// static destructors, since a preloaded library is initialised first and finalised last), _exit /
+// _Exit (interposed: no destructors run), and exec (interposed: the image is about to vanish; the
+// file is removed again if exec fails, so nothing is counted twice). vfork children share our
+// memory and are not this process: they are recognised by their pid and never write.
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "runtime/profile_writer.h"
+#include "runtime/real_functions.h"
+#include "runtime/runtime_state.h"
+
+using lockscope::format::ExitPath;
+using lockscope::runtime::real;
+using lockscope::runtime::runtime;
+
+#define LOCKSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
+
+extern char** environ;
+
+namespace {
+
+bool is_profiled_process() {
+  auto& rt = runtime();
+  return rt.status.load(std::memory_order_acquire) ==
+             static_cast<int>(lockscope::runtime::RuntimeStatus::kReady) &&
+         static_cast<uint32_t>(getpid()) == rt.pid;
+}
+
+// Writes the profile once per process image; returns true if this call wrote it.
+bool write_once(ExitPath path, int status, char* written) {
+  if (!is_profiled_process()) return false;
+  if (runtime().profile_written.exchange(true)) return false;
+  if (lockscope::runtime::write_profile(path, status, written)) return true;
+  return false;
+}
+
+// Before exec: write; after a failed exec, take the file back and keep recording.
+struct ExecGuard {
+  char written[4096];
+  bool wrote;
+  ExecGuard() : wrote(write_once(ExitPath::kExec, -1, written)) {}
+  int failed(int result) {
+    const int saved_errno = errno;
+    if (wrote) unlink(written);
+    if (wrote || is_profiled_process()) runtime().profile_written.store(false);
+    errno = saved_errno;
+    return result;
+  }
+};
+
+size_t count_variadic(const char* first, va_list args) {
+  size_t n = first ? 1 : 0;
+  if (!first) return 0;
+  while (va_arg(args, const char*)) ++n;
+  return n;
+}
+
+}  // namespace
+
+__attribute__((constructor)) static void lockscope_start() {
+  // Initialise and register the main thread now rather than at its first lock.
+  lockscope::runtime::current_thread();
+}
+
+__attribute__((destructor)) static void lockscope_finish() {
+  char written[4096];
+  write_once(ExitPath::kExit, runtime().exit_status, written);
+}
+
+LOCKSCOPE_EXPORT void exit(int status) {
+  runtime().exit_status = status;
+  if (!real().process_exit) lockscope::runtime::resolve_real_functions();
+  real().process_exit(status);
+  __builtin_unreachable();
+}
+
+LOCKSCOPE_EXPORT void _exit(int status) {
+  char written[4096];
+  write_once(ExitPath::kUnderscoreExit, status, written);
+  if (!real().underscore_exit) lockscope::runtime::resolve_real_functions();
+  real().underscore_exit(status);
+  __builtin_unreachable();
+}
+
+LOCKSCOPE_EXPORT void _Exit(int status) {
+  char written[4096];
+  write_once(ExitPath::kUnderscoreExit, status, written);
+  if (!real().underscore_capital_exit) lockscope::runtime::resolve_real_functions();
+  real().underscore_capital_exit(status);
+  __builtin_unreachable();
+}
+
+LOCKSCOPE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  if (!real().execve) lockscope::runtime::resolve_real_functions();
+  ExecGuard guard;
+  return guard.failed(real().execve(path, argv, envp));
+}
+
+LOCKSCOPE_EXPORT int execv(const char* path, char* const argv[]) {
+  return execve(path, argv, environ);
+}
+
+LOCKSCOPE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  if (!real().execvpe) lockscope::runtime::resolve_real_functions();
+  ExecGuard guard;
+  return guard.failed(real().execvpe(file, argv, envp));
+}
+
+LOCKSCOPE_EXPORT int execvp(const char* file, char* const argv[]) {
+  return execvpe(file, argv, environ);
+}
+
+LOCKSCOPE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+  if (!real().fexecve) lockscope::runtime::resolve_real_functions();
+  ExecGuard guard;
+  return guard.failed(real().fexecve(fd, argv, envp));
+}
+
+// The list forms gather their arguments on the stack (no malloc) and reuse the vector forms.
+#define GATHER_ARGUMENTS(first, extra_after_null)                       \
+  va_list count_args;                                                   \
+  va_start(count_args, first);                                          \
+  const size_t count = count_variadic(first, count_args);               \
+  va_end(count_args);                                                   \
+  char** argv = static_cast<char**>(__builtin_alloca((count + 1) * sizeof(char*))); \
+  va_list args;                                                         \
+  va_start(args, first);                                                \
+  argv[0] = const_cast<char*>(first);                                   \
+  for (size_t i = 1; i < count; ++i) argv[i] = va_arg(args, char*);     \
+  if (count) (void)va_arg(args, char*);                                 \
+  argv[count] = nullptr;                                                \
+  extra_after_null;                                                     \
+  va_end(args)
+
+LOCKSCOPE_EXPORT int execl(const char* path, const char* arg, ...) {
+  GATHER_ARGUMENTS(arg, (void)0);
+  return execve(path, argv, environ);
+}
+
+LOCKSCOPE_EXPORT int execlp(const char* file, const char* arg, ...) {
+  GATHER_ARGUMENTS(arg, (void)0);
+  return execvpe(file, argv, environ);
+}
+
+LOCKSCOPE_EXPORT int execle(const char* path, const char* arg, ...) {
+  char* const* envp;
+  GATHER_ARGUMENTS(arg, envp = va_arg(args, char* const*));
+  return execve(path, argv, envp);
+}

@@ -1,0 +1,332 @@
+#include "runtime/profile_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/crc32.h"
+#include "runtime/byte_buffer.h"
+#include "runtime/module_map.h"
+#include "runtime/raw_log.h"
+#include "runtime/runtime_state.h"
+
+namespace lockscope::runtime {
+namespace {
+
+using format::SectionType;
+
+struct Sections {
+  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters;
+
+  format::StringRef add_string(const char* text, size_t length) {
+    format::StringRef ref{static_cast<uint32_t>(strings.size()), static_cast<uint32_t>(length)};
+    strings.append(text, length);
+    return ref;
+  }
+  format::HistogramRef add_histogram(const Histogram& histogram) {
+    format::HistogramRef ref{static_cast<uint32_t>(histograms.size() / sizeof(format::HistogramBin)),
+                             0};
+    for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
+      if (!histogram[b]) continue;
+      histograms.append_record(format::HistogramBin{static_cast<uint32_t>(b), 0, histogram[b]});
+      ++ref.count;
+    }
+    return ref;
+  }
+};
+
+// (slot, generation) -> index of its LockRecord: open addressing over mmap'd memory.
+class LockIndex {
+ public:
+  bool create(size_t expected) {
+    capacity_ = 1024;
+    while (capacity_ < expected * 2) capacity_ *= 2;
+    if (!memory_.reserve(capacity_ * sizeof(Entry))) return false;
+    entries_ = reinterpret_cast<Entry*>(memory_.data());
+    memset(static_cast<void*>(entries_), 0xFF, capacity_ * sizeof(Entry));
+    return true;
+  }
+  void put(uint32_t slot, uint32_t generation, uint32_t record) {
+    const uint64_t key = (uint64_t{slot} << 32) | generation;
+    size_t i = hash(key);
+    while (entries_[i].key != kEmpty && entries_[i].key != key) i = (i + 1) & (capacity_ - 1);
+    entries_[i] = Entry{key, record};
+  }
+  uint32_t get(uint32_t slot, uint32_t generation) const {
+    const uint64_t key = (uint64_t{slot} << 32) | generation;
+    for (size_t i = hash(key);; i = (i + 1) & (capacity_ - 1)) {
+      if (entries_[i].key == key) return entries_[i].record;
+      if (entries_[i].key == kEmpty) return format::kNoModule;
+    }
+  }
+
+ private:
+  struct Entry {
+    uint64_t key;
+    uint32_t record;
+  };
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  size_t hash(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ull >> 20) & (capacity_ - 1); }
+  ByteBuffer memory_;
+  Entry* entries_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+size_t read_file(const char* path, char* buffer, size_t size) {
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  size_t total = 0;
+  while (total < size) {
+    const ssize_t got = read(fd, buffer + total, size - total);
+    if (got <= 0) break;
+    total += static_cast<size_t>(got);
+  }
+  close(fd);
+  return total;
+}
+
+void fill_process(Sections& out, const Runtime& rt, format::ExitPath exit_path, int exit_status) {
+  ByteBuffer scratch;
+  format::ProcessRecord record{};
+  record.pid = rt.pid;
+  record.ppid = rt.ppid;
+  record.start_realtime_ns = rt.start_realtime_ns;
+  record.duration_ns = Clock::monotonic_ns() - rt.start_monotonic_ns;
+  record.ticks_per_second = rt.clock.ticks_per_second;
+  record.clock_source = static_cast<uint32_t>(rt.clock.use_tsc ? format::ClockSource::kTsc
+                                                                : format::ClockSource::kMonotonic);
+  record.hold_sample_period = rt.hold_sample_period;
+  record.exit_path = static_cast<uint32_t>(exit_path);
+  record.exit_status = exit_status;
+  record.parent_was_profiled = rt.parent_was_profiled ? 1 : 0;
+  char exe[4096];
+  const ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof(exe));
+  record.executable = out.add_string(exe, exe_length > 0 ? static_cast<size_t>(exe_length) : 0);
+  if (scratch.reserve(1 << 20)) {
+    const size_t length = read_file("/proc/self/cmdline", reinterpret_cast<char*>(scratch.data()),
+                                    1 << 20);
+    record.command_line = out.add_string(reinterpret_cast<char*>(scratch.data()), length);
+  }
+  out.process.append_record(record);
+}
+
+void fill_modules(Sections& out, const ModuleList& list) {
+  for (uint32_t i = 0; i < list.count; ++i) {
+    const LoadedModule& m = list.modules[i];
+    format::ModuleRecord record{};
+    record.load_bias = m.load_bias;
+    record.start = m.start;
+    record.end = m.end;
+    record.path = out.add_string(m.path, strlen(m.path));
+    record.build_id_size = m.build_id_size;
+    memcpy(record.build_id, m.build_id, sizeof(record.build_id));
+    out.modules.append_record(record);
+  }
+}
+
+void split_site(const ModuleList& modules, uintptr_t address, uint32_t& module, uint64_t& offset) {
+  module = modules.find(address);
+  offset = module == format::kNoModule ? address : address - modules.modules[module].load_bias;
+}
+
+format::LockRecord lock_record(const ModuleList& modules, uintptr_t address, uint32_t generation,
+                               uint32_t kind, uint32_t flags, uintptr_t init_site,
+                               uint64_t owner_changes) {
+  format::LockRecord record{};
+  record.address = address;
+  record.generation = generation;
+  record.primitive = static_cast<uint32_t>(format::Primitive::kMutex);
+  record.kind = kind;
+  record.flags = flags;
+  record.owner_changes = owner_changes;
+  if (init_site) split_site(modules, init_site, record.init_module, record.init_offset);
+  else record.init_module = format::kNoModule;
+  return record;
+}
+
+void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules, SiteTable& all) {
+  LockTable& locks = rt.locks;
+  LockIndex index;
+  const size_t live = locks.used_count();
+  if (!index.create(live + locks.retired_count() + 16)) return;
+  uint32_t next = 0;
+  for (size_t i = 0; i < live; ++i) {
+    const uint32_t s = locks.used_slot(i);
+    LockSlot& slot = locks.slot(s);
+    const uint32_t generation = slot.generation.load(std::memory_order_relaxed);
+    out.locks.append_record(lock_record(modules, slot.address.load(std::memory_order_relaxed),
+                                        generation, slot.kind.load(std::memory_order_relaxed),
+                                        slot.flags.load(std::memory_order_relaxed),
+                                        slot.init_site.load(std::memory_order_relaxed),
+                                        slot.owner_changes.load(std::memory_order_relaxed)));
+    index.put(s, generation, next++);
+  }
+  for (size_t i = 0; i < locks.retired_count(); ++i) {
+    const RetiredLock& r = locks.retired(i);
+    out.locks.append_record(lock_record(modules, r.address, r.generation, r.kind, r.flags,
+                                        r.init_site, r.owner_changes));
+    index.put(r.slot, r.generation, next++);
+  }
+  for (size_t i = 0; i < all.used(); ++i) {
+    const SiteStats& site = all.inserted(i);
+    uint32_t lock = index.get(site.key.lock_slot, site.key.generation);
+    if (lock == format::kNoModule) {  // its retired record was dropped: keep the identity
+      const LockSlot& slot = locks.slot(site.key.lock_slot);
+      out.locks.append_record(lock_record(modules, slot.address.load(std::memory_order_relaxed),
+                                          site.key.generation, 0, 0, 0, 0));
+      index.put(site.key.lock_slot, site.key.generation, lock = next++);
+    }
+    format::SiteRecord record{};
+    record.lock_index = lock;
+    record.operation = site.key.operation;
+    split_site(modules, site.key.site, record.module, record.offset);
+    record.count = site.count;
+    record.contended = site.contended;
+    record.failed = site.failed;
+    record.wait_sum_ns = site.wait_sum_ns;
+    record.wait_max_ns = site.wait_max_ns;
+    record.hold_sum_ns = site.hold_sum_ns;
+    record.hold_max_ns = site.hold_max_ns;
+    record.hold_samples = site.hold_samples;
+    record.wait_histogram = out.add_histogram(site.wait_histogram);
+    record.hold_histogram = out.add_histogram(site.hold_histogram);
+    out.sites.append_record(record);
+  }
+}
+
+uint64_t fill_threads(Sections& out, Runtime& rt) {
+  uint32_t count = rt.thread_count.load(std::memory_order_acquire);
+  if (count > kMaxThreads) count = kMaxThreads;
+  uint64_t live = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    ThreadState& t = rt.threads[i];
+    if (t.tid == 0) continue;  // slot claimed but not yet filled
+    if (!(t.flags & format::kThreadExited)) {
+      ++live;
+      read_thread_name(t.tid, t.name);
+    }
+    format::ThreadRecord record{};
+    record.tid = t.tid;
+    record.flags = t.flags;
+    memcpy(record.name, t.name, sizeof(record.name));
+    record.name[15] = '\0';
+    record.acquisitions = t.acquisitions;
+    record.releases = t.releases;
+    record.contended = t.contended;
+    record.failed = t.failed;
+    record.wait_sum_ns = t.wait_sum_ns;
+    record.wait_max_ns = t.wait_max_ns;
+    record.wait_histogram = out.add_histogram(t.wait_histogram);
+    out.threads.append_record(record);
+  }
+  return live;
+}
+
+bool append_section(ByteBuffer& file, SectionType type, size_t record_size, ByteBuffer& payload) {
+  format::SectionHeader header{};
+  header.type = static_cast<uint32_t>(type);
+  header.record_size = static_cast<uint32_t>(record_size);
+  header.payload_size = payload.size();
+  header.record_count = record_size ? payload.size() / record_size : 0;
+  header.payload_crc = crc32(0, payload.data(), payload.size());
+  return file.append_record(header) && (payload.size() == 0 || file.append(payload.data(), payload.size()));
+}
+
+bool write_all(int fd, const unsigned char* data, size_t size) {
+  while (size) {
+    const ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out) {
+  Runtime& rt = runtime();
+  InsideLockscope inside;
+  const int saved_errno = errno;
+  // Everything recorded: exited threads (merged) plus live threads' tables, into a scratch table so
+  // the recording state is left untouched.
+  SiteTable all;
+  if (!all.create(kMergedSiteCapacity)) return false;
+  uint64_t dropped = 0;
+  rt.merge_lock.lock();
+  dropped += all.merge_from(rt.merged);
+  const uint32_t thread_count = rt.thread_count.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < thread_count && i < kMaxThreads; ++i) {
+    ThreadState& t = rt.threads[i];
+    if (!(t.flags & format::kThreadExited) && t.sites.capacity()) dropped += all.merge_from(t.sites);
+  }
+  rt.merge_lock.unlock();
+
+  ModuleList modules;
+  Sections out;
+  modules.collect();
+  fill_process(out, rt, exit_path, exit_status);
+  fill_modules(out, modules);
+  fill_locks_and_sites(out, rt, modules, all);
+  const uint64_t live_threads = fill_threads(out, rt);
+  uint64_t counter_values[16];
+  for (int i = 0; i < 16; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
+  counter_values[static_cast<int>(format::Counter::kDroppedSites)] += dropped;
+  counter_values[static_cast<int>(format::Counter::kThreadsLiveAtExit)] = live_threads;
+  counter_values[static_cast<int>(format::Counter::kDroppedLocks)] += rt.locks.retired_dropped();
+  for (uint32_t id = 1; id < 16; ++id)
+    out.counters.append_record(format::CounterRecord{id, 0, counter_values[id]});
+  all.clear();
+
+  ByteBuffer file;
+  format::FileHeader header{};
+  memcpy(header.magic, format::kMagic, sizeof(header.magic));
+  header.version = format::kVersion;
+  header.header_size = sizeof(header);
+  header.section_count = 9;
+  file.append_record(header);
+  ByteBuffer empty;
+  bool ok = append_section(file, SectionType::kStrings, 1, out.strings) &&
+            append_section(file, SectionType::kProcess, sizeof(format::ProcessRecord), out.process) &&
+            append_section(file, SectionType::kModules, sizeof(format::ModuleRecord), out.modules) &&
+            append_section(file, SectionType::kThreads, sizeof(format::ThreadRecord), out.threads) &&
+            append_section(file, SectionType::kLocks, sizeof(format::LockRecord), out.locks) &&
+            append_section(file, SectionType::kSites, sizeof(format::SiteRecord), out.sites) &&
+            append_section(file, SectionType::kHistograms, sizeof(format::HistogramBin),
+                           out.histograms) &&
+            append_section(file, SectionType::kCounters, sizeof(format::CounterRecord),
+                           out.counters) &&
+            append_section(file, SectionType::kEnd, 0, empty);
+  if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
+    RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();
+    errno = saved_errno;
+    return false;
+  }
+  auto* written_header = reinterpret_cast<format::FileHeader*>(file.data());
+  written_header->file_size = file.size();
+  written_header->header_crc = crc32(0, written_header, sizeof(format::FileHeader));
+
+  char temporary[4200];  // a directory name near PATH_MAX truncates: the open then fails cleanly
+  snprintf(path_out, 4096, "%s/%u-%llu%s", rt.directory, rt.pid,
+           static_cast<unsigned long long>(rt.start_realtime_ns), format::kFileSuffix);
+  snprintf(temporary, sizeof(temporary), "%s/.%u-%llu.tmp", rt.directory, rt.pid,
+           static_cast<unsigned long long>(rt.start_realtime_ns));
+  const int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const bool written = fd >= 0 && write_all(fd, file.data(), file.size());
+  const int write_errno = errno;
+  if (fd >= 0) close(fd);
+  if (!written || rename(temporary, path_out) != 0) {
+    RawLine().append("cannot write profile ").append(path_out).append(": ")
+        .append(strerror(written ? errno : write_errno)).emit();
+    unlink(temporary);
+    errno = saved_errno;
+    return false;
+  }
+  errno = saved_errno;
+  return true;
+}
+
+}  // namespace lockscope::runtime

@@ -1,0 +1,13 @@
+// Writes this process's profile file: everything recorded so far by every thread (live threads are
+// read as they are: their latest counts may be incomplete, and the file says how many there were).
+// Side-effect free on the recording state, so a failed exec can discard the file and go on.
+#pragma once
+
+#include "common/profile_format.h"
+
+namespace lockscope::runtime {
+
+// Returns true when written; `path_out` (>= 4096 bytes) receives the file name.
+bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out);
+
+}  // namespace lockscope::runtime

@@ -1,0 +1,47 @@
+// The runtime's only output channel besides the profile: one line to stderr through write(2),
+// prefixed "lockscope: ". No stdio (it locks and allocates), no formatting beyond strings and
+// unsigned decimals.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace lockscope::runtime {
+
+class RawLine {
+ public:
+  RawLine() { append("lockscope: "); }
+  RawLine& append(const char* text) {
+    const size_t n = std::strlen(text);
+    const size_t room = sizeof(buffer_) - 1 - length_;
+    const size_t take = n < room ? n : room;
+    std::memcpy(buffer_ + length_, text, take);
+    length_ += take;
+    return *this;
+  }
+  RawLine& append(uint64_t value) {
+    char digits[24];
+    int i = 0;
+    do {
+      digits[i++] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    } while (value && i < 23);
+    char reversed[24];
+    for (int k = 0; k < i; ++k) reversed[k] = digits[i - 1 - k];
+    reversed[i] = '\0';
+    return append(reversed);
+  }
+  void emit() {
+    buffer_[length_++] = '\n';
+    ssize_t ignored = ::write(STDERR_FILENO, buffer_, length_);
+    (void)ignored;
+  }
+
+ private:
+  char buffer_[512];
+  size_t length_ = 0;
+};
+
+}  // namespace lockscope::runtime

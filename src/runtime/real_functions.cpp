@@ -1,0 +1,70 @@
+#include "runtime/real_functions.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include "runtime/raw_log.h"
+
+// glibc exports aliases of the real mutex functions as non-default versions (GLIBC_2.2.5, still in
+// 2.36): bind to them explicitly so the bootstrap needs no dlsym.
+extern "C" {
+int lockscope_boot_mutex_lock(pthread_mutex_t*);
+int lockscope_boot_mutex_trylock(pthread_mutex_t*);
+int lockscope_boot_mutex_unlock(pthread_mutex_t*);
+int lockscope_boot_mutex_init(pthread_mutex_t*, const pthread_mutexattr_t*);
+int lockscope_boot_mutex_destroy(pthread_mutex_t*);
+}
+__asm__(".symver lockscope_boot_mutex_lock,__pthread_mutex_lock@GLIBC_2.2.5");
+__asm__(".symver lockscope_boot_mutex_trylock,__pthread_mutex_trylock@GLIBC_2.2.5");
+__asm__(".symver lockscope_boot_mutex_unlock,__pthread_mutex_unlock@GLIBC_2.2.5");
+__asm__(".symver lockscope_boot_mutex_init,__pthread_mutex_init@GLIBC_2.2.5");
+__asm__(".symver lockscope_boot_mutex_destroy,__pthread_mutex_destroy@GLIBC_2.2.5");
+
+namespace lockscope::runtime {
+namespace {
+
+RealFunctions g_real = {
+    lockscope_boot_mutex_lock, lockscope_boot_mutex_trylock, lockscope_boot_mutex_unlock,
+    lockscope_boot_mutex_init, lockscope_boot_mutex_destroy, nullptr, nullptr, nullptr, nullptr, nullptr,
+    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+};
+
+template <typename Function>
+void resolve(Function& slot, const char* name, const char* version = nullptr) {
+  void* found = version ? dlvsym(RTLD_NEXT, name, version) : nullptr;
+  if (!found) found = dlsym(RTLD_NEXT, name);
+  if (found) {
+    slot = reinterpret_cast<Function>(found);
+  } else if (!slot) {
+    RawLine().append("cannot resolve ").append(name).append("; calls to it will fail").emit();
+  }
+}
+
+}  // namespace
+
+RealFunctions& real() { return g_real; }
+
+void resolve_real_functions() {
+  RealFunctions r = g_real;
+  resolve(r.mutex_lock, "pthread_mutex_lock");
+  resolve(r.mutex_trylock, "pthread_mutex_trylock");
+  resolve(r.mutex_unlock, "pthread_mutex_unlock");
+  resolve(r.mutex_init, "pthread_mutex_init");
+  resolve(r.mutex_destroy, "pthread_mutex_destroy");
+  resolve(r.mutex_timedlock, "pthread_mutex_timedlock");
+  resolve(r.mutex_clocklock, "pthread_mutex_clocklock");
+  resolve(r.setname, "pthread_setname_np");
+  // The condvar ABI changed in glibc 2.3.2; an unversioned dlsym returns the old one.
+  resolve(r.cond_wait, "pthread_cond_wait", "GLIBC_2.3.2");
+  resolve(r.cond_timedwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
+  resolve(r.cond_clockwait, "pthread_cond_clockwait");
+  resolve(r.execve, "execve");
+  resolve(r.execvpe, "execvpe");
+  resolve(r.fexecve, "fexecve");
+  resolve(r.process_exit, "exit");
+  resolve(r.underscore_exit, "_exit");
+  resolve(r.underscore_capital_exit, "_Exit");
+  g_real = r;
+}
+
+}  // namespace lockscope::runtime

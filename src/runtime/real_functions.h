@@ -1,0 +1,39 @@
+// The real implementations behind every interposed symbol, found with dlsym(RTLD_NEXT) so that other
+// preloaded tools still chain.
+//
+// Bootstrap: dlsym itself may take locks or allocate, and a program may lock a mutex before our
+// constructor runs. The five mutex functions therefore start out pointing at glibc's exported
+// __pthread_mutex_* aliases (the same code, no lookup needed) and are replaced by the dlsym result
+// once resolution finishes; the rest are resolved on first use.
+#pragma once
+
+#include <pthread.h>
+#include <time.h>
+
+namespace lockscope::runtime {
+
+struct RealFunctions {
+  int (*mutex_lock)(pthread_mutex_t*);
+  int (*mutex_trylock)(pthread_mutex_t*);
+  int (*mutex_unlock)(pthread_mutex_t*);
+  int (*mutex_init)(pthread_mutex_t*, const pthread_mutexattr_t*);
+  int (*mutex_destroy)(pthread_mutex_t*);
+  int (*mutex_timedlock)(pthread_mutex_t*, const timespec*);
+  int (*mutex_clocklock)(pthread_mutex_t*, clockid_t, const timespec*);
+  int (*setname)(pthread_t, const char*);
+  int (*cond_wait)(pthread_cond_t*, pthread_mutex_t*);
+  int (*cond_timedwait)(pthread_cond_t*, pthread_mutex_t*, const timespec*);
+  int (*cond_clockwait)(pthread_cond_t*, pthread_mutex_t*, clockid_t, const timespec*);
+  int (*execve)(const char*, char* const[], char* const[]);
+  int (*execvpe)(const char*, char* const[], char* const[]);
+  int (*fexecve)(int, char* const[], char* const[]);
+  void (*process_exit)(int);
+  void (*underscore_exit)(int);
+  void (*underscore_capital_exit)(int);
+};
+
+// Resolves everything once (idempotent, thread-safe enough: concurrent callers store equal values).
+void resolve_real_functions();
+RealFunctions& real();
+
+}  // namespace lockscope::runtime

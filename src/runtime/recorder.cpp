@@ -1,0 +1,114 @@
+#include "runtime/recorder.h"
+
+namespace lockscope::runtime {
+namespace {
+
+SiteStats* site_entry(ThreadState& self, uint32_t slot, uint32_t generation, uintptr_t site,
+                      format::Operation op) {
+  const SiteKey key{slot, generation, site, static_cast<uint16_t>(op)};
+  SiteStats* entry = self.sites.find_or_insert(key);
+  if (__builtin_expect(entry != nullptr && !self.sites.nearly_full(), 1)) return entry;
+  // Full or nearly: fold this thread's table into the process table and start afresh.
+  flush_thread_sites(self);
+  entry = self.sites.find_or_insert(key);
+  if (!entry) runtime().count(format::Counter::kDroppedSites);
+  return entry;
+}
+
+}  // namespace
+
+void record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                    const AcquireOutcome& outcome) {
+  Runtime& rt = runtime();
+  const uint32_t slot_index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
+  if (slot_index == LockTable::kNoSlot) {
+    rt.count(format::Counter::kDroppedLocks);
+    return;
+  }
+  LockSlot& slot = rt.locks.slot(slot_index);
+  if (!slot.used.load(std::memory_order_relaxed)) slot.used.store(true, std::memory_order_relaxed);
+  const uint32_t generation = slot.generation.load(std::memory_order_relaxed);
+  SiteStats* entry = site_entry(self, slot_index, generation, site, op);
+  if (!entry) return;
+  ++entry->count;
+  if (outcome.contended) {
+    record_duration(outcome.wait_ns, 1, entry->wait_sum_ns, entry->wait_max_ns,
+                    entry->wait_histogram);
+    record_duration(outcome.wait_ns, 1, self.wait_sum_ns, self.wait_max_ns, self.wait_histogram);
+  }
+  if (!acquired(outcome.result)) {
+    ++entry->failed;
+    ++self.failed;
+    return;
+  }
+  ++self.acquisitions;
+  if (outcome.contended) {
+    ++entry->contended;
+    ++self.contended;
+  }
+  // Owner changes: we hold the lock now, so it serialises these two fields for us.
+  const uint32_t previous_owner = slot.last_owner.load(std::memory_order_relaxed);
+  if (previous_owner != self.tid) {
+    if (previous_owner != 0)
+      slot.owner_changes.store(slot.owner_changes.load(std::memory_order_relaxed) + 1,
+                               std::memory_order_relaxed);
+    slot.last_owner.store(self.tid, std::memory_order_relaxed);
+  }
+  if (self.held_depth >= kMaxHeldLocks) {
+    rt.count(format::Counter::kHeldStackOverflow);
+    return;
+  }
+  HeldLock& held = self.held[self.held_depth++];
+  held.lock = lock;
+  held.slot = slot_index;
+  held.epoch = self.epoch;
+  held.entry = entry;
+  if (outcome.contended) {
+    held.start_ticks = outcome.end_ticks;
+    held.weight = 1;
+  } else if (--self.sample_countdown == 0) {
+    self.sample_countdown = rt.hold_sample_period;
+    held.start_ticks = rt.clock.now();
+    held.weight = rt.hold_sample_period;
+  } else {
+    held.weight = 0;
+  }
+}
+
+void record_release(ThreadState& self, const void* lock, uintptr_t site, int result) {
+  Runtime& rt = runtime();
+  uint32_t slot_index = LockTable::kNoSlot;
+  if (result == 0) {
+    // Usually the innermost held lock; search down for out-of-order unlocks.
+    for (uint32_t i = self.held_depth; i-- > 0;) {
+      if (self.held[i].lock != lock) continue;
+      const HeldLock held = self.held[i];
+      for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
+      --self.held_depth;
+      slot_index = held.slot;
+      if (held.weight != 0 && held.entry != nullptr && held.epoch == self.epoch) {
+        const uint64_t hold_ns = rt.clock.to_ns(rt.clock.now() - held.start_ticks);
+        record_duration(hold_ns, held.weight, held.entry->hold_sum_ns, held.entry->hold_max_ns,
+                        held.entry->hold_histogram);
+        ++held.entry->hold_samples;
+      }
+      break;
+    }
+    if (slot_index == LockTable::kNoSlot) rt.count(format::Counter::kUnbalancedUnlocks);
+    ++self.releases;
+  }
+  if (slot_index == LockTable::kNoSlot) {
+    slot_index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
+    if (slot_index == LockTable::kNoSlot) {
+      rt.count(format::Counter::kDroppedLocks);
+      return;
+    }
+  }
+  const uint32_t generation = rt.locks.slot(slot_index).generation.load(std::memory_order_relaxed);
+  SiteStats* entry = site_entry(self, slot_index, generation, site, format::Operation::kUnlock);
+  if (!entry) return;
+  ++entry->count;
+  if (result != 0) ++entry->failed;
+}
+
+}  // namespace lockscope::runtime

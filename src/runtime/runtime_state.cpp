@@ -1,0 +1,284 @@
+#include "runtime/runtime_state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <new>
+
+#include "common/config_string.h"
+#include "runtime/raw_log.h"
+#include "runtime/real_functions.h"
+
+namespace lockscope::runtime {
+
+__thread ThreadState* tls_thread = nullptr;
+namespace {
+__thread bool tls_inside = false;
+__thread bool tls_exited = false;
+constinit Runtime g_runtime;  // constant-initialised: usable before any constructor runs
+}  // namespace
+
+Runtime& runtime() { return g_runtime; }
+
+void InternalSpinlock::lock() {
+  for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins) {
+    if (spins > 64) sched_yield();
+  }
+}
+
+InsideLockscope::InsideLockscope() : saved_(tls_thread) {
+  tls_thread = nullptr;
+  tls_inside = true;
+}
+InsideLockscope::~InsideLockscope() {
+  tls_inside = false;
+  tls_thread = saved_;
+}
+
+void read_thread_name(uint32_t tid, char (&name)[16]) {
+  char path[64] = "/proc/self/task/";
+  size_t n = std::strlen(path);
+  char digits[16];
+  int d = 0;
+  do {
+    digits[d++] = static_cast<char>('0' + tid % 10);
+    tid /= 10;
+  } while (tid);
+  while (d) path[n++] = digits[--d];
+  std::memcpy(path + n, "/comm", 6);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char buffer[32];
+  const ssize_t got = read(fd, buffer, sizeof(buffer) - 1);
+  close(fd);
+  if (got <= 0) return;
+  size_t length = static_cast<size_t>(got);
+  while (length && (buffer[length - 1] == '\n' || buffer[length - 1] == '\0')) --length;
+  if (length > 15) length = 15;
+  std::memcpy(name, buffer, length);
+  name[length] = '\0';
+}
+
+namespace {
+
+void parse_config(Runtime& rt, uint64_t& tsc_hz) {
+  std::strcpy(rt.directory, "lockscope.prof");
+  const char* text = getenv(kConfigVariable);
+  if (!text) return;
+  const bool ok = ConfigString::for_each(text, [&](const char* key, size_t key_length,
+                                                   const char* value, size_t value_length) {
+    uint64_t number = 0;
+    if (ConfigString::key_is(key, key_length, "dir") && value_length < sizeof(rt.directory)) {
+      std::memcpy(rt.directory, value, value_length);
+      rt.directory[value_length] = '\0';
+    } else if (ConfigString::key_is(key, key_length, "hold_sample") &&
+               ConfigString::parse_u64(value, value_length, number) && number >= 1 &&
+               number <= 1000000) {
+      rt.hold_sample_period = static_cast<uint32_t>(number);
+    } else if (ConfigString::key_is(key, key_length, "tsc_hz") &&
+               ConfigString::parse_u64(value, value_length, number)) {
+      tsc_hz = number;
+    } else if (ConfigString::key_is(key, key_length, "parent")) {
+      // set by a profiled parent for its exec'd children: informational only
+    } else {
+      RawLine().append("ignoring unknown setting in LOCKSCOPE_CONFIG").emit();
+    }
+    return true;
+  });
+  if (!ok) RawLine().append("LOCKSCOPE_CONFIG is malformed; using defaults").emit();
+}
+
+void thread_exit_destructor(void* value);
+
+void reset_process_identity(Runtime& rt) {
+  rt.pid = static_cast<uint32_t>(getpid());
+  rt.ppid = static_cast<uint32_t>(getppid());
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  rt.start_realtime_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
+                         static_cast<uint64_t>(now.tv_nsec);
+  rt.start_monotonic_ns = Clock::monotonic_ns();
+}
+
+bool take_site_table(SiteTable& into) {
+  Runtime& rt = g_runtime;
+  rt.merge_lock.lock();
+  if (rt.table_pool_size > 0) {
+    into = rt.table_pool[--rt.table_pool_size];
+    rt.merge_lock.unlock();
+    return true;
+  }
+  rt.merge_lock.unlock();
+  return into.create(kThreadSiteCapacity);
+}
+
+void give_back_site_table(SiteTable& table) {
+  Runtime& rt = g_runtime;
+  table.clear();
+  rt.merge_lock.lock();
+  if (rt.table_pool_size < sizeof(rt.table_pool) / sizeof(rt.table_pool[0])) {
+    rt.table_pool[rt.table_pool_size++] = table;
+    table = SiteTable{};
+  }
+  rt.merge_lock.unlock();
+}
+
+ThreadState* register_thread() {
+  Runtime& rt = g_runtime;
+  const uint32_t index = rt.thread_count.fetch_add(1, std::memory_order_acq_rel);
+  if (index >= kMaxThreads) {
+    rt.count(format::Counter::kDroppedThreads);
+    return nullptr;
+  }
+  ThreadState* self = &rt.threads[index];
+  std::memset(static_cast<void*>(self), 0, sizeof(ThreadState));
+  self->tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  self->handle = pthread_self();
+  if (self->tid == rt.pid) self->flags |= format::kThreadMain;
+  self->sample_countdown = rt.hold_sample_period;
+  if (!take_site_table(self->sites)) {
+    rt.count(format::Counter::kDroppedThreads);
+    return nullptr;
+  }
+  read_thread_name(self->tid, self->name);
+  rt.count(format::Counter::kThreadsSeen);
+  if (!(self->flags & format::kThreadMain)) pthread_setspecific(rt.exit_key, self);
+  return self;
+}
+
+void thread_exit_destructor(void* value) {
+  auto* self = static_cast<ThreadState*>(value);
+  Runtime& rt = g_runtime;
+  if (!self || static_cast<uint32_t>(getpid()) != rt.pid) return;
+  InsideLockscope inside;
+  read_thread_name(self->tid, self->name);
+  rt.merge_lock.lock();
+  const uint64_t dropped = rt.merged.merge_from(self->sites);
+  rt.merge_lock.unlock();
+  if (dropped) rt.count(format::Counter::kDroppedSites, dropped);
+  give_back_site_table(self->sites);
+  self->flags |= format::kThreadExited;
+  tls_exited = true;
+}
+
+void after_fork_in_child() {
+  Runtime& rt = g_runtime;
+  if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady)) return;
+  ThreadState* parent_thread = tls_thread;
+  rt.merge_lock.reset();
+  reset_process_identity(rt);
+  rt.parent_was_profiled = true;
+  rt.profile_written.store(false, std::memory_order_relaxed);
+  rt.exit_status = -1;
+  for (auto& counter : rt.counters) counter.store(0, std::memory_order_relaxed);
+  // Tables of the parent's other threads: those threads do not exist here; recycle their tables.
+  const uint32_t parent_threads = rt.thread_count.load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < parent_threads && i < kMaxThreads; ++i) {
+    ThreadState& other = rt.threads[i];
+    if (&other != parent_thread && !(other.flags & format::kThreadExited) && other.sites.capacity())
+      give_back_site_table(other.sites);
+  }
+  rt.merged.clear();
+  rt.locks.reset_counts_after_fork();
+  rt.thread_count.store(0, std::memory_order_relaxed);
+  tls_thread = nullptr;
+  if (!parent_thread) return;
+  // The forking thread continues in the child, still holding what it held: keep its held locks
+  // (untimed) so their unlocks balance.
+  HeldLock held[kMaxHeldLocks];
+  const uint32_t depth = parent_thread->held_depth;
+  std::memcpy(held, parent_thread->held, sizeof(held));
+  SiteTable table = parent_thread->sites;
+  table.clear();
+  ThreadState* self = &rt.threads[rt.thread_count.fetch_add(1)];
+  if (self != parent_thread) std::memset(static_cast<void*>(self), 0, sizeof(ThreadState));
+  else std::memset(static_cast<void*>(self), 0, offsetof(ThreadState, sites));
+  self->sites = table;
+  self->tid = rt.pid;
+  self->handle = pthread_self();
+  self->flags = format::kThreadMain;
+  self->sample_countdown = rt.hold_sample_period;
+  self->held_depth = depth;
+  for (uint32_t i = 0; i < depth; ++i) {
+    self->held[i] = held[i];
+    self->held[i].entry = nullptr;
+    self->held[i].weight = 0;
+  }
+  read_thread_name(self->tid, self->name);
+  rt.count(format::Counter::kThreadsSeen);
+  tls_thread = self;
+}
+
+}  // namespace
+
+bool ensure_initialized() {
+  Runtime& rt = g_runtime;
+  int expected = static_cast<int>(RuntimeStatus::kUninitialized);
+  if (!rt.status.compare_exchange_strong(expected, static_cast<int>(RuntimeStatus::kInitializing),
+                                         std::memory_order_acq_rel))
+    return expected == static_cast<int>(RuntimeStatus::kReady);
+  const int saved_errno = errno;
+  tls_inside = true;
+  resolve_real_functions();
+  uint64_t tsc_hz = 0;
+  parse_config(rt, tsc_hz);
+  rt.clock.initialize(tsc_hz);
+  reset_process_identity(rt);
+  void* threads = mmap(nullptr, sizeof(ThreadState) * kMaxThreads, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  bool ok = threads != MAP_FAILED && rt.locks.create(kLockCapacity, kRetiredLockCapacity) &&
+            rt.merged.create(kMergedSiteCapacity) &&
+            pthread_key_create(&rt.exit_key, thread_exit_destructor) == 0;
+  if (ok) {
+    rt.threads = static_cast<ThreadState*>(threads);
+    pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  } else {
+    RawLine().append("cannot allocate its tables; the program runs unprofiled").emit();
+  }
+  tls_inside = false;
+  errno = saved_errno;
+  rt.status.store(static_cast<int>(ok ? RuntimeStatus::kReady : RuntimeStatus::kFailed),
+                  std::memory_order_release);
+  return ok;
+}
+
+ThreadState* current_thread_slow() {
+  Runtime& rt = g_runtime;
+  if (tls_inside || tls_exited) {
+    rt.count(format::Counter::kReentrantCalls);
+    return nullptr;
+  }
+  if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady) &&
+      !ensure_initialized()) {
+    if (rt.status.load(std::memory_order_acquire) == static_cast<int>(RuntimeStatus::kInitializing))
+      rt.count(format::Counter::kBootstrapCalls);
+    return nullptr;
+  }
+  const int saved_errno = errno;
+  tls_inside = true;
+  ThreadState* self = register_thread();
+  tls_inside = false;
+  errno = saved_errno;
+  tls_thread = self;
+  if (!self) tls_exited = true;  // could not register: pass through from now on
+  return self;
+}
+
+void flush_thread_sites(ThreadState& self) {
+  Runtime& rt = g_runtime;
+  rt.merge_lock.lock();
+  const uint64_t dropped = rt.merged.merge_from(self.sites);
+  rt.merge_lock.unlock();
+  if (dropped) rt.count(format::Counter::kDroppedSites, dropped);
+  self.sites.clear();
+  ++self.epoch;
+}
+
+}  // namespace lockscope::runtime

@@ -1,0 +1,134 @@
+// The runtime's process-wide state and the per-thread recording state.
+//
+// Lifecycle: the first interposed call (which may come before our constructor) or the constructor
+// initialises the runtime: config from LOCKSCOPE_CONFIG, clock, tables. Each thread registers on its
+// first call: a ThreadState slot (kept after the thread exits: it is that thread's record in the
+// profile) and a SiteTable from the pool. A pthread key destructor folds an exiting thread's table
+// into the process-wide one. fork() children reset to an empty profile of their own; exec and exit
+// write the profile (profile_writer.h).
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "common/profile_format.h"
+#include "runtime/clock.h"
+#include "runtime/lock_table.h"
+#include "runtime/site_table.h"
+
+namespace lockscope::runtime {
+
+inline constexpr uint32_t kMaxHeldLocks = 64;
+inline constexpr size_t kThreadSiteCapacity = 1024;
+inline constexpr size_t kMergedSiteCapacity = size_t{1} << 16;
+inline constexpr size_t kLockCapacity = size_t{1} << 16;
+inline constexpr size_t kRetiredLockCapacity = size_t{1} << 16;
+inline constexpr uint32_t kMaxThreads = 1u << 16;
+inline constexpr uint32_t kDefaultHoldSamplePeriod = 8;
+
+struct HeldLock {
+  const void* lock;
+  uint32_t slot;
+  uint32_t epoch;       // SiteTable epoch when `entry` was taken; a flush invalidates it
+  SiteStats* entry;     // the acquire site's entry
+  uint64_t start_ticks;
+  uint32_t weight;      // 0: hold not timed; 1: timed (contended); N: sampled 1 in N
+};
+
+struct ThreadState {
+  // The thread's record (survives the thread).
+  uint32_t tid;
+  uint32_t flags;  // format::ThreadFlags
+  pthread_t handle;
+  char name[16];
+  uint64_t acquisitions;
+  uint64_t releases;
+  uint64_t contended;
+  uint64_t failed;
+  uint64_t wait_sum_ns;
+  uint64_t wait_max_ns;
+  Histogram wait_histogram;
+  // Recording state, used only by the thread itself while it runs.
+  SiteTable sites;
+  uint32_t epoch;
+  uint32_t held_depth;
+  uint32_t sample_countdown;
+  HeldLock held[kMaxHeldLocks];
+};
+
+// A spinlock for the runtime's own rare paths (merging, table pool): never the program's mutexes,
+// which we interpose.
+class InternalSpinlock {
+ public:
+  void lock();
+  void unlock() { locked_.store(false, std::memory_order_release); }
+  void reset() { locked_.store(false, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+
+enum class RuntimeStatus : int { kUninitialized = 0, kInitializing = 1, kReady = 2, kFailed = 3 };
+
+struct Runtime {
+  std::atomic<int> status{0};
+  Clock clock;
+  uint32_t hold_sample_period = kDefaultHoldSamplePeriod;
+  char directory[4096] = {};
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  bool parent_was_profiled = false;
+  uint64_t start_realtime_ns = 0;
+  uint64_t start_monotonic_ns = 0;
+  std::atomic<bool> profile_written{false};
+  int exit_status = -1;
+
+  LockTable locks;
+  SiteTable merged;  // sites of exited threads and flushed tables
+  InternalSpinlock merge_lock;
+  ThreadState* threads = nullptr;
+  std::atomic<uint32_t> thread_count{0};
+  pthread_key_t exit_key = 0;
+
+  SiteTable table_pool[64];
+  uint32_t table_pool_size = 0;  // guarded by merge_lock
+
+  std::atomic<uint64_t> counters[16] = {};
+  void count(format::Counter which, uint64_t n = 1) {
+    counters[static_cast<uint32_t>(which)].fetch_add(n, std::memory_order_relaxed);
+  }
+};
+
+Runtime& runtime();
+
+// The calling thread's state, or nullptr when it must not record: runtime not ready, a call made
+// from inside lockscope, or a thread past its exit destructor.
+ThreadState* current_thread_slow();
+// __thread, not thread_local: no TLS wrapper call on the hot path (initial-exec, constant init).
+extern __thread ThreadState* tls_thread;
+inline ThreadState* current_thread() {
+  ThreadState* self = tls_thread;
+  return __builtin_expect(self != nullptr, 1) ? self : current_thread_slow();
+}
+
+// Marks the calling thread as inside lockscope (pass-through) for the scope's lifetime.
+class InsideLockscope {
+ public:
+  InsideLockscope();
+  ~InsideLockscope();
+  InsideLockscope(const InsideLockscope&) = delete;
+  InsideLockscope& operator=(const InsideLockscope&) = delete;
+
+ private:
+  ThreadState* saved_;
+};
+
+bool ensure_initialized();
+// Folds a full thread table into the merged table and clears it.
+void flush_thread_sites(ThreadState& self);
+// Reads /proc/self/task/<tid>/comm into `name` (keeps the old name on failure).
+void read_thread_name(uint32_t tid, char (&name)[16]);
+
+}  // namespace lockscope::runtime
