@@ -1,10 +1,208 @@
+// `lockscope run`, `record` and `report`: option parsing and orchestration only; the work lives in
+// target_program, target_launch, profile_directory (CLI) and the analysis and report libraries.
 #include "cli/profile_commands.h"
 
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+
+#include "analysis/profile_reader.h"
+#include "analysis/profile_symbolization.h"
 #include "cli/cli_error.h"
+#include "cli/profile_directory.h"
+#include "cli/target_launch.h"
+#include "cli/target_program.h"
+#include "report/lock_rows.h"
+#include "report/report_writer.h"
 
 namespace lockscope {
-// Filled in by the profiler core commit that follows.
-int run_run_command(const std::vector<std::string>&) { throw CliError("run: not built yet"); }
-int run_record_command(const std::vector<std::string>&) { throw CliError("record: not built yet"); }
-int run_report_command(const std::vector<std::string>&) { throw CliError("report: not built yet"); }
+namespace {
+
+constexpr const char* kDefaultDirectory = "lockscope.prof";
+
+struct ReportSettings {
+  std::string format;  // empty: from the output's extension, else text
+  std::string output;  // empty: stdout (report) / stderr (run)
+  ReportOptions options;
+};
+
+void add_report_options(CLI::App& app, ReportSettings& settings) {
+  app.add_option("-f,--format", settings.format, "report format: text (default) or json")
+      ->check(CLI::IsMember(report_formats()));
+  app.add_option("--sort", settings.options.sort_key, "sort locks by this column")
+      ->check(CLI::IsMember(lock_sort_keys()))
+      ->default_str("wait");
+  app.add_option("--top", settings.options.top, "locks listed in detail")->default_str("10");
+  app.add_flag("--all", settings.options.all, "list every lock, including never-acquired ones");
+}
+
+// CLI11 errors (unknown option, bad value) become one-line CliErrors.
+void parse(CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 wants them reversed
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    throw;
+  } catch (const CLI::ParseError& error) {
+    throw CliError(fmt::format("{}: {}", args[0], error.what()),
+                   fmt::format("see `lockscope {} --help`", args[0]));
+  }
+}
+
+// Splits "lockscope run [options] -- CMD ARGS" at the first "--" (or the first non-option word).
+std::pair<std::vector<std::string>, std::vector<std::string>> split_command(
+    const std::vector<std::string>& args) {
+  auto dashes = std::find(args.begin() + 1, args.end(), "--");
+  if (dashes != args.end())
+    return {std::vector<std::string>(args.begin(), dashes),
+            std::vector<std::string>(dashes + 1, args.end())};
+  return {args, {}};
+}
+
+void write_report(const std::string& directory, const ReportSettings& settings, bool to_stderr) {
+  Profile profile;
+  try {
+    profile = read_profile_directory(directory);
+  } catch (const std::runtime_error& error) {
+    throw CliError(error.what(), "give the directory written by `lockscope record -o DIR`");
+  }
+  if (profile.processes.empty() && profile.problems.empty())
+    throw CliError(fmt::format("no profile in '{}' (no *.lsprof file)", directory),
+                   "the program may have been killed before exiting, or cleared LD_PRELOAD");
+  if (profile.processes.empty()) {
+    const ProfileProblem& first = profile.problems.front();
+    throw CliError(fmt::format("no readable profile in '{}': {}: {}", directory, first.file,
+                               first.message),
+                   profile.problems.size() > 1
+                       ? fmt::format("{} more damaged file(s)", profile.problems.size() - 1)
+                       : "");
+  }
+  symbolize_profile(profile);
+  const std::string format = !settings.format.empty()   ? settings.format
+                             : !settings.output.empty() ? format_for_path(settings.output)
+                                                        : "text";
+  auto writer = make_report_writer(format);
+  if (settings.output.empty() || settings.output == "-") {
+    writer->write(profile, settings.options, to_stderr ? std::cerr : std::cout);
+  } else {
+    const std::string temporary = settings.output + ".tmp";
+    {
+      std::ofstream out(temporary, std::ios::trunc);
+      if (!out)
+        throw CliError(fmt::format("cannot write the report to '{}': {}", settings.output,
+                                   std::strerror(errno)),
+                       "choose another file with -o FILE");
+      writer->write(profile, settings.options, out);
+      if (!out.flush())
+        throw CliError(fmt::format("cannot write the report to '{}'", settings.output));
+    }
+    std::error_code error;
+    std::filesystem::rename(temporary, settings.output, error);
+    if (error)
+      throw CliError(fmt::format("cannot write the report to '{}': {}", settings.output,
+                                 error.message()));
+  }
+  for (const ProfileProblem& problem : profile.problems)
+    fmt::print(stderr, "lockscope: warning: {}: {} (its process is left out)\n", problem.file,
+               problem.message);
+}
+
+struct RecordSettings {
+  std::string directory = kDefaultDirectory;
+  unsigned hold_sample = 8;
+};
+
+void add_record_options(CLI::App& app, RecordSettings& settings) {
+  app.add_option("-o,--output", settings.directory, "profile directory")->default_str(kDefaultDirectory);
+  app.add_option("--hold-sample", settings.hold_sample,
+                 "time 1 in N uncontended holds (1 = every hold); contended holds are always timed")
+      ->check(CLI::Range(1u, 1000000u))
+      ->default_str("8");
+}
+
+TargetOutcome record(const RecordSettings& settings, const std::vector<std::string>& command,
+                     const std::string& name) {
+  if (command.empty())
+    throw CliError(fmt::format("{}: no command to profile", name),
+                   fmt::format("usage: lockscope {} [options] -- CMD [ARGS...]", name));
+  LaunchSettings launch;
+  launch.executable = resolve_command(command[0]);
+  check_preloadable(launch.executable);
+  launch.runtime_library = runtime_library_path();
+  prepare_profile_directory(settings.directory);
+  launch.arguments = command;
+  launch.profile_directory = settings.directory;
+  launch.hold_sample_period = settings.hold_sample;
+  return launch_target(launch);
+}
+
+}  // namespace
+
+int run_record_command(const std::vector<std::string>& args) {
+  auto [options, command] = split_command(args);
+  CLI::App app("Run CMD with the lockscope runtime preloaded; write one profile file per process",
+               "lockscope record");
+  RecordSettings settings;
+  add_record_options(app, settings);
+  app.prefix_command();
+  try {
+    parse(app, options);
+  } catch (const CLI::CallForHelp&) {
+    return 0;
+  }
+  if (command.empty()) command = app.remaining();
+  const TargetOutcome outcome = record(settings, command, "record");
+  fmt::print(stderr, "lockscope: profile written to {}/ (lockscope report {})\n", settings.directory,
+             settings.directory);
+  exit_like(outcome);
+}
+
+int run_run_command(const std::vector<std::string>& args) {
+  auto [options, command] = split_command(args);
+  CLI::App app("Profile CMD, then print the lock report (to stderr; -o FILE to write it)",
+               "lockscope run");
+  RecordSettings record_settings;
+  ReportSettings report_settings;
+  add_record_options(app, record_settings);
+  add_report_options(app, report_settings);
+  app.add_option("--report", report_settings.output, "write the report to FILE instead of stderr");
+  app.prefix_command();
+  try {
+    parse(app, options);
+  } catch (const CLI::CallForHelp&) {
+    return 0;
+  }
+  if (command.empty()) command = app.remaining();
+  const TargetOutcome outcome = record(record_settings, command, "run");
+  try {
+    write_report(record_settings.directory, report_settings, true);
+  } catch (const CliError& error) {
+    // The program ran: report the problem but keep its exit status.
+    fmt::print(stderr, "lockscope: error: {}\n", error.what());
+    if (!error.hint().empty()) fmt::print(stderr, "hint: {}\n", error.hint());
+  }
+  exit_like(outcome);
+}
+
+int run_report_command(const std::vector<std::string>& args) {
+  CLI::App app("Report a profile directory written by `lockscope record` or `run`",
+               "lockscope report");
+  ReportSettings settings;
+  std::string directory = kDefaultDirectory;
+  app.add_option("directory", directory, "profile directory")->default_str(kDefaultDirectory);
+  add_report_options(app, settings);
+  app.add_option("-o,--output", settings.output, "write the report to FILE (format from .json)");
+  try {
+    parse(app, args);
+  } catch (const CLI::CallForHelp&) {
+    return 0;
+  }
+  write_report(directory, settings, false);
+  return 0;
+}
+
 }  // namespace lockscope

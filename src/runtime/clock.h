@@ -4,10 +4,9 @@
 // passes it in LOCKSCOPE_CONFIG (tsc_hz=...), so short-lived child processes need no calibration.
 #pragma once
 
-#include <x86intrin.h>
-
 #include <cstdint>
-#include <ctime>
+
+#include "common/tsc_calibration.h"
 
 namespace lockscope::runtime {
 
@@ -23,18 +22,11 @@ struct Clock {
   uint64_t to_ns(uint64_t ticks) const {
     return static_cast<uint64_t>((static_cast<unsigned __int128>(ticks) * ns_per_tick_q32) >> 32);
   }
-  static uint64_t monotonic_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-  }
+  static uint64_t monotonic_ns() { return monotonic_now_ns(); }
 
   // Chooses the source; `tsc_hz` = 0 means "measure it" (a ~2 ms busy wait, only when lockscope's
   // CLI did not pass the frequency, e.g. a manual LD_PRELOAD).
   void initialize(uint64_t tsc_hz);
 };
-
-bool tsc_is_invariant();
-uint64_t measure_tsc_hz(uint64_t window_ns);
 
 }  // namespace lockscope::runtime

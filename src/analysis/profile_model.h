@@ -1,0 +1,142 @@
+// The neutral Profile model: what the reader produces from profile files and every report writer
+// consumes. Plain values, no I/O. Times are nanoseconds.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/log_histogram.h"
+#include "common/profile_format.h"
+
+namespace lockscope {
+
+struct LatencyHistogram {
+  std::array<uint64_t, LogHistogramLayout::kBuckets> counts{};
+
+  uint64_t total() const;
+  // Count of values v with lower < v <= upper (bounds in ns, on bucket boundaries).
+  uint64_t count_in(uint64_t lower_ns, uint64_t upper_ns) const;
+  // q in [0, 1]; interpolated linearly inside the bucket; 0 when empty.
+  double percentile(double q) const;
+  void add(const LatencyHistogram& other);
+};
+
+// The seed report's wait buckets: <=1, <=10, <=100, <=1000, >1000 microseconds.
+inline constexpr std::array<uint64_t, 4> kReportBucketBoundsNs = {1000, 10000, 100000, 1000000};
+std::array<uint64_t, 5> report_buckets(const LatencyHistogram& histogram);
+
+struct CodeLocation {
+  uint32_t module = format::kNoModule;
+  uint64_t offset = 0;   // ELF vaddr in the module (absolute address when no module)
+  // Filled in by symbolization:
+  std::string function;  // demangled, may be empty
+  std::string file;      // may be empty
+  int line = 0;
+  std::string label;     // never empty once symbolized
+  std::vector<std::string> inlined_from;  // outer frames as "function file:line"
+  bool known() const { return module != format::kNoModule || offset != 0; }
+};
+
+struct SiteSummary {
+  format::Operation operation = format::Operation::kLock;
+  CodeLocation location;
+  uint64_t count = 0;
+  uint64_t contended = 0;
+  uint64_t failed = 0;
+  uint64_t wait_sum_ns = 0;
+  uint64_t wait_max_ns = 0;
+  uint64_t hold_sum_ns = 0;  // estimate when holds were sampled (already scaled by the runtime)
+  uint64_t hold_max_ns = 0;
+  uint64_t hold_samples = 0;
+  LatencyHistogram wait;  // contended waits only; uncontended acquisitions are "no wait"
+  LatencyHistogram hold;
+  uint64_t acquisitions() const { return format::is_acquire(operation) ? count - failed : 0; }
+};
+
+struct LockSummary {
+  uint64_t address = 0;
+  uint32_t generation = 0;
+  format::Primitive primitive = format::Primitive::kMutex;
+  format::MutexKind kind = format::MutexKind::kUnknown;
+  uint32_t flags = 0;
+  CodeLocation init_site;
+  uint64_t owner_changes = 0;
+  std::vector<SiteSummary> sites;
+  // Totals over the sites (computed by finish()).
+  uint64_t acquisitions = 0;
+  uint64_t releases = 0;
+  uint64_t contended = 0;
+  uint64_t failed = 0;
+  uint64_t wait_sum_ns = 0;
+  uint64_t wait_max_ns = 0;
+  uint64_t hold_sum_ns = 0;
+  uint64_t hold_max_ns = 0;
+  LatencyHistogram wait;  // includes uncontended acquisitions in the <= 1 ns bucket
+  LatencyHistogram hold;
+  void finish();
+};
+
+struct ThreadSummary {
+  uint32_t tid = 0;
+  std::string name;
+  uint32_t flags = 0;
+  uint64_t acquisitions = 0;
+  uint64_t releases = 0;
+  uint64_t contended = 0;
+  uint64_t failed = 0;
+  uint64_t wait_sum_ns = 0;
+  uint64_t wait_max_ns = 0;
+  LatencyHistogram wait;  // includes uncontended acquisitions in the <= 1 ns bucket
+};
+
+struct ModuleSummary {
+  std::string path;
+  std::string build_id_hex;
+  uint64_t load_bias = 0;
+  uint64_t start = 0;
+  uint64_t end = 0;
+};
+
+struct ProcessProfile {
+  std::string file;  // the profile file it came from
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  uint64_t start_realtime_ns = 0;
+  uint64_t duration_ns = 0;
+  double ticks_per_second = 0;
+  format::ClockSource clock_source = format::ClockSource::kTsc;
+  uint32_t hold_sample_period = 1;
+  format::ExitPath exit_path = format::ExitPath::kExit;
+  int32_t exit_status = -1;
+  bool parent_was_profiled = false;
+  std::string executable;
+  std::vector<std::string> arguments;
+  std::vector<ModuleSummary> modules;
+  std::vector<ThreadSummary> threads;
+  std::vector<LockSummary> locks;
+  std::map<format::Counter, uint64_t> counters;
+  uint64_t counter(format::Counter which) const {
+    auto it = counters.find(which);
+    return it == counters.end() ? 0 : it->second;
+  }
+};
+
+struct ProfileProblem {
+  std::string file;
+  std::string message;
+};
+
+struct Profile {
+  std::string directory;
+  std::vector<ProcessProfile> processes;  // ordered by start time
+  std::vector<ProfileProblem> problems;   // files that could not be read, and why
+};
+
+std::string operation_name(format::Operation operation);
+std::string mutex_kind_name(format::MutexKind kind, uint32_t flags);
+std::string exit_path_name(format::ExitPath path);
+
+}  // namespace lockscope

@@ -1,0 +1,280 @@
+#include "analysis/profile_reader.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "common/crc32.h"
+
+namespace lockscope {
+namespace {
+
+using format::SectionType;
+
+const char* section_name(uint32_t type) {
+  switch (static_cast<SectionType>(type)) {
+    case SectionType::kStrings: return "strings";
+    case SectionType::kProcess: return "process";
+    case SectionType::kModules: return "modules";
+    case SectionType::kThreads: return "threads";
+    case SectionType::kLocks: return "locks";
+    case SectionType::kSites: return "sites";
+    case SectionType::kHistograms: return "histograms";
+    case SectionType::kCounters: return "counters";
+    case SectionType::kEnd: return "end";
+  }
+  return "unknown";
+}
+
+struct BadFile : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Section {
+  const unsigned char* data = nullptr;
+  uint64_t count = 0;
+};
+
+// Checked views over the validated sections.
+class SectionSet {
+ public:
+  SectionSet(const std::string& bytes) : bytes_(bytes) {}
+
+  void parse() {
+    if (bytes_.size() < sizeof(format::FileHeader))
+      throw BadFile(fmt::format("truncated: {} bytes, shorter than the file header", bytes_.size()));
+    format::FileHeader header;
+    std::memcpy(&header, bytes_.data(), sizeof(header));
+    if (std::memcmp(header.magic, format::kMagic, sizeof(header.magic)) != 0)
+      throw BadFile("not a lockscope profile (bad magic)");
+    if (header.version > format::kVersion)
+      throw BadFile(fmt::format("written by a newer lockscope (format version {}; this one reads up "
+                                "to {})", header.version, format::kVersion));
+    if (header.version == 0 || header.header_size != sizeof(format::FileHeader))
+      throw BadFile(fmt::format("unsupported format version {}", header.version));
+    const uint32_t stored_crc = header.header_crc;
+    header.header_crc = 0;
+    if (crc32(0, &header, sizeof(header)) != stored_crc)
+      throw BadFile("corrupt file header (checksum mismatch)");
+    if (header.file_size != bytes_.size())
+      throw BadFile(header.file_size > bytes_.size()
+                        ? fmt::format("truncated: {} of {} bytes", bytes_.size(), header.file_size)
+                        : fmt::format("{} bytes, but its header says {}", bytes_.size(),
+                                      header.file_size));
+    size_t at = sizeof(format::FileHeader);
+    bool ended = false;
+    for (uint32_t i = 0; i < header.section_count && !ended; ++i) {
+      if (at + sizeof(format::SectionHeader) > bytes_.size())
+        throw BadFile(fmt::format("truncated in section {} of {}", i + 1, header.section_count));
+      format::SectionHeader section;
+      std::memcpy(&section, bytes_.data() + at, sizeof(section));
+      at += sizeof(section);
+      const char* name = section_name(section.type);
+      if (section.payload_size > bytes_.size() - at)
+        throw BadFile(fmt::format("section '{}' runs past the end of the file", name));
+      const auto* payload = reinterpret_cast<const unsigned char*>(bytes_.data() + at);
+      if (crc32(0, payload, section.payload_size) != section.payload_crc)
+        throw BadFile(fmt::format("section '{}' is corrupt (checksum mismatch)", name));
+      if (section.record_size && section.record_count * section.record_size != section.payload_size)
+        throw BadFile(fmt::format("section '{}' has inconsistent sizes", name));
+      at += section.payload_size;
+      if (section.type == static_cast<uint32_t>(SectionType::kEnd)) {
+        ended = true;
+        continue;
+      }
+      sections_[section.type] = Section{payload, section.record_count};
+      record_sizes_[section.type] = section.record_size;
+    }
+    if (!ended) throw BadFile("no end-of-profile section (incomplete file)");
+  }
+
+  template <typename Record>
+  std::vector<Record> records(SectionType type, bool required = true) const {
+    const auto key = static_cast<uint32_t>(type);
+    auto it = sections_.find(key);
+    if (it == sections_.end()) {
+      if (required) throw BadFile(fmt::format("missing section '{}'", section_name(key)));
+      return {};
+    }
+    if (record_sizes_.at(key) != sizeof(Record))
+      throw BadFile(fmt::format("section '{}' has records of {} bytes, expected {}",
+                                section_name(key), record_sizes_.at(key), sizeof(Record)));
+    std::vector<Record> out(it->second.count);
+    if (!out.empty()) std::memcpy(out.data(), it->second.data, out.size() * sizeof(Record));
+    return out;
+  }
+
+  std::string string(format::StringRef ref) const {
+    auto it = sections_.find(static_cast<uint32_t>(SectionType::kStrings));
+    if (it == sections_.end() || uint64_t{ref.offset} + ref.length > it->second.count)
+      throw BadFile("a string reference points outside the strings section");
+    return std::string(reinterpret_cast<const char*>(it->second.data) + ref.offset, ref.length);
+  }
+
+ private:
+  const std::string& bytes_;
+  std::map<uint32_t, Section> sections_;
+  std::map<uint32_t, uint32_t> record_sizes_;
+};
+
+LatencyHistogram histogram(const std::vector<format::HistogramBin>& bins, format::HistogramRef ref) {
+  if (uint64_t{ref.first} + ref.count > bins.size())
+    throw BadFile("a histogram reference points outside the histograms section");
+  LatencyHistogram out;
+  for (uint32_t i = 0; i < ref.count; ++i) {
+    const auto& bin = bins[ref.first + i];
+    if (bin.bucket >= out.counts.size()) throw BadFile("a histogram bucket is out of range");
+    out.counts[bin.bucket] += bin.count;
+  }
+  return out;
+}
+
+CodeLocation location(uint32_t module, uint64_t offset, size_t module_count) {
+  if (module != format::kNoModule && module >= module_count)
+    throw BadFile("a call site refers to a module that is not in the module map");
+  CodeLocation out;
+  out.module = module;
+  out.offset = offset;
+  return out;
+}
+
+std::vector<std::string> split_arguments(const std::string& command_line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < command_line.size()) {
+    size_t end = command_line.find('\0', start);
+    if (end == std::string::npos) end = command_line.size();
+    out.push_back(command_line.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string hex(const uint8_t* bytes, uint32_t size) {
+  std::string out;
+  for (uint32_t i = 0; i < size && i < 20; ++i) out += fmt::format("{:02x}", bytes[i]);
+  return out;
+}
+
+ProcessProfile decode(const SectionSet& file) {
+  ProcessProfile out;
+  const auto process = file.records<format::ProcessRecord>(SectionType::kProcess);
+  if (process.size() != 1) throw BadFile("the process section must hold exactly one record");
+  const auto& p = process[0];
+  out.pid = p.pid;
+  out.ppid = p.ppid;
+  out.start_realtime_ns = p.start_realtime_ns;
+  out.duration_ns = p.duration_ns;
+  out.ticks_per_second = p.ticks_per_second;
+  out.clock_source = static_cast<format::ClockSource>(p.clock_source);
+  out.hold_sample_period = p.hold_sample_period ? p.hold_sample_period : 1;
+  out.exit_path = static_cast<format::ExitPath>(p.exit_path);
+  out.exit_status = p.exit_status;
+  out.parent_was_profiled = p.parent_was_profiled != 0;
+  out.executable = file.string(p.executable);
+  out.arguments = split_arguments(file.string(p.command_line));
+
+  for (const auto& m : file.records<format::ModuleRecord>(SectionType::kModules))
+    out.modules.push_back(ModuleSummary{file.string(m.path), hex(m.build_id, m.build_id_size),
+                                        m.load_bias, m.start, m.end});
+  const auto bins = file.records<format::HistogramBin>(SectionType::kHistograms);
+  for (const auto& t : file.records<format::ThreadRecord>(SectionType::kThreads)) {
+    ThreadSummary thread;
+    thread.tid = t.tid;
+    thread.name = std::string(t.name, strnlen(t.name, sizeof(t.name)));
+    thread.flags = t.flags;
+    thread.acquisitions = t.acquisitions;
+    thread.releases = t.releases;
+    thread.contended = t.contended;
+    thread.failed = t.failed;
+    thread.wait_sum_ns = t.wait_sum_ns;
+    thread.wait_max_ns = t.wait_max_ns;
+    thread.wait = histogram(bins, t.wait_histogram);
+    thread.wait.counts[0] += t.acquisitions - std::min(t.acquisitions, t.contended);
+    out.threads.push_back(std::move(thread));
+  }
+  for (const auto& l : file.records<format::LockRecord>(SectionType::kLocks)) {
+    LockSummary lock;
+    lock.address = l.address;
+    lock.generation = l.generation;
+    lock.primitive = static_cast<format::Primitive>(l.primitive);
+    lock.kind = static_cast<format::MutexKind>(l.kind);
+    lock.flags = l.flags;
+    if (l.init_module != format::kNoModule || l.init_offset != 0)
+      lock.init_site = location(l.init_module, l.init_offset, out.modules.size());
+    lock.owner_changes = l.owner_changes;
+    out.locks.push_back(std::move(lock));
+  }
+  for (const auto& s : file.records<format::SiteRecord>(SectionType::kSites)) {
+    if (s.lock_index >= out.locks.size()) throw BadFile("a call site refers to a missing lock");
+    if (s.operation < 1 || s.operation > 5) throw BadFile("a call site has an unknown operation");
+    SiteSummary site;
+    site.operation = static_cast<format::Operation>(s.operation);
+    site.location = location(s.module, s.offset, out.modules.size());
+    site.count = s.count;
+    site.contended = s.contended;
+    site.failed = std::min(s.failed, s.count);
+    site.wait_sum_ns = s.wait_sum_ns;
+    site.wait_max_ns = s.wait_max_ns;
+    site.hold_sum_ns = s.hold_sum_ns;
+    site.hold_max_ns = s.hold_max_ns;
+    site.hold_samples = s.hold_samples;
+    site.wait = histogram(bins, s.wait_histogram);
+    site.hold = histogram(bins, s.hold_histogram);
+    out.locks[s.lock_index].sites.push_back(std::move(site));
+  }
+  for (LockSummary& lock : out.locks) lock.finish();
+  for (const auto& c : file.records<format::CounterRecord>(SectionType::kCounters, false))
+    out.counters[static_cast<format::Counter>(c.id)] += c.value;
+  return out;
+}
+
+}  // namespace
+
+std::variant<ProcessProfile, std::string> read_profile_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fmt::format("cannot open: {}", std::strerror(errno));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    SectionSet sections(bytes);
+    sections.parse();
+    ProcessProfile process = decode(sections);
+    process.file = path;
+    return process;
+  } catch (const BadFile& problem) {
+    return std::string(problem.what());
+  }
+}
+
+Profile read_profile_directory(const std::string& directory) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(directory, error))
+    throw std::runtime_error(fmt::format("'{}' is not a profile directory ({})", directory,
+                                         fs::exists(directory) ? "not a directory" : "no such file or directory"));
+  Profile profile;
+  profile.directory = directory;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(directory, error))
+    if (entry.path().extension() == format::kFileSuffix) files.push_back(entry.path());
+  if (error) throw std::runtime_error(fmt::format("cannot list '{}': {}", directory, error.message()));
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    auto result = read_profile_file(file.string());
+    if (auto* process = std::get_if<ProcessProfile>(&result))
+      profile.processes.push_back(std::move(*process));
+    else
+      profile.problems.push_back(ProfileProblem{file.string(), std::get<std::string>(result)});
+  }
+  std::stable_sort(profile.processes.begin(), profile.processes.end(),
+                   [](const ProcessProfile& a, const ProcessProfile& b) {
+                     return a.start_realtime_ns < b.start_realtime_ns;
+                   });
+  return profile;
+}
+
+}  // namespace lockscope

@@ -1,0 +1,55 @@
+#include "cli/profile_directory.h"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "cli/cli_error.h"
+#include "common/profile_format.h"
+
+namespace lockscope {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool holds_profiles(const fs::path& directory) {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(directory, error))
+    if (entry.path().extension() == format::kFileSuffix) return true;
+  return false;
+}
+
+[[noreturn]] void not_writable(const std::string& directory, const std::string& why) {
+  throw CliError(fmt::format("cannot write profiles to '{}': {}", directory, why),
+                 "choose another directory with -o DIR");
+}
+
+}  // namespace
+
+void prepare_profile_directory(const std::string& directory) {
+  std::error_code error;
+  const fs::path path(directory);
+  if (fs::exists(path, error) && !fs::is_directory(path, error))
+    not_writable(directory, "it exists and is not a directory");
+  if (fs::is_directory(path, error) && holds_profiles(path)) {
+    const fs::path old = directory + ".old";
+    fs::remove_all(old, error);
+    fs::rename(path, old, error);
+    if (error) not_writable(directory, fmt::format("cannot move the previous profile to {}: {}",
+                                                   old.string(), error.message()));
+    fmt::print(stderr, "lockscope: previous profile moved to {}\n", old.string());
+  }
+  fs::create_directories(path, error);
+  if (error) not_writable(directory, error.message());
+  // Access checks lie under some setups (root, ACLs, read-only mounts): try a real file.
+  const std::string probe = (path / ".lockscope-write-test").string();
+  const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) not_writable(directory, std::strerror(errno));
+  close(fd);
+  unlink(probe.c_str());
+}
+
+}  // namespace lockscope

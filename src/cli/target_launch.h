@@ -1,0 +1,33 @@
+// Runs the target with the runtime preloaded and waits for it, like `time`: SIGINT and SIGQUIT
+// reach the target (the terminal sends them to the whole process group) while lockscope ignores
+// them, so an interrupted program still gets its report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lockscope {
+
+struct LaunchSettings {
+  std::string executable;              // resolved path
+  std::vector<std::string> arguments;  // argv, [0] as the user typed it
+  std::string runtime_library;         // liblockscope.so
+  std::string profile_directory;
+  unsigned hold_sample_period = 8;
+};
+
+struct TargetOutcome {
+  bool signaled = false;
+  int exit_status = 0;  // when !signaled
+  int signal = 0;       // when signaled
+};
+
+TargetOutcome launch_target(const LaunchSettings& settings);
+
+// Ends lockscope the way the target ended: its exit status, or the same signal re-raised.
+[[noreturn]] void exit_like(const TargetOutcome& outcome);
+
+// liblockscope.so next to this executable: <prefix>/bin/lockscope -> <prefix>/lib/liblockscope.so.
+std::string runtime_library_path();
+
+}  // namespace lockscope

@@ -1,0 +1,150 @@
+// The JSON report: every process, thread, lock and call site (not only the top N), under a
+// versioned schema documented in docs/json-schema.md. The contract for scripts and CI.
+#include <nlohmann/json.hpp>
+
+#include "report/lock_rows.h"
+#include "report/report_writer.h"
+
+namespace lockscope {
+namespace {
+
+using nlohmann::json;
+
+inline constexpr int kJsonSchemaVersion = 1;
+
+json histogram_json(const LatencyHistogram& histogram, uint64_t sum_ns, uint64_t max_ns) {
+  json buckets = json::array();
+  for (int b = 0; b < LogHistogramLayout::kBuckets; ++b)
+    if (histogram.counts[b])
+      buckets.push_back({{"le_ns", LogHistogramLayout::upper_ns(b)}, {"count", histogram.counts[b]}});
+  const auto report = report_buckets(histogram);
+  return {{"sum_ns", sum_ns},
+          {"max_ns", max_ns},
+          {"p50_ns", histogram.percentile(0.50)},
+          {"p90_ns", histogram.percentile(0.90)},
+          {"p99_ns", histogram.percentile(0.99)},
+          {"le_1us", report[0]},
+          {"le_10us", report[1]},
+          {"le_100us", report[2]},
+          {"le_1ms", report[3]},
+          {"gt_1ms", report[4]},
+          {"histogram", buckets}};
+}
+
+json location_json(const CodeLocation& where, const ProcessProfile& process) {
+  json out = {{"label", where.label}, {"offset", where.offset}};
+  out["module"] = where.module < process.modules.size() ? json(process.modules[where.module].path)
+                                                        : json(nullptr);
+  if (!where.function.empty()) out["function"] = where.function;
+  if (!where.file.empty()) out["file"] = where.file;
+  if (where.line) out["line"] = where.line;
+  if (!where.inlined_from.empty()) out["inlined_into"] = where.inlined_from;
+  return out;
+}
+
+json site_json(const SiteSummary& site, const ProcessProfile& process) {
+  json out = {{"operation", operation_name(site.operation)},
+              {"caller", location_json(site.location, process)},
+              {"count", site.count},
+              {"failed", site.failed}};
+  if (site.operation != format::Operation::kUnlock) {
+    out["contended"] = site.contended;
+    out["wait"] = histogram_json(site.wait, site.wait_sum_ns, site.wait_max_ns);
+    out["hold"] = histogram_json(site.hold, site.hold_sum_ns, site.hold_max_ns);
+    out["hold"]["timed"] = site.hold_samples;
+  }
+  return out;
+}
+
+json lock_json(const LockSummary& lock, const ProcessProfile& process) {
+  json sites = json::array();
+  for (const SiteSummary& site : lock.sites) sites.push_back(site_json(site, process));
+  json out = {{"address", lock.address},
+              {"generation", lock.generation},
+              {"kind", mutex_kind_name(lock.kind, lock.flags)},
+              {"destroyed", (lock.flags & format::kLockDestroyed) != 0},
+              {"acquisitions", lock.acquisitions},
+              {"releases", lock.releases},
+              {"contended", lock.contended},
+              {"failed", lock.failed},
+              {"owner_changes", lock.owner_changes},
+              {"wait", histogram_json(lock.wait, lock.wait_sum_ns, lock.wait_max_ns)},
+              {"hold", histogram_json(lock.hold, lock.hold_sum_ns, lock.hold_max_ns)},
+              {"sites", sites}};
+  out["init_site"] = lock.init_site.known() ? location_json(lock.init_site, process) : json(nullptr);
+  return out;
+}
+
+json process_json(const ProcessProfile& process) {
+  json threads = json::array();
+  for (const ThreadSummary& t : process.threads)
+    threads.push_back({{"tid", t.tid},
+                       {"name", t.name},
+                       {"main", (t.flags & format::kThreadMain) != 0},
+                       {"exited", (t.flags & format::kThreadExited) != 0},
+                       {"acquisitions", t.acquisitions},
+                       {"releases", t.releases},
+                       {"contended", t.contended},
+                       {"failed", t.failed},
+                       {"wait", histogram_json(t.wait, t.wait_sum_ns, t.wait_max_ns)}});
+  json locks = json::array();
+  for (const LockSummary& lock : process.locks) locks.push_back(lock_json(lock, process));
+  json modules = json::array();
+  for (const ModuleSummary& m : process.modules)
+    modules.push_back({{"path", m.path}, {"build_id", m.build_id_hex}, {"load_bias", m.load_bias}});
+  json counters = json::object();
+  const std::pair<format::Counter, const char*> names[] = {
+      {format::Counter::kDroppedSites, "dropped_site_events"},
+      {format::Counter::kDroppedLocks, "dropped_lock_events"},
+      {format::Counter::kUnbalancedUnlocks, "unbalanced_unlocks"},
+      {format::Counter::kHeldStackOverflow, "held_stack_overflows"},
+      {format::Counter::kReentrantCalls, "reentrant_calls"},
+      {format::Counter::kBootstrapCalls, "bootstrap_calls"},
+      {format::Counter::kThreadsSeen, "threads_seen"},
+      {format::Counter::kThreadsLiveAtExit, "threads_live_at_exit"},
+      {format::Counter::kDroppedThreads, "dropped_threads"},
+  };
+  for (const auto& [counter, name] : names) counters[name] = process.counter(counter);
+  return {{"file", process.file},
+          {"pid", process.pid},
+          {"ppid", process.ppid},
+          {"executable", process.executable},
+          {"arguments", process.arguments},
+          {"start_realtime_ns", process.start_realtime_ns},
+          {"duration_ns", process.duration_ns},
+          {"ended_by", exit_path_name(process.exit_path)},
+          {"exit_status", process.exit_status},
+          {"forked_from_profiled_parent", process.parent_was_profiled},
+          {"clock", process.clock_source == format::ClockSource::kTsc ? "tsc" : "monotonic"},
+          {"ticks_per_second", process.ticks_per_second},
+          {"hold_sample_period", process.hold_sample_period},
+          {"modules", modules},
+          {"threads", threads},
+          {"locks", locks},
+          {"counters", counters}};
+}
+
+class JsonReportWriter final : public ReportWriter {
+ public:
+  void write(const Profile& profile, const ReportOptions&, std::ostream& out) override {
+    json processes = json::array();
+    for (const ProcessProfile& process : profile.processes) processes.push_back(process_json(process));
+    json problems = json::array();
+    for (const ProfileProblem& problem : profile.problems)
+      problems.push_back({{"file", problem.file}, {"problem", problem.message}});
+    json document = {{"schema", "lockscope-report"},
+                     {"schema_version", kJsonSchemaVersion},
+                     {"directory", profile.directory},
+                     {"processes", processes},
+                     {"problems", problems}};
+    out << document.dump(2) << '\n';
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> make_json_report_writer() {
+  return std::make_unique<JsonReportWriter>();
+}
+
+}  // namespace lockscope

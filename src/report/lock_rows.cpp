@@ -1,0 +1,120 @@
+#include "report/lock_rows.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "report/duration_format.h"
+
+namespace lockscope {
+namespace {
+
+std::string bucket_text(const LockRow& row, size_t index) {
+  return format_count(report_buckets(row.lock->wait)[index]);
+}
+
+std::vector<LockColumn> build_columns() {
+  auto count_column = [](std::string key, std::string header, std::string legend,
+                         uint64_t LockSummary::*field) {
+    return LockColumn{std::move(key), std::move(header), std::move(legend), false,
+                      [field](const LockRow& r) { return static_cast<double>(r.lock->*field); },
+                      [field](const LockRow& r) { return format_count(r.lock->*field); }};
+  };
+  auto duration_column = [](std::string key, std::string header, std::string legend,
+                            std::function<double(const LockSummary&)> value) {
+    return LockColumn{std::move(key), std::move(header), std::move(legend), false,
+                      [value](const LockRow& r) { return value(*r.lock); },
+                      [value](const LockRow& r) { return format_duration_ns(value(*r.lock)); }};
+  };
+  std::vector<LockColumn> columns;
+  columns.push_back(LockColumn{"lock", "LOCK", "pid/address of the lock (#N: its Nth generation, "
+                               "after a destroy or re-init)", true,
+                               [](const LockRow& r) { return -static_cast<double>(r.lock->address); },
+                               [](const LockRow& r) { return lock_identity(r); }});
+  columns.push_back(LockColumn{"kind", "KIND", "mutex type (+pshared, +robust, +pi, +pp flags)", true,
+                               [](const LockRow&) { return 0.0; },
+                               [](const LockRow& r) {
+                                 return mutex_kind_name(r.lock->kind, r.lock->flags);
+                               }});
+  columns.push_back(count_column("acquisitions", "ACQUIRED", "successful acquisitions",
+                                 &LockSummary::acquisitions));
+  columns.push_back(count_column("contended", "CONTENDED",
+                                 "acquisitions that had to wait (the first try failed)",
+                                 &LockSummary::contended));
+  columns.push_back(count_column("failed", "FAILED", "trylocks that found it busy, timed-out and "
+                                 "failed locks", &LockSummary::failed));
+  columns.push_back(count_column("owner-changes", "HANDOFFS",
+                                 "owner changes: acquisitions by another thread than the last owner",
+                                 &LockSummary::owner_changes));
+  const char* bucket_headers[] = {"≤1µs", "≤10µs", "≤100µs", "≤1ms", ">1ms"};
+  for (size_t i = 0; i < 5; ++i) {
+    columns.push_back(LockColumn{fmt::format("bucket{}", i + 1), bucket_headers[i],
+                                 i == 0 ? "acquisitions by wait time (uncontended ones count as ≤1µs)"
+                                        : "",
+                                 false,
+                                 [i](const LockRow& r) {
+                                   return static_cast<double>(report_buckets(r.lock->wait)[i]);
+                                 },
+                                 [i](const LockRow& r) { return bucket_text(r, i); }});
+  }
+  columns.push_back(duration_column("wait", "WAIT TOTAL", "time threads spent blocked acquiring it",
+                                    [](const LockSummary& l) { return double(l.wait_sum_ns); }));
+  columns.push_back(duration_column("wait-max", "WAIT MAX", "longest single wait",
+                                    [](const LockSummary& l) { return double(l.wait_max_ns); }));
+  columns.push_back(duration_column("wait-p99", "WAIT P99",
+                                    "99th percentile wait over all acquisitions (histogram "
+                                    "estimate, ±half a leading digit)",
+                                    [](const LockSummary& l) { return l.wait.percentile(0.99); }));
+  columns.push_back(duration_column("hold", "HOLD TOTAL", "time it was held (estimate when holds "
+                                    "are sampled, see the footer)",
+                                    [](const LockSummary& l) { return double(l.hold_sum_ns); }));
+  columns.push_back(duration_column("hold-max", "HOLD MAX", "longest timed hold",
+                                    [](const LockSummary& l) { return double(l.hold_max_ns); }));
+  return columns;
+}
+
+}  // namespace
+
+const std::vector<LockColumn>& lock_columns() {
+  static const std::vector<LockColumn> columns = build_columns();
+  return columns;
+}
+
+const LockColumn* find_lock_column(const std::string& key) {
+  for (const LockColumn& column : lock_columns())
+    if (column.key == key) return &column;
+  return nullptr;
+}
+
+std::vector<std::string> lock_sort_keys() {
+  std::vector<std::string> keys;
+  for (const LockColumn& column : lock_columns())
+    if (column.key != "kind") keys.push_back(column.key);
+  return keys;
+}
+
+std::vector<LockRow> sorted_lock_rows(const Profile& profile, const std::string& sort_key,
+                                      bool include_idle) {
+  std::vector<LockRow> rows;
+  for (const ProcessProfile& process : profile.processes)
+    for (const LockSummary& lock : process.locks)
+      if (include_idle || lock.acquisitions + lock.failed > 0) rows.push_back({&process, &lock});
+  const LockColumn* column = find_lock_column(sort_key);
+  if (!column) column = find_lock_column("wait");
+  std::vector<double> keys;
+  std::stable_sort(rows.begin(), rows.end(), [column](const LockRow& a, const LockRow& b) {
+    const double ka = column->sort_value(a), kb = column->sort_value(b);
+    if (ka != kb) return ka > kb;
+    if (a.process->pid != b.process->pid) return a.process->pid < b.process->pid;
+    return a.lock->address < b.lock->address;
+  });
+  return rows;
+}
+
+std::string lock_identity(const LockRow& row) {
+  std::string id = fmt::format("{}/0x{:x}", row.process->pid, row.lock->address);
+  if (row.lock->generation > 0) id += fmt::format("#{}", row.lock->generation);
+  return id;
+}
+
+}  // namespace lockscope

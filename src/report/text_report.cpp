@@ -1,0 +1,229 @@
+// The text report: the seed's two displays (threads and locks with wait buckets; each lock's call
+// sites with L/U and file:line), done properly — per process, sortable, with a legend for every
+// column and a footer that states anything dropped, distrusted or estimated.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "report/duration_format.h"
+#include "report/lock_rows.h"
+#include "report/report_writer.h"
+#include "report/text_table.h"
+
+namespace lockscope {
+namespace {
+
+const char* kBucketHeaders[] = {"≤1µs", "≤10µs", "≤100µs", "≤1ms", ">1ms"};
+
+std::string command_text(const ProcessProfile& process) {
+  std::string text;
+  for (const std::string& argument : process.arguments) {
+    if (!text.empty()) text += ' ';
+    text += argument;
+  }
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text.empty() ? process.executable : text;
+}
+
+std::string exit_text(const ProcessProfile& process) {
+  if (process.exit_path == format::ExitPath::kExec) return "exec";
+  if (process.exit_status < 0) return exit_path_name(process.exit_path);
+  return fmt::format("{} {}", exit_path_name(process.exit_path), process.exit_status);
+}
+
+void write_processes(const Profile& profile, std::ostream& out) {
+  out << "*** processes present ***\n";
+  TextTable table;
+  table.set_header({"PID", "PPID", "ENDED BY", "DURATION", "THREADS", "LOCKS", "ACQUIRED",
+                    "CONTENDED", "WAIT TOTAL", "COMMAND"},
+                   {false, false, true, false, false, false, false, false, false, true});
+  for (const ProcessProfile& process : profile.processes) {
+    uint64_t acquired = 0, contended = 0, wait = 0, active = 0;
+    for (const LockSummary& lock : process.locks) {
+      acquired += lock.acquisitions;
+      contended += lock.contended;
+      wait += lock.wait_sum_ns;
+      if (lock.acquisitions + lock.failed) ++active;
+    }
+    table.add_row({fmt::format("{}", process.pid), fmt::format("{}", process.ppid),
+                   exit_text(process), format_duration_ns(double(process.duration_ns)),
+                   fmt::format("{}", process.threads.size()), format_count(active),
+                   format_count(acquired), format_count(contended),
+                   format_duration_ns(double(wait)), command_text(process)});
+  }
+  table.write(out);
+  out << '\n';
+}
+
+void write_threads(const Profile& profile, std::ostream& out) {
+  out << "*** threads present ***\n";
+  TextTable table;
+  std::vector<std::string> header = {"PID", "TID", "NAME", "ACQUIRED", "RELEASED", "CONTENDED"};
+  for (const char* h : kBucketHeaders) header.push_back(h);
+  header.insert(header.end(), {"WAIT TOTAL", "WAIT MAX"});
+  std::vector<bool> left(header.size(), false);
+  left[2] = true;
+  table.set_header(header, left);
+  for (const ProcessProfile& process : profile.processes) {
+    for (const ThreadSummary& thread : process.threads) {
+      std::string name = thread.name.empty() ? "?" : thread.name;
+      if (thread.flags & format::kThreadMain) name += " (main)";
+      std::vector<std::string> row = {fmt::format("{}", process.pid), fmt::format("{}", thread.tid),
+                                      name, format_count(thread.acquisitions),
+                                      format_count(thread.releases), format_count(thread.contended)};
+      for (uint64_t bucket : report_buckets(thread.wait)) row.push_back(format_count(bucket));
+      row.push_back(format_duration_ns(double(thread.wait_sum_ns)));
+      row.push_back(format_duration_ns(double(thread.wait_max_ns)));
+      table.add_row(std::move(row));
+    }
+  }
+  table.write(out);
+  out << '\n';
+}
+
+std::vector<LockRow> listed_rows(const Profile& profile, const ReportOptions& options,
+                                 size_t& total) {
+  std::vector<LockRow> rows = sorted_lock_rows(profile, options.sort_key, options.all);
+  total = rows.size();
+  if (!options.all && rows.size() > options.top) rows.resize(options.top);
+  return rows;
+}
+
+void write_locks(const std::vector<LockRow>& rows, size_t total, const ReportOptions& options,
+                 std::ostream& out) {
+  const LockColumn* sort_column = find_lock_column(options.sort_key);
+  out << fmt::format("*** locks present: {} of {} by {} ***\n", rows.size(), total,
+                     sort_column ? sort_column->header : "WAIT TOTAL");
+  TextTable table;
+  std::vector<std::string> header;
+  std::vector<bool> left;
+  for (const LockColumn& column : lock_columns()) {
+    header.push_back(column.header);
+    left.push_back(column.left_aligned);
+  }
+  header.push_back("INIT SITE");
+  left.push_back(true);
+  table.set_header(header, left);
+  for (const LockRow& row : rows) {
+    std::vector<std::string> cells;
+    for (const LockColumn& column : lock_columns()) cells.push_back(column.text(row));
+    cells.push_back(row.lock->init_site.known() ? row.lock->init_site.label : "-");
+    table.add_row(std::move(cells));
+  }
+  table.write(out);
+  out << '\n';
+}
+
+std::string site_location(const CodeLocation& where) {
+  std::string text = where.label;
+  if (!where.inlined_from.empty()) text += " [inlined into " + where.inlined_from.back() + "]";
+  return text;
+}
+
+void write_call_sites(const std::vector<LockRow>& rows, std::ostream& out) {
+  out << "*** call sites of each lock listed ***\n";
+  for (const LockRow& row : rows) {
+    out << fmt::format("{}  {}  acquired {}, contended {}, wait {}\n", lock_identity(row),
+                       mutex_kind_name(row.lock->kind, row.lock->flags),
+                       format_count(row.lock->acquisitions), format_count(row.lock->contended),
+                       format_duration_ns(double(row.lock->wait_sum_ns)));
+    std::vector<const SiteSummary*> sites;
+    for (const SiteSummary& site : row.lock->sites) sites.push_back(&site);
+    std::stable_sort(sites.begin(), sites.end(), [](const SiteSummary* a, const SiteSummary* b) {
+      if (a->wait_sum_ns != b->wait_sum_ns) return a->wait_sum_ns > b->wait_sum_ns;
+      return a->count > b->count;
+    });
+    TextTable table;
+    table.set_header({"OP", "COUNT", "CONTENDED", "FAILED", "WAIT TOTAL", "WAIT MAX", "HOLD TOTAL",
+                      "HOLD MAX", "CALLER"},
+                     {true, false, false, false, false, false, false, false, true});
+    for (const SiteSummary* site : sites) {
+      const bool unlock = site->operation == format::Operation::kUnlock;
+      table.add_row({unlock ? "U" : "L:" + operation_name(site->operation),
+                     format_count(site->count),
+                     unlock ? "" : format_count(site->contended), format_count(site->failed),
+                     unlock ? "" : format_duration_ns(double(site->wait_sum_ns)),
+                     unlock ? "" : format_duration_ns(double(site->wait_max_ns)),
+                     unlock ? "" : format_duration_ns(double(site->hold_sum_ns)),
+                     unlock ? "" : format_duration_ns(double(site->hold_max_ns)),
+                     site_location(site->location)});
+    }
+    table.write(out, "  ");
+    out << '\n';
+  }
+}
+
+void write_legend(std::ostream& out) {
+  out << "legend:\n";
+  for (const LockColumn& column : lock_columns())
+    if (!column.legend.empty()) out << fmt::format("  {:<11} {}\n", column.header, column.legend);
+  out << "  OP          L:lock, L:trylock, L:timedlock, L:clocklock = acquire calls; U = unlock\n"
+         "  COUNT       calls from that site; FAILED: calls that did not acquire (busy, timeout,\n"
+         "              error) or unlocks that returned an error\n"
+         "  HOLD        attributed to the site that acquired the lock\n"
+         "  times: ns, µs, ms, s; counts are exact\n";
+}
+
+void write_footer(const Profile& profile, std::ostream& out) {
+  std::vector<std::string> notes;
+  for (const ProcessProfile& process : profile.processes) {
+    if (process.hold_sample_period > 1)
+      notes.push_back(fmt::format("pid {}: uncontended holds timed 1 in {} and scaled (HOLD TOTAL "
+                                  "is an estimate; contended holds are all timed; "
+                                  "--hold-sample 1 times every hold)",
+                                  process.pid, process.hold_sample_period));
+    const std::pair<format::Counter, const char*> counters[] = {
+        {format::Counter::kDroppedSites, "events not recorded: call-site table full"},
+        {format::Counter::kDroppedLocks, "events not recorded: lock table full"},
+        {format::Counter::kUnbalancedUnlocks, "unlocks of locks not seen acquired by that thread"},
+        {format::Counter::kHeldStackOverflow, "holds not timed: more than 64 nested locks"},
+        {format::Counter::kReentrantCalls, "calls passed through unrecorded (from inside "
+                                           "lockscope, or after the thread's exit handler)"},
+        {format::Counter::kBootstrapCalls, "calls before the runtime was ready (unrecorded)"},
+        {format::Counter::kDroppedThreads, "threads not listed: thread table full"},
+        {format::Counter::kThreadsLiveAtExit, "threads still running at exit (latest counts may "
+                                              "be incomplete)"},
+    };
+    for (const auto& [counter, text] : counters)
+      if (uint64_t value = process.counter(counter); value > 0 &&
+          !(counter == format::Counter::kThreadsLiveAtExit && value <= 1))
+        notes.push_back(fmt::format("pid {}: {} {}", process.pid, format_count(value), text));
+  }
+  for (const ProfileProblem& problem : profile.problems)
+    notes.push_back(fmt::format("not read: {}: {}", problem.file, problem.message));
+  if (notes.empty()) {
+    out << "nothing dropped: every lock operation of every profiled process was recorded\n";
+    return;
+  }
+  out << "notes:\n";
+  for (const std::string& note : notes) out << "  " << note << '\n';
+}
+
+class TextReportWriter final : public ReportWriter {
+ public:
+  void write(const Profile& profile, const ReportOptions& options, std::ostream& out) override {
+    size_t threads = 0;
+    for (const ProcessProfile& p : profile.processes) threads += p.threads.size();
+    out << fmt::format("lockscope report of {}: {} process{}, {} thread{}\n\n", profile.directory,
+                       profile.processes.size(), profile.processes.size() == 1 ? "" : "es", threads,
+                       threads == 1 ? "" : "s");
+    write_processes(profile, out);
+    write_threads(profile, out);
+    size_t total = 0;
+    const std::vector<LockRow> rows = listed_rows(profile, options, total);
+    write_locks(rows, total, options, out);
+    write_call_sites(rows, out);
+    write_legend(out);
+    out << '\n';
+    write_footer(profile, out);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> make_text_report_writer() {
+  return std::make_unique<TextReportWriter>();
+}
+
+}  // namespace lockscope
