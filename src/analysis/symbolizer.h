@@ -15,7 +15,8 @@
 namespace lockscope {
 
 struct SourceFrame {
-  std::string function;  // demangled; "" only when unknown (then `symbol` holds the fallback)
+  std::string function;  // demangled; "" only when unknown (then SymbolizedAddress::symbol may hold
+                         // the ELF symbol-table fallback)
   std::string file;      // as recorded in DWARF (absolute when the compile dir is known)
   int line = 0;          // 0 when unknown
   int column = 0;
@@ -28,6 +29,12 @@ struct SymbolizedAddress {
   std::string module;   // path of the module
   uint64_t offset = 0;  // the address looked up (ELF vaddr)
   bool has_debug_info = false;
+  // ELF symbol-table fallback (.symtab, else .dynsym), filled when DWARF names no function.
+  std::string symbol;          // demangled; "" when no symbol covers the address
+  uint64_t symbol_offset = 0;  // offset - start of `symbol`
+  // Set when the file was not used although it was named: missing/unreadable, or its build-id does
+  // not match the recorded one. The result is then module+offset only, and label() says why.
+  std::string untrusted_reason;
   // A label that is never empty: "function file:line" when known, else "symbol+0x1f (module)",
   // else "module+0x1234".
   std::string label() const;
