@@ -18,6 +18,14 @@ std::string format_figure(double value) {
   return fmt::format("{:.3f}", value);
 }
 
+std::string format_spread(double spread, double reference) {
+  const double magnitude = std::abs(reference);
+  if (magnitude >= 1e9) return fmt::format("{:.2f} G", spread / 1e9);
+  if (magnitude >= 1e6) return fmt::format("{:.2f} M", spread / 1e6);
+  if (magnitude >= 1e4) return fmt::format("{:.1f} k", spread / 1e3);
+  return format_figure(spread);
+}
+
 void print_case_header(std::ostream& out, std::string_view title) {
   fmt::print(out, "\n{}\n", title);
 }
@@ -26,7 +34,7 @@ void print_summary_lines(std::ostream& out, std::string_view label, std::string_
                          const stats::SampleSummary& s) {
   const std::string mean_label = fmt::format("{} (mean ± σ):", label);
   fmt::print(out, "  {:<30} {:>9} ± {:<9} {:<10} [runs: {}, outliers: {}]\n", mean_label,
-             format_figure(s.mean), format_figure(s.stddev), unit, s.count, s.outliers);
+             format_figure(s.mean), format_spread(s.stddev, s.mean), unit, s.count, s.outliers);
   fmt::print(out, "  {:<30} {:>9} … {} … {} {}\n", "Range (min … median … max):", format_figure(s.min),
              format_figure(s.median), format_figure(s.max), unit);
 }

@@ -18,6 +18,8 @@ namespace lockscope::lab {
 
 // 3 significant-ish digits with a SI suffix: 1234567 → "1.23 M", 0.5 → "0.500".
 std::string format_figure(double value);
+// A spread (σ) in the unit prefix of the figure it belongs to: "98.5 k ± 0.4 k", not "98.5 k ± 383.0".
+std::string format_spread(double spread, double reference);
 
 void print_case_header(std::ostream& out, std::string_view title);
 // "  <label> (mean ± σ):  1.23 M ± 4.56 k  <unit>   [runs: 10, outliers: 1]" + the range line.

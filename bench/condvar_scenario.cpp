@@ -33,7 +33,8 @@ CondvarRun run_condvar_ping_pong(const CondvarOptions& options) {
       if (int rc = set_thread_fifo_priority(pthread_self(), options.fifo_priority)) fifo_error.store(rc);
     }
     ready.fetch_add(1);
-    while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+    // Block, don't spin: two SCHED_FIFO spinners would starve the (SCHED_OTHER) thread that says go.
+    go.wait(false, std::memory_order_acquire);
     const int other = 1 - me;
     for (std::uint64_t i = 0; i < options.iterations; ++i) {
       pthread_mutex_lock(&mutex);
@@ -49,6 +50,7 @@ CondvarRun run_condvar_ping_pong(const CondvarOptions& options) {
   while (ready.load() != 2) std::this_thread::yield();
   const std::int64_t start = monotonic_ns();
   go.store(true, std::memory_order_release);
+  go.notify_all();
   first.join();
   second.join();
   CondvarRun run;

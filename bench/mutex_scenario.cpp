@@ -124,7 +124,7 @@ nlohmann::json run_mutex_scenario(const MutexOptions& options, std::ostream& out
                                    format_figure(handoff_bound_per_second(*rtt)));
         }
         fmt::print(out, "  {:<30} {:>9} ± {}/s{}\n", "Handoffs/s:", format_figure(f.handoff_rate.mean),
-                   format_figure(f.handoff_rate.stddev), bound_text);
+                   format_spread(f.handoff_rate.stddev, f.handoff_rate.mean), bound_text);
       }
       const double runs_d = static_cast<double>(options.runs);
       fmt::print(out, "  Fairness min/max acquisitions {:.2f} · per run: user {:.3f} s, sys {:.3f} s, "
