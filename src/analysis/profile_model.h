@@ -36,7 +36,7 @@ struct CodeLocation {
   std::string file;      // may be empty
   int line = 0;
   std::string label;     // never empty once symbolized
-  std::vector<std::string> inlined_from;  // outer frames as "function file:line"
+  std::vector<std::string> inlined_from;  // enclosing frames, innermost first: "function file:line"
   bool known() const { return module != format::kNoModule || offset != 0; }
 };
 

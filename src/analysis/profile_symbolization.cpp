@@ -2,10 +2,43 @@
 
 #include <fmt/core.h>
 
+#include <filesystem>
+
 #include "analysis/symbolizer.h"
 
 namespace lockscope {
 namespace {
+
+// Toolchain and library headers: std::mutex::lock inlines __gthread_mutex_lock from
+// gthr-default.h, which is not where the user's code takes the lock.
+bool is_system_file(const std::string& file) {
+  return file.rfind("/usr/", 0) == 0 || file.find("/include/c++/") != std::string::npos ||
+         file.find("gthr-default.h") != std::string::npos;
+}
+
+// "ns::Class::method(int, std::string const&) const" -> "ns::Class::method"
+std::string short_function_name(std::string name) {
+  const std::string anonymous = "(anonymous namespace)::";
+  for (size_t at; (at = name.find(anonymous)) != std::string::npos;) name.erase(at, anonymous.size());
+  if (!name.empty() && (name.back() == ')' || name.ends_with(" const"))) {
+    int depth = 0;
+    for (size_t i = name.size(); i-- > 0;) {
+      if (name[i] == ')') ++depth;
+      if (name[i] == '(' && --depth == 0) {
+        if (i > 0) name.erase(i);
+        break;
+      }
+    }
+  }
+  return name;
+}
+
+std::string display_file(const std::string& file) {
+  std::error_code error;
+  const std::string cwd = std::filesystem::current_path(error).string() + "/";
+  if (!error && file.rfind(cwd, 0) == 0) return file.substr(cwd.size());
+  return file;
+}
 
 void symbolize(CodeLocation& where, const ProcessProfile& process, Symbolizer& symbolizer) {
   if (where.module == format::kNoModule || where.module >= process.modules.size()) {
@@ -17,18 +50,29 @@ void symbolize(CodeLocation& where, const ProcessProfile& process, Symbolizer& s
   const uint64_t address = where.offset > 0 ? where.offset - 1 : 0;
   const SymbolizedAddress result =
       symbolizer.symbolize(ModuleIdentity{module.path, module.build_id_hex}, address);
-  where.label = result.label();
-  if (!result.frames.empty()) {
-    const SourceFrame& innermost = result.frames.front();
-    where.function = innermost.function;
-    where.file = innermost.file;
-    where.line = innermost.line;
-    for (size_t i = 1; i < result.frames.size(); ++i) {
-      const SourceFrame& outer = result.frames[i];
-      where.inlined_from.push_back(
-          outer.line ? fmt::format("{} {}:{}", outer.function, outer.file, outer.line)
-                     : outer.function);
+  // Report the innermost frame in the user's own code: the line that took the lock.
+  size_t chosen = result.frames.size();
+  for (size_t i = 0; i < result.frames.size(); ++i) {
+    if (result.frames[i].line > 0 && !is_system_file(result.frames[i].file)) {
+      chosen = i;
+      break;
     }
+  }
+  if (chosen == result.frames.size()) {
+    where.label = result.label();
+    if (!result.frames.empty()) where.function = result.frames.front().function;
+    return;
+  }
+  const SourceFrame& frame = result.frames[chosen];
+  where.function = frame.function;
+  where.file = frame.file;
+  where.line = frame.line;
+  where.label = fmt::format("{} {}:{}", short_function_name(frame.function),
+                            display_file(frame.file), frame.line);
+  for (size_t i = chosen + 1; i < result.frames.size(); ++i) {
+    const SourceFrame& outer = result.frames[i];
+    where.inlined_from.push_back(fmt::format("{} {}:{}", short_function_name(outer.function),
+                                             display_file(outer.file), outer.line));
   }
 }
 

@@ -117,7 +117,7 @@ void write_locks(const std::vector<LockRow>& rows, size_t total, const ReportOpt
 
 std::string site_location(const CodeLocation& where) {
   std::string text = where.label;
-  if (!where.inlined_from.empty()) text += " [inlined into " + where.inlined_from.back() + "]";
+  if (!where.inlined_from.empty()) text += " (inlined into " + where.inlined_from.front() + ")";
   return text;
 }
 
