@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <string>
@@ -68,6 +69,8 @@ MachineInfo describe_machine() {
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &utc);
   machine.timestamp_utc = stamp;
+  double load[1] = {0};
+  if (getloadavg(load, 1) == 1) machine.load_average_1m = load[0];
   return machine;
 }
 
@@ -76,14 +79,15 @@ nlohmann::json to_json(const MachineInfo& machine) {
           {"allowed_cpus", machine.allowed_cpus}, {"hypervisor", machine.hypervisor},
           {"kernel", machine.kernel},             {"architecture", machine.architecture},
           {"glibc", machine.glibc},               {"compiler", machine.compiler},
-          {"build", machine.build},               {"timestamp_utc", machine.timestamp_utc}};
+          {"build", machine.build},               {"timestamp_utc", machine.timestamp_utc},
+          {"load_average_1m", machine.load_average_1m}};
 }
 
 std::string one_line_description(const MachineInfo& machine) {
-  return fmt::format("{}, {} CPUs ({} allowed){}, Linux {} {}, glibc {}, {}, {}", machine.cpu_model,
-                     machine.online_cpus, machine.allowed_cpus,
+  return fmt::format("{}, {} CPUs ({} allowed){}, Linux {} {}, glibc {}, {}, {}, load {:.2f}",
+                     machine.cpu_model, machine.online_cpus, machine.allowed_cpus,
                      machine.hypervisor ? ", virtualised" : "", machine.kernel, machine.architecture,
-                     machine.glibc, machine.compiler, machine.build);
+                     machine.glibc, machine.compiler, machine.build, machine.load_average_1m);
 }
 
 }  // namespace lockscope::lab

@@ -19,6 +19,7 @@ struct MachineInfo {
   std::string compiler;
   std::string build;  // optimised/debug, sanitizers
   std::string timestamp_utc;
+  double load_average_1m = 0;  // others' work on the machine skews every figure: keep it on record
 };
 
 MachineInfo describe_machine();

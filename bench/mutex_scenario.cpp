@@ -72,6 +72,30 @@ struct CaseFigures {
   stats::SampleSummary handoff_rate;
 };
 
+// One line per lock: iterations/ms per thread count, then the best contended handoff fraction.
+void print_mutex_table(std::ostream& out, const MutexOptions& options,
+                       const std::vector<CaseFigures>& figures, std::optional<double> rtt) {
+  fmt::print(out, "\n{:<18}", "iterations/ms");
+  for (int threads : options.threads) fmt::print(out, "{:>12}", fmt::format("{} thr", threads));
+  fmt::print(out, "{:>16}\n", rtt ? "handoff/bound" : "handoffs/s");
+  for (const std::string& lock : options.locks) {
+    fmt::print(out, "{:<18}", lock);
+    double best_rate = 0;
+    for (int threads : options.threads) {
+      for (const CaseFigures& f : figures) {
+        if (f.lock != lock || f.threads != threads) continue;
+        fmt::print(out, "{:>12}", format_figure(f.per_ms.mean));
+        if (threads > 1) best_rate = std::max(best_rate, f.handoff_rate.mean);
+      }
+    }
+    if (rtt) {
+      fmt::print(out, "{:>16.2f}\n", fraction_of_bound(best_rate, *rtt));
+    } else {
+      fmt::print(out, "{:>16}\n", format_figure(best_rate));
+    }
+  }
+}
+
 }  // namespace
 
 nlohmann::json run_mutex_scenario(const MutexOptions& options, std::ostream& out) {
@@ -140,6 +164,8 @@ nlohmann::json run_mutex_scenario(const MutexOptions& options, std::ostream& out
     relative[std::to_string(thread_count)] = print_relative_summary(
         out, fmt::format("{} thread{}", thread_count, thread_count == 1 ? "" : "s"), group, true);
   }
+
+  print_mutex_table(out, options, figures, rtt);
 
   // The headline: the best contended handoff rate against the physical bound.
   nlohmann::json best = nullptr;
