@@ -119,7 +119,11 @@ nlohmann::json to_json(const C2cMeasurement& measurement, const C2cOptions& opti
 }
 
 nlohmann::json run_c2c_scenario(const C2cOptions& options, std::ostream& out) {
-  const C2cMeasurement measurement = measure_c2c(options);
+  return print_c2c_report(measure_c2c(options), options, out);
+}
+
+nlohmann::json print_c2c_report(const C2cMeasurement& measurement, const C2cOptions& options,
+                                std::ostream& out) {
   if (!measurement.best_round_trip_ns) {
     fmt::print(out, "\nc2c: skipped — {}\n", measurement.skip_reason);
     return to_json(measurement, options);

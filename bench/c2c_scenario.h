@@ -43,6 +43,9 @@ double round_trip_ns(std::int64_t elapsed_ns, std::uint64_t round_trips);
 
 // Measures without printing (the mutex scenario uses this for its bound).
 C2cMeasurement measure_c2c(const C2cOptions& options);
+// Prints the report of a measurement and returns the scenario's JSON section.
+nlohmann::json print_c2c_report(const C2cMeasurement& measurement, const C2cOptions& options,
+                                std::ostream& out);
 // Measures, prints the report and returns the scenario's JSON section.
 nlohmann::json run_c2c_scenario(const C2cOptions& options, std::ostream& out);
 nlohmann::json to_json(const C2cMeasurement& measurement, const C2cOptions& options);
