@@ -1,8 +1,8 @@
-// Where a process's profile gets written: normal exit (our destructor runs after the program's own
-// static destructors, since a preloaded library is initialised first and finalised last), _exit /
+// Where a process's profile gets written: normal exit (see write_at_exit), _exit /
 // _Exit (interposed: no destructors run), and exec (interposed: the image is about to vanish; the
 // file is removed again if exec fails, so nothing is counted twice). vfork children share our
 // memory and are not this process: they are recognised by their pid and never write.
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -41,7 +41,9 @@ bool write_once(ExitPath path, int status, char* written) {
 struct ExecGuard {
   char written[4096];
   bool wrote;
-  ExecGuard() : wrote(write_once(ExitPath::kExec, -1, written)) {}
+  ExecGuard()
+      : wrote(is_profiled_process() && lockscope::runtime::has_recorded_events() &&
+              write_once(ExitPath::kExec, -1, written)) {}
   int failed(int result) {
     const int saved_errno = errno;
     if (wrote) unlink(written);
@@ -60,6 +62,33 @@ size_t count_variadic(const char* first, va_list args) {
 
 }  // namespace
 
+// exit() and returning from main: an on_exit handler, the only place that learns the status. It
+// must be registered after __libc_start_main registers the loader's finaliser (which runs the
+// library destructors), or it would run after them; so we wrap main. Being registered before the
+// program's own atexit handlers and C++ static destructors, it still runs after all of them.
+// The destructor remains the fallback for programs that do not start through __libc_start_main.
+static void write_at_exit(int status, void*) {
+  runtime().exit_status = status;
+  char written[4096];
+  write_once(ExitPath::kExit, status, written);
+}
+
+using MainFunction = int (*)(int, char**, char**);
+static MainFunction g_program_main;
+
+static int main_with_exit_handler(int argc, char** argv, char** envp) {
+  on_exit(write_at_exit, nullptr);
+  return g_program_main(argc, argv, envp);
+}
+
+LOCKSCOPE_EXPORT int __libc_start_main(MainFunction main, int argc, char** argv, void (*init)(),
+                                       void (*fini)(), void (*rtld_fini)(), void* stack_end) {
+  using StartMain = int (*)(MainFunction, int, char**, void (*)(), void (*)(), void (*)(), void*);
+  auto real_start = reinterpret_cast<StartMain>(dlsym(RTLD_NEXT, "__libc_start_main"));
+  g_program_main = main;
+  return real_start(main_with_exit_handler, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
 __attribute__((constructor)) static void lockscope_start() {
   // Initialise and register the main thread now rather than at its first lock.
   lockscope::runtime::current_thread();
@@ -68,13 +97,6 @@ __attribute__((constructor)) static void lockscope_start() {
 __attribute__((destructor)) static void lockscope_finish() {
   char written[4096];
   write_once(ExitPath::kExit, runtime().exit_status, written);
-}
-
-LOCKSCOPE_EXPORT void exit(int status) {
-  runtime().exit_status = status;
-  if (!real().process_exit) lockscope::runtime::resolve_real_functions();
-  real().process_exit(status);
-  __builtin_unreachable();
 }
 
 LOCKSCOPE_EXPORT void _exit(int status) {

@@ -26,7 +26,7 @@ namespace {
 RealFunctions g_real = {
     lockscope_boot_mutex_lock, lockscope_boot_mutex_trylock, lockscope_boot_mutex_unlock,
     lockscope_boot_mutex_init, lockscope_boot_mutex_destroy, nullptr, nullptr, nullptr, nullptr, nullptr,
-    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
 };
 
 template <typename Function>
@@ -61,7 +61,6 @@ void resolve_real_functions() {
   resolve(r.execve, "execve");
   resolve(r.execvpe, "execvpe");
   resolve(r.fexecve, "fexecve");
-  resolve(r.process_exit, "exit");
   resolve(r.underscore_exit, "_exit");
   resolve(r.underscore_capital_exit, "_Exit");
   g_real = r;

@@ -27,7 +27,6 @@ struct RealFunctions {
   int (*execve)(const char*, char* const[], char* const[]);
   int (*execvpe)(const char*, char* const[], char* const[]);
   int (*fexecve)(int, char* const[], char* const[]);
-  void (*process_exit)(int);
   void (*underscore_exit)(int);
   void (*underscore_capital_exit)(int);
 };

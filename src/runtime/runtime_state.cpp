@@ -12,6 +12,8 @@
 #include <cstring>
 #include <new>
 
+extern char** environ;
+
 #include "common/config_string.h"
 #include "runtime/raw_log.h"
 #include "runtime/real_functions.h"
@@ -68,9 +70,29 @@ void read_thread_name(uint32_t tid, char (&name)[16]) {
 
 namespace {
 
+// Code in an executable's .preinit_array runs before libc has set `environ`, so a lock taken there
+// initialises us with getenv() still blind: read the variable from /proc/self/environ instead.
+const char* config_from_proc(char* buffer, size_t size) {
+  const int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  size_t total = 0;
+  for (ssize_t got; total < size - 1 && (got = read(fd, buffer + total, size - 1 - total)) > 0;)
+    total += static_cast<size_t>(got);
+  close(fd);
+  buffer[total] = '\0';
+  const size_t name_length = std::strlen(kConfigVariable);
+  for (size_t at = 0; at < total; at += std::strlen(buffer + at) + 1)
+    if (std::strncmp(buffer + at, kConfigVariable, name_length) == 0 &&
+        buffer[at + name_length] == '=')
+      return buffer + at + name_length + 1;
+  return nullptr;
+}
+
 void parse_config(Runtime& rt, uint64_t& tsc_hz) {
   std::strcpy(rt.directory, "lockscope.prof");
-  const char* text = getenv(kConfigVariable);
+  static char environment_copy[65536];
+  const char* text = environ ? getenv(kConfigVariable)
+                             : config_from_proc(environment_copy, sizeof(environment_copy));
   if (!text) return;
   const bool ok = ConfigString::for_each(text, [&](const char* key, size_t key_length,
                                                    const char* value, size_t value_length) {
@@ -269,6 +291,17 @@ ThreadState* current_thread_slow() {
   tls_thread = self;
   if (!self) tls_exited = true;  // could not register: pass through from now on
   return self;
+}
+
+bool has_recorded_events() {
+  Runtime& rt = g_runtime;
+  if (rt.merged.used() > 0) return true;
+  const uint32_t count = rt.thread_count.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < count && i < kMaxThreads; ++i) {
+    const ThreadState& t = rt.threads[i];
+    if (t.acquisitions + t.releases + t.failed > 0 || t.sites.used() > 0) return true;
+  }
+  return false;
 }
 
 void flush_thread_sites(ThreadState& self) {

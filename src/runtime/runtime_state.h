@@ -126,6 +126,9 @@ class InsideLockscope {
 };
 
 bool ensure_initialized();
+// True when any lock operation was recorded in this process image (so an exec that follows a
+// fork with no locking in between leaves no empty file behind).
+bool has_recorded_events();
 // Folds a full thread table into the merged table and clears it.
 void flush_thread_sites(ThreadState& self);
 // Reads /proc/self/task/<tid>/comm into `name` (keeps the old name on failure).

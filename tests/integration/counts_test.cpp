@@ -1,0 +1,138 @@
+// Exact counts, call-site lines and measured waits from fixtures run under the real runtime.
+#include <gtest/gtest.h>
+
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+using format::Operation;
+
+ProcessProfile record_single_process(const TemporaryDirectory& dir, const std::string& name,
+                                     const std::vector<std::string>& args,
+                                     const std::vector<std::string>& options = {}) {
+  std::vector<std::string> command = {"record", "-o", dir.path()};
+  command.insert(command.end(), options.begin(), options.end());
+  command.push_back("--");
+  command.push_back(fixture(name));
+  command.insert(command.end(), args.begin(), args.end());
+  const CommandResult result = run_lockscope(command);
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  Profile profile = load_profile(dir.path());
+  EXPECT_TRUE(profile.problems.empty());
+  if (profile.processes.size() != 1) {
+    ADD_FAILURE() << "expected one process, got " << profile.processes.size();
+    return {};
+  }
+  return profile.processes[0];
+}
+
+TEST(Counts, ThreadsTimesIterationsAcquisitionsAtTheFixturesOwnLines) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_single_process(dir, "counter_threads", {"4", "2500"});
+  const int lock_line = marker_line("counter_threads", "counter-lock");
+  const int unlock_line = marker_line("counter_threads", "counter-unlock");
+  const LockSummary* lock = lock_acquired_at(process, "counter_threads.c", lock_line);
+  ASSERT_NE(lock, nullptr);
+  EXPECT_EQ(lock->acquisitions, 4u * 2500u);
+  EXPECT_EQ(lock->releases, 4u * 2500u);
+  EXPECT_EQ(lock->failed, 0u);
+  const SiteSummary* acquire = site_at(*lock, "counter_threads.c", lock_line, Operation::kLock);
+  const SiteSummary* release = site_at(*lock, "counter_threads.c", unlock_line, Operation::kUnlock);
+  ASSERT_NE(acquire, nullptr);
+  ASSERT_NE(release, nullptr);
+  EXPECT_EQ(acquire->count, 10000u);
+  EXPECT_EQ(release->count, 10000u);
+  EXPECT_EQ(acquire->location.function, "count_up");
+  EXPECT_LE(lock->contended, lock->acquisitions);
+  EXPECT_EQ(lock->wait.total(), lock->acquisitions);  // every acquisition in exactly one bucket
+  // Per thread: four workers with 2500 each, plus the main thread with none.
+  int workers = 0;
+  for (const ThreadSummary& thread : process.threads) {
+    if (thread.flags & format::kThreadMain) {
+      EXPECT_EQ(thread.acquisitions, 0u);
+      continue;
+    }
+    ++workers;
+    EXPECT_EQ(thread.acquisitions, 2500u);
+    EXPECT_EQ(thread.releases, 2500u);
+    EXPECT_NE(thread.tid, process.pid);
+  }
+  EXPECT_EQ(workers, 4);
+  EXPECT_EQ(process.counter(format::Counter::kUnbalancedUnlocks), 0u);
+  EXPECT_EQ(process.counter(format::Counter::kDroppedSites), 0u);
+}
+
+TEST(Counts, SleepingHolderPutsEveryWaitAboveOneMillisecond) {
+  TemporaryDirectory dir;
+  const int rounds = 5;
+  const ProcessProfile process =
+      record_single_process(dir, "sleepy_holder", {std::to_string(rounds)}, {"--hold-sample", "1"});
+  const int waiter_line = marker_line("sleepy_holder", "waiter-lock");
+  const int holder_line = marker_line("sleepy_holder", "holder-lock");
+  const LockSummary* lock = lock_acquired_at(process, "sleepy_holder.c", waiter_line);
+  ASSERT_NE(lock, nullptr);
+  const SiteSummary* waiter = site_at(*lock, "sleepy_holder.c", waiter_line, Operation::kLock);
+  const SiteSummary* holder = site_at(*lock, "sleepy_holder.c", holder_line, Operation::kLock);
+  ASSERT_NE(waiter, nullptr);
+  ASSERT_NE(holder, nullptr);
+  EXPECT_EQ(waiter->count, unsigned(rounds));
+  EXPECT_EQ(waiter->contended, unsigned(rounds));
+  const auto buckets = report_buckets(waiter->wait);
+  EXPECT_EQ(buckets[4], unsigned(rounds)) << "waits must land in the > 1000 us bucket";
+  // Each wait is at most the 2 ms sleep plus scheduling; at least 1 ms.
+  EXPECT_GE(waiter->wait_sum_ns, rounds * 1'000'000ull);
+  EXPECT_LE(waiter->wait_sum_ns, rounds * 2'000'000ull + 400'000'000ull);
+  // The holder's holds (every one timed with --hold-sample 1) include the 2 ms sleeps.
+  EXPECT_EQ(holder->hold_samples, unsigned(rounds));
+  EXPECT_GE(holder->hold_sum_ns, rounds * 2'000'000ull);
+  EXPECT_EQ(process.hold_sample_period, 1u);
+  EXPECT_GE(lock->owner_changes, unsigned(rounds));
+}
+
+TEST(Counts, TwoThousandShortLivedThreadsAreAllCounted) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_single_process(dir, "many_threads", {"2000"});
+  const LockSummary* lock =
+      lock_acquired_at(process, "many_threads.c", marker_line("many_threads", "many-lock"));
+  ASSERT_NE(lock, nullptr);
+  EXPECT_EQ(lock->acquisitions, 2000u);
+  EXPECT_EQ(lock->releases, 2000u);
+  EXPECT_EQ(process.threads.size(), 2001u);
+  EXPECT_EQ(process.counter(format::Counter::kDroppedThreads), 0u);
+}
+
+TEST(Counts, LocksTakenBeforeOurConstructorAreRecorded) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_single_process(dir, "early_lock", {});
+  const LockSummary* lock =
+      lock_acquired_at(process, "early_lock.c", marker_line("early_lock", "early-lock"));
+  ASSERT_NE(lock, nullptr);
+  const SiteSummary* early =
+      site_at(*lock, "early_lock.c", marker_line("early_lock", "early-lock"), Operation::kLock);
+  ASSERT_NE(early, nullptr);
+  EXPECT_EQ(early->count, 3u);
+  EXPECT_EQ(lock->acquisitions, 4u);
+  bool named = false;
+  for (const ThreadSummary& thread : process.threads) named |= thread.name == "named-worker";
+  EXPECT_TRUE(named) << "pthread_setname_np's name must reach the report";
+}
+
+TEST(Counts, HoldSamplingScalesToTheExactCount) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_single_process(dir, "counter_threads", {"1", "8000"});
+  const LockSummary* lock = lock_acquired_at(process, "counter_threads.c",
+                                             marker_line("counter_threads", "counter-lock"));
+  ASSERT_NE(lock, nullptr);
+  EXPECT_EQ(process.hold_sample_period, 8u);
+  // One thread, no contention: exactly 1 in 8 holds timed, each standing for 8.
+  EXPECT_EQ(lock->sites.size(), 2u);
+  for (const SiteSummary& site : lock->sites)
+    if (site.operation == Operation::kLock) {
+      EXPECT_EQ(site.hold_samples, 1000u);
+      EXPECT_EQ(site.hold.total(), 8000u);
+    }
+}
+
+}  // namespace
+}  // namespace lockscope::testing

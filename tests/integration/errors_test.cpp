@@ -1,0 +1,151 @@
+// Every bad input gets a clear one-line error naming the problem and a non-zero exit; never a
+// crash, never a lost result that could have been kept.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/crc32.h"
+#include "common/profile_format.h"
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+void expect_error(const CommandResult& result, int status, const std::string& needle) {
+  EXPECT_EQ(result.exit_status, status) << result.err;
+  EXPECT_EQ(result.err.rfind("lockscope: error: ", 0), 0u) << result.err;
+  EXPECT_NE(first_line(result.err).find(needle), std::string::npos) << result.err;
+}
+
+// Two processes' files (fork_exec); returns them in start order.
+std::vector<std::string> record_two_files(const TemporaryDirectory& dir) {
+  const CommandResult result = run_lockscope({"record", "-o", dir.path(), "--", fixture("fork_exec")});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  auto files = profile_files(dir.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(Errors, CommandNotFound) {
+  expect_error(run_lockscope({"run", "--", "no-such-command-lockscope"}), 127,
+               "command not found: no-such-command-lockscope");
+}
+
+TEST(Errors, CommandNotExecutable) {
+  TemporaryDirectory dir;
+  std::ofstream(dir / "script.sh") << "echo hi\n";
+  expect_error(run_lockscope({"run", "-o", dir / "p", "--", dir / "script.sh"}), 126, "cannot run");
+}
+
+TEST(Errors, NoCommand) {
+  expect_error(run_lockscope({"record"}), 125, "no command to profile");
+}
+
+TEST(Errors, StaticallyLinkedProgramIsRefusedBeforeItRuns) {
+  TemporaryDirectory dir;
+  const std::string marker = dir / "ran";
+  expect_error(run_lockscope({"run", "-o", dir / "p", "--", fixture("static_program"), marker}),
+               126, "is statically linked");
+  EXPECT_FALSE(fs::exists(marker)) << "the static program must not have been started";
+}
+
+TEST(Errors, UnwritableOutputDirectory) {
+  // /dev/null is a file, so nothing can be created under it, even as root.
+  expect_error(run_lockscope({"record", "-o", "/dev/null/profile", "--", fixture("counter_threads")}),
+               125, "cannot write profiles to '/dev/null/profile'");
+}
+
+TEST(Errors, UnknownOption) {
+  const CommandResult result = run_lockscope({"report", "--no-such-option"});
+  expect_error(result, 125, "--no-such-option");
+}
+
+TEST(Errors, UnknownCommand) {
+  expect_error(run_lockscope({"frobnicate"}), 125, "unknown command 'frobnicate'");
+}
+
+TEST(Errors, ReportOfAMissingDirectory) {
+  expect_error(run_lockscope({"report", "/nonexistent/lockscope"}), 125, "/nonexistent/lockscope");
+}
+
+TEST(Errors, ReportOfADirectoryWithoutProfiles) {
+  TemporaryDirectory dir;
+  expect_error(run_lockscope({"report", dir.path()}), 125, "no profile in");
+}
+
+TEST(Errors, TruncatedProfileIsNamedAndTheOthersAreStillReported) {
+  TemporaryDirectory dir;
+  const auto files = record_two_files(dir);
+  ASSERT_EQ(files.size(), 2u);
+  fs::resize_file(files[1], fs::file_size(files[1]) / 2);
+  const CommandResult result = run_lockscope({"report", dir.path()});
+  EXPECT_EQ(result.exit_status, 0);
+  EXPECT_NE(result.out.find("fork_exec.c"), std::string::npos) << "the intact file is reported";
+  EXPECT_NE(result.err.find(fs::path(files[1]).filename().string()), std::string::npos);
+  EXPECT_NE(result.err.find("truncated"), std::string::npos) << result.err;
+  EXPECT_NE(result.out.find("not read:"), std::string::npos) << "the report's footer says so too";
+}
+
+TEST(Errors, CorruptProfileIsNamed) {
+  TemporaryDirectory dir;
+  const auto files = record_two_files(dir);
+  ASSERT_EQ(files.size(), 2u);
+  {
+    std::fstream file(files[0], std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(fs::file_size(files[0]) - 100));
+    file.put('\x5a');
+  }
+  const CommandResult result = run_lockscope({"report", dir.path()});
+  EXPECT_EQ(result.exit_status, 0);
+  EXPECT_NE(result.err.find("corrupt"), std::string::npos) << result.err;
+}
+
+TEST(Errors, NewerFormatVersionIsNamed) {
+  TemporaryDirectory dir;
+  const auto files = record_two_files(dir);
+  ASSERT_EQ(files.size(), 2u);
+  for (const std::string& path : files) {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    format::FileHeader header;
+    file.read(reinterpret_cast<char*>(&header), sizeof(header));
+    header.version = format::kVersion + 1;
+    header.header_crc = 0;
+    header.header_crc = crc32(0, &header, sizeof(header));
+    file.seekp(0);
+    file.write(reinterpret_cast<const char*>(&header), sizeof(header));
+  }
+  const CommandResult result = run_lockscope({"report", dir.path()});
+  expect_error(result, 125, "written by a newer lockscope");
+}
+
+TEST(Errors, GarbageFileIsNamed) {
+  TemporaryDirectory dir;
+  std::ofstream(dir / "1-1.lsprof") << "this is not a profile at all, but long enough to read";
+  expect_error(run_lockscope({"report", dir.path()}), 125, "not a lockscope profile");
+}
+
+TEST(Errors, UnwritableReportOutput) {
+  TemporaryDirectory dir;
+  record_two_files(dir);
+  expect_error(run_lockscope({"report", dir.path(), "-o", "/dev/null/report.json"}), 125,
+               "cannot write the report to '/dev/null/report.json'");
+}
+
+TEST(Errors, PreviousProfileIsKeptAsOld) {
+  TemporaryDirectory dir;
+  const std::string profile = dir / "p";
+  ASSERT_EQ(run_lockscope({"record", "-o", profile, "--", fixture("counter_threads"), "1", "1"})
+                .exit_status, 0);
+  ASSERT_EQ(run_lockscope({"record", "-o", profile, "--", fixture("counter_threads"), "1", "1"})
+                .exit_status, 0);
+  EXPECT_EQ(profile_files(profile).size(), 1u);
+  EXPECT_EQ(profile_files(profile + ".old").size(), 1u);
+}
+
+}  // namespace
+}  // namespace lockscope::testing

@@ -1,0 +1,122 @@
+#include "lockscope_harness.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "analysis/profile_reader.h"
+#include "analysis/profile_symbolization.h"
+
+extern char** environ;
+
+namespace lockscope::testing {
+namespace fs = std::filesystem;
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+}  // namespace
+
+CommandResult run_command(const std::vector<std::string>& argv) {
+  TemporaryDirectory capture;
+  const std::string out_path = capture / "stdout", err_path = capture / "stderr";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) throw std::runtime_error("posix_spawn failed for " + argv[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CommandResult result;
+  if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.out = slurp(out_path);
+  result.err = slurp(err_path);
+  return result;
+}
+
+CommandResult run_lockscope(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {LOCKSCOPE_CLI};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv);
+}
+
+std::string fixture(const std::string& name) {
+  return std::string(FIXTURE_BINARY_DIR) + "/fixture_" + name;
+}
+
+std::string fixture_source(const std::string& name) {
+  return std::string(FIXTURE_SOURCE_DIR) + "/" + name + ".c";
+}
+
+int marker_line(const std::string& fixture_name, const std::string& marker) {
+  std::ifstream in(fixture_source(fixture_name));
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number)
+    if (line.find("// @" + marker) != std::string::npos) return number;
+  throw std::runtime_error("marker @" + marker + " not found in " + fixture_name);
+}
+
+TemporaryDirectory::TemporaryDirectory() {
+  std::string pattern = (fs::temp_directory_path() / "lockscope-test-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TemporaryDirectory::~TemporaryDirectory() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+Profile load_profile(const std::string& directory) {
+  Profile profile = read_profile_directory(directory);
+  symbolize_profile(profile);
+  return profile;
+}
+
+std::vector<std::string> profile_files(const std::string& directory) {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(directory))
+    if (entry.path().extension() == ".lsprof") files.push_back(entry.path().string());
+  return files;
+}
+
+static bool at(const CodeLocation& where, const std::string& file_suffix, int line) {
+  return where.line == line && where.file.size() >= file_suffix.size() &&
+         where.file.compare(where.file.size() - file_suffix.size(), file_suffix.size(),
+                            file_suffix) == 0;
+}
+
+const LockSummary* lock_acquired_at(const ProcessProfile& process, const std::string& file_suffix,
+                                    int line) {
+  for (const LockSummary& lock : process.locks)
+    for (const SiteSummary& site : lock.sites)
+      if (site.operation != format::Operation::kUnlock && at(site.location, file_suffix, line))
+        return &lock;
+  return nullptr;
+}
+
+const SiteSummary* site_at(const LockSummary& lock, const std::string& file_suffix, int line,
+                           format::Operation op) {
+  for (const SiteSummary& site : lock.sites)
+    if (site.operation == op && at(site.location, file_suffix, line)) return &site;
+  return nullptr;
+}
+
+}  // namespace lockscope::testing

@@ -1,0 +1,100 @@
+// Children made with fork and exec are profiled too; the target's exit status and signal pass
+// through lockscope unchanged.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+using format::Operation;
+
+TEST(Processes, ForkAndExecYieldOneFilePerProcess) {
+  TemporaryDirectory dir;
+  const CommandResult result = run_lockscope({"record", "-o", dir.path(), "--", fixture("fork_exec")});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(profile_files(dir.path()).size(), 2u);
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 2u);
+  const ProcessProfile& parent = profile.processes[0];
+  const ProcessProfile& child = profile.processes[1];
+  EXPECT_EQ(child.ppid, parent.pid);
+  EXPECT_EQ(child.arguments.size(), 2u);
+  EXPECT_EQ(child.arguments.at(1), "child");
+  const LockSummary* parent_lock =
+      lock_acquired_at(parent, "fork_exec.c", marker_line("fork_exec", "parent-lock"));
+  ASSERT_NE(parent_lock, nullptr);
+  EXPECT_EQ(parent_lock->acquisitions, 1u);
+  const LockSummary* child_lock =
+      lock_acquired_at(child, "fork_exec.c", marker_line("fork_exec", "exec-child-lock"));
+  ASSERT_NE(child_lock, nullptr);
+  EXPECT_EQ(child_lock->acquisitions, 7u);
+  EXPECT_EQ(child.exit_path, format::ExitPath::kExit);
+  EXPECT_EQ(child.exit_status, 0);
+}
+
+TEST(Processes, ChildThatLocksBeforeExecKeepsThatPartInItsOwnFile) {
+  TemporaryDirectory dir;
+  const CommandResult result = run_lockscope(
+      {"record", "-o", dir.path(), "--", fixture("fork_exec"), "child-locks-before-exec"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 3u);
+  const auto pre_exec = std::find_if(profile.processes.begin(), profile.processes.end(),
+                                     [](const ProcessProfile& p) {
+                                       return p.exit_path == format::ExitPath::kExec;
+                                     });
+  ASSERT_NE(pre_exec, profile.processes.end());
+  EXPECT_TRUE(pre_exec->parent_was_profiled);
+  const LockSummary* lock =
+      lock_acquired_at(*pre_exec, "fork_exec.c", marker_line("fork_exec", "child-pre-exec-lock"));
+  ASSERT_NE(lock, nullptr);
+  EXPECT_EQ(lock->acquisitions, 1u) << "the child starts from zero, not from the parent's counts";
+}
+
+TEST(Processes, ExitStatusPassesThrough) {
+  TemporaryDirectory dir;
+  const CommandResult result =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("exit_and_signal"), "exit", "42"});
+  EXPECT_EQ(result.exit_status, 42);
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  EXPECT_EQ(profile.processes[0].exit_status, 42);
+}
+
+TEST(Processes, UnderscoreExitStillWritesTheProfile) {
+  TemporaryDirectory dir;
+  const CommandResult result = run_lockscope(
+      {"record", "-o", dir.path(), "--", fixture("exit_and_signal"), "underscore", "7"});
+  EXPECT_EQ(result.exit_status, 7);
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  EXPECT_EQ(profile.processes[0].exit_path, format::ExitPath::kUnderscoreExit);
+  EXPECT_EQ(profile.processes[0].exit_status, 7);
+}
+
+TEST(Processes, DeathBySignalIsReRaised) {
+  TemporaryDirectory dir;
+  const CommandResult result = run_lockscope(
+      {"run", "-o", dir.path(), "--", fixture("exit_and_signal"), "signal", std::to_string(SIGTERM)});
+  EXPECT_EQ(result.signal, SIGTERM);
+  EXPECT_EQ(result.exit_status, -1);
+}
+
+TEST(Processes, RunPrintsTheReportToStderrAndKeepsStdoutForTheProgram) {
+  TemporaryDirectory dir;
+  const CommandResult result =
+      run_lockscope({"run", "-o", dir.path(), "--", fixture("counter_threads"), "2", "100"});
+  EXPECT_EQ(result.exit_status, 0);
+  EXPECT_EQ(result.out, "counter=200\n");
+  EXPECT_NE(result.err.find("*** locks present"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("counter_threads.c:" +
+                            std::to_string(marker_line("counter_threads", "counter-lock"))),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace lockscope::testing

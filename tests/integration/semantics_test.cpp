@@ -1,0 +1,59 @@
+// The runtime never changes behaviour: same output, same return codes, same errno.
+#include <gtest/gtest.h>
+
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+using format::Operation;
+
+TEST(Semantics, EveryMutexKindReturnsTheSameCodesUnderTheRuntime) {
+  const CommandResult plain = run_command({fixture("mutex_semantics")});
+  ASSERT_EQ(plain.exit_status, 0) << plain.out;
+  TemporaryDirectory dir;
+  const CommandResult profiled =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("mutex_semantics")});
+  EXPECT_EQ(profiled.exit_status, 0) << profiled.out;
+  EXPECT_EQ(profiled.out, plain.out);
+
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  const ProcessProfile& process = profile.processes[0];
+  const int trylock_line = marker_line("mutex_semantics", "busy-trylock");
+  const LockSummary* busy = lock_acquired_at(process, "mutex_semantics.c", trylock_line);
+  ASSERT_NE(busy, nullptr);
+  const SiteSummary* trylock = site_at(*busy, "mutex_semantics.c", trylock_line, Operation::kTryLock);
+  ASSERT_NE(trylock, nullptr);
+  EXPECT_EQ(trylock->count, 3u);
+  EXPECT_EQ(trylock->failed, 3u) << "EBUSY trylocks are failed acquisitions";
+  const int timed_line = marker_line("mutex_semantics", "busy-timedlock");
+  const SiteSummary* timed = site_at(*busy, "mutex_semantics.c", timed_line, Operation::kTimedLock);
+  ASSERT_NE(timed, nullptr);
+  EXPECT_EQ(timed->failed, 1u);
+  EXPECT_GE(timed->wait_sum_ns, 500'000u) << "a timed-out wait is still a wait";
+
+  // The recursive mutex: kind from its init, destroyed, init site at the fixture's line.
+  const int init_line = marker_line("mutex_semantics", "recursive-init");
+  bool found_recursive = false;
+  for (const LockSummary& lock : process.locks) {
+    if (lock.kind != format::MutexKind::kRecursive) continue;
+    found_recursive = true;
+    EXPECT_EQ(lock.init_site.line, init_line);
+    EXPECT_TRUE(lock.flags & format::kLockDestroyed);
+    EXPECT_EQ(lock.acquisitions, 3u);
+    EXPECT_EQ(lock.releases, 3u);
+  }
+  EXPECT_TRUE(found_recursive);
+  bool found_errorcheck = false;
+  for (const LockSummary& lock : process.locks) {
+    if (lock.kind != format::MutexKind::kErrorCheck) continue;
+    found_errorcheck = true;
+    EXPECT_EQ(lock.acquisitions, 1u);
+    EXPECT_EQ(lock.failed, 2u) << "EDEADLK relock and EBUSY trylock";
+  }
+  EXPECT_TRUE(found_errorcheck);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
