@@ -2,7 +2,7 @@
 // leaves its node behind for the successor and takes the predecessor's node with it.
 //
 // Strictly FIFO-fair, never parks, one line transfer per handoff. Nodes migrate between threads, so the
-// node pool is owned jointly (one node per lock + one per thread; see queue_lock_adapter.h). Poor on
+// node pool is owned jointly (one node per lock + one per thread; see node_pool.h). Poor on
 // NUMA without cache coherence locality, and it convoys when oversubscribed like every fair spinlock.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "bench/locks/lock_concept.h"
+#include "bench/locks/node_pool.h"
 
 namespace lockscope::lab {
 
@@ -23,8 +24,9 @@ class ClhLock {
   };
 
   // Invariant: the queue always holds one node, the tail; when the lock is free the tail is not held.
-  ClhLock() : tail_(new Node) {}
-  ~ClhLock() { delete tail_.load(std::memory_order_relaxed); }
+  // Nodes come from NodePool: try_lock may read a node it does not own, so nodes are never deleted.
+  ClhLock() : tail_(NodePool<Node>::take()) { tail_.load()->held.store(false); }
+  ~ClhLock() { NodePool<Node>::give_back(tail_.load(std::memory_order_relaxed)); }
   ClhLock(const ClhLock&) = delete;
   ClhLock& operator=(const ClhLock&) = delete;
 

@@ -2,8 +2,8 @@
 //
 // Each thread keeps a small stack of nodes per queue-lock type; lock() takes the next one, unlock()
 // returns the top one. So locks of one type must be released in LIFO order by a thread (true of every
-// scoped guard), and a thread may hold at most kMaxNestedNodes of them at once. Nodes are freed when the
-// thread exits; a CLH lock's own node is freed with the lock.
+// scoped guard), and a thread may hold at most kMaxNestedNodes of them at once. Nodes return to NodePool
+// when the thread exits; a CLH lock's own node returns with the lock.
 #pragma once
 
 #include <array>
@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "bench/locks/lock_concept.h"
+#include "bench/locks/node_pool.h"
 
 namespace lockscope::lab {
 
@@ -24,13 +25,15 @@ class ThreadNodeStack {
   ThreadNodeStack(const ThreadNodeStack&) = delete;
   ThreadNodeStack& operator=(const ThreadNodeStack&) = delete;
   ~ThreadNodeStack() {
-    for (Node* node : nodes_) delete node;
+    for (Node* node : nodes_) {
+      if (node != nullptr) NodePool<Node>::give_back(node);
+    }
   }
 
   Node*& push() {
     if (depth_ == kMaxNestedNodes) fail("too many nested queue locks held by one thread");
     Node*& slot = nodes_[static_cast<std::size_t>(depth_++)];
-    if (slot == nullptr) slot = new Node;
+    if (slot == nullptr) slot = NodePool<Node>::take();
     return slot;
   }
   Node*& top() {

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The runtime's overhead on this machine, plain vs under `lockscope record`, alternating runs so
+# that drift and neighbours hit every configuration alike; prints medians and ratios.
+#   micro: lockscope_overhead_bench (CPU ns per uncontended pair; added = median - plain median)
+#   heavy: lockscope_lock_heavy     (wall time, whole program)
+#   git:   git repack -a -f -d on a generated repository (make_git_repo.sh)
+# Each profiled configuration runs at --hold-sample 8 (the default) and 1 (every hold timed).
+# Usage: compare.sh [-n RUNS] [-b BUILD_DIR] [-c GIT_COMMITS] [micro|heavy|git]...
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+runs=10
+build="$here/../../build"
+commits=3000
+while getopts "n:b:c:" opt; do
+  case $opt in
+    n) runs=$OPTARG ;;
+    b) build=$OPTARG ;;
+    c) commits=$OPTARG ;;
+    *) exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+parts=${*:-micro heavy git}
+build=$(cd "$build" && pwd)
+lockscope="$build/bin/lockscope"
+work=$(mktemp -d /tmp/lockscope-overhead.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+configs=(plain hold8 hold1)
+
+# run CONFIG CMD...: the command plain or under lockscope record (fresh profile directory).
+run() {
+  local config=$1
+  shift
+  rm -rf "$work/prof"
+  case $config in
+    plain) "$@" ;;
+    hold8) "$lockscope" record --hold-sample 8 -o "$work/prof" -- "$@" 2>/dev/null ;;
+    hold1) "$lockscope" record --hold-sample 1 -o "$work/prof" -- "$@" 2>/dev/null ;;
+  esac
+}
+
+# Reads "key value" lines; prints "key median count" per key.
+medians() {
+  sort -k1,1 -k2,2g | awk '
+    function flush() { if (n) printf "%s %s %d\n", key, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), n }
+    $1 != key { flush(); key = $1; n = 0 }
+    { v[++n] = $2 }
+    END { flush() }'
+}
+
+micro() {
+  echo "== uncontended pairs: lockscope_overhead_bench, CPU ns per iteration, median of $runs alternating runs"
+  for ((i = 0; i < runs; ++i)); do
+    for config in "${configs[@]}"; do
+      run "$config" "$build/bin/lockscope_overhead_bench" --benchmark_min_time=0.2 \
+        --benchmark_format=csv 2>/dev/null |
+        awk -F, -v c="$config" '$1 ~ /^"/ { gsub(/"/, "", $1); print c ":" $1, $4 }'
+    done
+  done | medians >"$work/micro"
+  awk '
+    { split($1, k, ":"); t[k[1], k[2]] = $2; if (k[1] == "plain") order[++n] = k[2] }
+    END {
+      printf "%-28s %8s %8s %8s %8s %8s\n", "benchmark", "plain", "hold8", "+ns", "hold1", "+ns"
+      for (i = 1; i <= n; ++i) {
+        b = order[i]
+        printf "%-28s %8.1f %8.1f %+8.1f %8.1f %+8.1f\n", b, t["plain", b], t["hold8", b],
+               t["hold8", b] - t["plain", b], t["hold1", b], t["hold1", b] - t["plain", b]
+      }
+    }' "$work/micro"
+}
+
+# whole LABEL CMD...: wall time of CMD in every configuration, alternating.
+whole() {
+  local label=$1
+  shift
+  echo "== $label: wall seconds, median of $runs alternating runs"
+  for ((i = 0; i < runs; ++i)); do
+    for config in "${configs[@]}"; do
+      local start end
+      start=$(date +%s%N)
+      run "$config" "$@" >/dev/null
+      end=$(date +%s%N)
+      echo "$config $i $(((end - start) / 1000))"
+    done
+  done >"$work/times"
+  awk '
+    { us[$1, $2] = $3; if ($2 + 1 > rounds) rounds = $2 + 1 }
+    END {
+      for (i = 0; i < rounds; ++i) {
+        print "plain", us["plain", i] / 1e6
+        print "hold8", us["hold8", i] / 1e6
+        print "hold1", us["hold1", i] / 1e6
+        print "ratio8", us["hold8", i] / us["plain", i]
+        print "ratio1", us["hold1", i] / us["plain", i]
+      }
+    }' "$work/times" | medians | awk '
+    { m[$1] = $2 }
+    END {
+      printf "%-8s %9s %9s %9s\n", "", "plain", "hold8", "hold1"
+      printf "%-8s %9.3f %9.3f %9.3f\n", "median s", m["plain"], m["hold8"], m["hold1"]
+      printf "%-8s %9s %8.3fx %8.3fx   (median of per-round ratios)\n", "ratio", "", m["ratio8"], m["ratio1"]
+      printf "%-8s %9s %8.3fx %8.3fx   (ratio of medians)\n", "", "", m["hold8"] / m["plain"], m["hold1"] / m["plain"]
+    }'
+}
+
+for part in $parts; do
+  case $part in
+    micro) micro ;;
+    heavy) whole "lock-heavy fixture: lockscope_lock_heavy" "$build/bin/lockscope_lock_heavy" ;;
+    git)
+      "$here/make_git_repo.sh" "$work/repo" "$commits"
+      git -C "$work/repo" repack -a -f -d -q  # warm the page cache and settle the pack layout
+      whole "git repack -a -f -d ($commits commits)" git -C "$work/repo" repack -a -f -d -q ;;
+    *) echo "compare.sh: unknown part '$part' (micro, heavy, git)" >&2; exit 2 ;;
+  esac
+  echo
+done
