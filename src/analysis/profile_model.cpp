@@ -59,6 +59,7 @@ void LockSummary::finish() {
   acquisitions = releases = contended = failed = wait_sum_ns = wait_max_ns = 0;
   hold_sum_ns = hold_max_ns = 0;
   wait = {};
+  waits_only = {};
   hold = {};
   for (const SiteSummary& site : sites) {
     if (site.operation == format::Operation::kUnlock) {
@@ -75,6 +76,7 @@ void LockSummary::finish() {
     wait.add(site.wait);
     hold.add(site.hold);
   }
+  waits_only = wait;
   wait.counts[0] += acquisitions - std::min(acquisitions, contended);
 }
 

@@ -75,6 +75,7 @@ struct LockSummary {
   uint64_t hold_sum_ns = 0;
   uint64_t hold_max_ns = 0;
   LatencyHistogram wait;  // includes uncontended acquisitions in the <= 1 ns bucket
+  LatencyHistogram waits_only;  // contended acquisitions and timed-out waits only
   LatencyHistogram hold;
   void finish();
 };

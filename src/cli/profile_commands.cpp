@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -15,6 +16,7 @@
 #include "cli/profile_directory.h"
 #include "cli/target_launch.h"
 #include "cli/target_program.h"
+#include "common/profile_format.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 
@@ -124,6 +126,30 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
       ->default_str("8");
 }
 
+// The command after the options: from "--", else what CLI11 left over (prefix_command stops at the
+// first word it does not know, so an unknown option shows up here first).
+std::vector<std::string> target_command(const CLI::App& app, std::vector<std::string> command,
+                                        const std::string& name) {
+  const std::vector<std::string> rest = app.remaining();
+  auto unknown = [&](const std::string& word) {
+    return CliError(fmt::format("{}: unknown option '{}'", name, word),
+                    fmt::format("see `lockscope {} --help`; put the command after --", name));
+  };
+  if (!command.empty()) {
+    if (!rest.empty()) throw unknown(rest[0]);  // "run --bogus -- cmd"
+    return command;
+  }
+  if (!rest.empty() && rest[0].rfind("-", 0) == 0) throw unknown(rest[0]);
+  return rest;
+}
+
+bool directory_has_profiles(const std::string& directory) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error))
+    if (entry.path().extension() == format::kFileSuffix) return true;
+  return false;
+}
+
 TargetOutcome record(const RecordSettings& settings, const std::vector<std::string>& command,
                      const std::string& name) {
   if (command.empty())
@@ -154,16 +180,20 @@ int run_record_command(const std::vector<std::string>& args) {
   } catch (const CLI::CallForHelp&) {
     return 0;
   }
-  if (command.empty()) command = app.remaining();
+  command = target_command(app, command, "record");
   const TargetOutcome outcome = record(settings, command, "record");
-  fmt::print(stderr, "lockscope: profile written to {}/ (lockscope report {})\n", settings.directory,
-             settings.directory);
+  if (directory_has_profiles(settings.directory))
+    fmt::print(stderr, "lockscope: profile written to {}/ (lockscope report {})\n",
+               settings.directory, settings.directory);
+  else
+    fmt::print(stderr, "lockscope: warning: no profile was written to {}/ (the program was killed, "
+               "or cleared LD_PRELOAD)\n", settings.directory);
   exit_like(outcome);
 }
 
 int run_run_command(const std::vector<std::string>& args) {
   auto [options, command] = split_command(args);
-  CLI::App app("Profile CMD, then print the lock report (to stderr; -o FILE to write it)",
+  CLI::App app("Profile CMD, then print the lock report (to stderr; --report FILE to write it)",
                "lockscope run");
   RecordSettings record_settings;
   ReportSettings report_settings;
@@ -176,7 +206,7 @@ int run_run_command(const std::vector<std::string>& args) {
   } catch (const CLI::CallForHelp&) {
     return 0;
   }
-  if (command.empty()) command = app.remaining();
+  command = target_command(app, command, "run");
   const TargetOutcome outcome = record(record_settings, command, "run");
   try {
     write_report(record_settings.directory, report_settings, true);

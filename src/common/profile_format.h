@@ -130,7 +130,7 @@ enum LockFlags : uint32_t {
 
 struct LockRecord {
   uint64_t address;
-  uint32_t generation;  // 0 = first use without init; +1 for each init/destroy
+  uint32_t generation;  // +1 at destroy, and at an init of an address acquired since the last one
   uint32_t primitive;   // Primitive
   uint32_t kind;        // MutexKind
   uint32_t flags;       // LockFlags
@@ -158,7 +158,7 @@ struct SiteRecord {  // one (lock generation, call site, operation), summed over
   uint32_t module;      // into kModules, or kNoModule
   uint32_t reserved1;
   uint64_t offset;      // return address - load bias (ELF vaddr); absolute if kNoModule
-  uint64_t count;       // calls (acquisitions include successful trylocks only)
+  uint64_t count;       // calls, failed ones included (acquisitions = count - failed)
   uint64_t contended;   // acquisitions that had to wait (trylock-first failed)
   uint64_t failed;      // trylock EBUSY, timed lock ETIMEDOUT, other errors
   uint64_t wait_sum_ns;
@@ -191,7 +191,7 @@ enum ThreadFlags : uint32_t {
 };
 
 enum class Counter : uint32_t {
-  kDroppedSites = 1,        // per-thread site table full: the event was not recorded
+  kDroppedSites = 1,        // events not recorded: a site table was full (hot path or merge)
   kDroppedLocks = 2,        // lock table full
   kUnbalancedUnlocks = 3,   // unlock of a lock this thread was not seen to hold
   kHeldStackOverflow = 4,   // more nested locks than the held-lock stack tracks: hold not timed
@@ -199,8 +199,8 @@ enum class Counter : uint32_t {
   kBootstrapCalls = 6,      // calls before the real functions were resolved
   kThreadsSeen = 7,
   kThreadsLiveAtExit = 8,   // their latest counts may be incomplete
-  kDroppedThreads = 9,      // thread table full: counted in totals but not listed
-  kDroppedHistogramBins = 10,
+  kDroppedThreads = 9,      // thread table full: that thread's calls are passed through unrecorded
+  kLast = kDroppedThreads,
 };
 
 struct CounterRecord {

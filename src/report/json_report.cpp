@@ -14,9 +14,13 @@ inline constexpr int kJsonSchemaVersion = 1;
 
 json histogram_json(const LatencyHistogram& histogram, uint64_t sum_ns, uint64_t max_ns) {
   json buckets = json::array();
-  for (int b = 0; b < LogHistogramLayout::kBuckets; ++b)
-    if (histogram.counts[b])
+  for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
+    if (!histogram.counts[b]) continue;
+    if (b == LogHistogramLayout::kBuckets - 1)  // the overflow bucket has no upper bound
+      buckets.push_back({{"gt_ns", LogHistogramLayout::lower_ns(b)}, {"count", histogram.counts[b]}});
+    else
       buckets.push_back({{"le_ns", LogHistogramLayout::upper_ns(b)}, {"count", histogram.counts[b]}});
+  }
   const auto report = report_buckets(histogram);
   return {{"sum_ns", sum_ns},
           {"max_ns", max_ns},

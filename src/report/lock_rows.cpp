@@ -49,7 +49,8 @@ std::vector<LockColumn> build_columns() {
   const char* bucket_headers[] = {"≤1µs", "≤10µs", "≤100µs", "≤1ms", ">1ms"};
   for (size_t i = 0; i < 5; ++i) {
     columns.push_back(LockColumn{fmt::format("bucket{}", i + 1), bucket_headers[i],
-                                 i == 0 ? "acquisitions by wait time (uncontended ones count as ≤1µs)"
+                                 i == 0 ? "acquire calls by time waited: uncontended ones count as "
+                                          "≤1µs; timed-out waits are included"
                                         : "",
                                  false,
                                  [i](const LockRow& r) {
@@ -62,9 +63,9 @@ std::vector<LockColumn> build_columns() {
   columns.push_back(duration_column("wait-max", "WAIT MAX", "longest single wait",
                                     [](const LockSummary& l) { return double(l.wait_max_ns); }));
   columns.push_back(duration_column("wait-p99", "WAIT P99",
-                                    "99th percentile wait over all acquisitions (histogram "
-                                    "estimate, ±half a leading digit)",
-                                    [](const LockSummary& l) { return l.wait.percentile(0.99); }));
+                                    "99th percentile of the waits (contended acquisitions only; "
+                                    "histogram estimate, ±half a leading digit)",
+                                    [](const LockSummary& l) { return l.waits_only.percentile(0.99); }));
   columns.push_back(duration_column("hold", "HOLD TOTAL", "time it was held (estimate when holds "
                                     "are sampled, see the footer)",
                                     [](const LockSummary& l) { return double(l.hold_sum_ns); }));

@@ -156,6 +156,10 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     const uint32_t s = locks.used_slot(i);
     LockSlot& slot = locks.slot(s);
     const uint32_t generation = slot.generation.load(std::memory_order_relaxed);
+    // A destroyed lock's next generation, never initialised nor used, is not a lock at all.
+    if (generation > 0 && !slot.used.load(std::memory_order_relaxed) &&
+        slot.init_site.load(std::memory_order_relaxed) == 0)
+      continue;
     out.locks.append_record(lock_record(modules, slot.address.load(std::memory_order_relaxed),
                                         generation, slot.kind.load(std::memory_order_relaxed),
                                         slot.flags.load(std::memory_order_relaxed),
@@ -272,12 +276,13 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out) 
   fill_modules(out, modules);
   fill_locks_and_sites(out, rt, modules, all);
   const uint64_t live_threads = fill_threads(out, rt);
+  constexpr uint32_t kLastCounter = static_cast<uint32_t>(format::Counter::kLast);
   uint64_t counter_values[16];
   for (int i = 0; i < 16; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
   counter_values[static_cast<int>(format::Counter::kDroppedSites)] += dropped;
   counter_values[static_cast<int>(format::Counter::kThreadsLiveAtExit)] = live_threads;
   counter_values[static_cast<int>(format::Counter::kDroppedLocks)] += rt.locks.retired_dropped();
-  for (uint32_t id = 1; id < 16; ++id)
+  for (uint32_t id = 1; id <= kLastCounter; ++id)
     out.counters.append_record(format::CounterRecord{id, 0, counter_values[id]});
   all.clear();
 

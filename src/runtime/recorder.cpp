@@ -31,7 +31,9 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   SiteStats* entry = site_entry(self, slot_index, generation, site, op);
   if (!entry) return;
   ++entry->count;
-  if (outcome.contended) {
+  // A wait that ended in a timeout is still time spent waiting; an immediate error (EDEADLK from
+  // an error-checking mutex its owner relocks) is not.
+  if (outcome.contended && (acquired(outcome.result) || outcome.result == ETIMEDOUT)) {
     record_duration(outcome.wait_ns, 1, entry->wait_sum_ns, entry->wait_max_ns,
                     entry->wait_histogram);
     record_duration(outcome.wait_ns, 1, self.wait_sum_ns, self.wait_max_ns, self.wait_histogram);
@@ -63,14 +65,18 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   held.slot = slot_index;
   held.epoch = self.epoch;
   held.entry = entry;
+  held.paused_ticks = 0;
   if (outcome.contended) {
     held.start_ticks = outcome.end_ticks;
     held.weight = 1;
-  } else if (--self.sample_countdown == 0) {
-    self.sample_countdown = rt.hold_sample_period;
+  } else if (entry->hold_countdown == 0) {
+    // Sampled per site (1st, N+1th, ... acquisition), not per thread: a thread alternating between
+    // locks must not alias onto one of them.
+    entry->hold_countdown = rt.hold_sample_period - 1;
     held.start_ticks = rt.clock.now();
     held.weight = rt.hold_sample_period;
   } else {
+    --entry->hold_countdown;
     held.weight = 0;
   }
 }
@@ -87,7 +93,8 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
       --self.held_depth;
       slot_index = held.slot;
       if (held.weight != 0 && held.entry != nullptr && held.epoch == self.epoch) {
-        const uint64_t hold_ns = rt.clock.to_ns(rt.clock.now() - held.start_ticks);
+        const uint64_t hold_ns =
+            rt.clock.to_ns(rt.clock.now() - held.start_ticks + held.paused_ticks);
         record_duration(hold_ns, held.weight, held.entry->hold_sum_ns, held.entry->hold_max_ns,
                         held.entry->hold_histogram);
         ++held.entry->hold_samples;

@@ -29,6 +29,25 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
                     const AcquireOutcome& outcome);
 void record_release(ThreadState& self, const void* lock, uintptr_t site, int result);
 
+// pthread_cond_wait releases and re-takes the mutex inside glibc, past our interposition: stop
+// the hold clock of `lock` for the wait so a hold never includes time spent waiting on a condition.
+template <typename Wait>
+inline int condition_wait(const void* lock, Wait&& real_wait) {
+  ThreadState* self = current_thread();
+  HeldLock* held = nullptr;
+  if (self) {
+    for (uint32_t i = self->held_depth; i-- > 0;)
+      if (self->held[i].lock == lock) {
+        held = &self->held[i];
+        break;
+      }
+    if (held && held->weight) held->paused_ticks += runtime().clock.now() - held->start_ticks;
+  }
+  const int result = real_wait();
+  if (held && held->weight) held->start_ticks = runtime().clock.now();
+  return result;
+}
+
 // `try_acquire()` is the real non-blocking call, `blocking_acquire()` the real blocking one.
 // For a pure trylock operation pass the same call for both and `blocking` = false.
 template <typename TryAcquire, typename BlockingAcquire>

@@ -164,7 +164,6 @@ ThreadState* register_thread() {
   self->tid = static_cast<uint32_t>(syscall(SYS_gettid));
   self->handle = pthread_self();
   if (self->tid == rt.pid) self->flags |= format::kThreadMain;
-  self->sample_countdown = rt.hold_sample_period;
   if (!take_site_table(self->sites)) {
     rt.count(format::Counter::kDroppedThreads);
     return nullptr;
@@ -226,7 +225,6 @@ void after_fork_in_child() {
   self->tid = rt.pid;
   self->handle = pthread_self();
   self->flags = format::kThreadMain;
-  self->sample_countdown = rt.hold_sample_period;
   self->held_depth = depth;
   for (uint32_t i = 0; i < depth; ++i) {
     self->held[i] = held[i];

@@ -34,6 +34,7 @@ struct HeldLock {
   uint32_t epoch;       // SiteTable epoch when `entry` was taken; a flush invalidates it
   SiteStats* entry;     // the acquire site's entry
   uint64_t start_ticks;
+  uint64_t paused_ticks;  // held time before a condition wait released and re-took the lock
   uint32_t weight;      // 0: hold not timed; 1: timed (contended); N: sampled 1 in N
 };
 
@@ -54,7 +55,6 @@ struct ThreadState {
   SiteTable sites;
   uint32_t epoch;
   uint32_t held_depth;
-  uint32_t sample_countdown;
   HeldLock held[kMaxHeldLocks];
 };
 

@@ -136,3 +136,25 @@ TEST(Counts, HoldSamplingScalesToTheExactCount) {
 
 }  // namespace
 }  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+TEST(Counts, ConditionWaitIsNotCountedAsHoldTime) {
+  TemporaryDirectory dir;
+  const CommandResult result = run_lockscope(
+      {"record", "-o", dir.path(), "--hold-sample", "1", "--", fixture("condvar_hold")});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  const int line = marker_line("condvar_hold", "consumer-lock");
+  const LockSummary* lock = lock_acquired_at(profile.processes[0], "condvar_hold.c", line);
+  ASSERT_NE(lock, nullptr);
+  const SiteSummary* consumer = site_at(*lock, "condvar_hold.c", line, format::Operation::kLock);
+  ASSERT_NE(consumer, nullptr);
+  EXPECT_EQ(consumer->hold_samples, 1u);
+  EXPECT_LT(consumer->hold_max_ns, 15'000'000u) << "the 20 ms condition wait leaked into the hold";
+}
+
+}  // namespace
+}  // namespace lockscope::testing

@@ -65,6 +65,14 @@ TEST(Errors, UnknownOption) {
   expect_error(result, 125, "--no-such-option");
 }
 
+TEST(Errors, UnknownRunOptionIsNotMistakenForTheCommand) {
+  TemporaryDirectory dir;
+  expect_error(run_lockscope({"run", "-o", dir / "p", "--bogus", "--", fixture("counter_threads")}),
+               125, "unknown option '--bogus'");
+  expect_error(run_lockscope({"record", "-o", dir / "p", "--bogus", fixture("counter_threads")}),
+               125, "unknown option '--bogus'");
+}
+
 TEST(Errors, UnknownCommand) {
   expect_error(run_lockscope({"frobnicate"}), 125, "unknown command 'frobnicate'");
 }
