@@ -79,7 +79,10 @@ class SectionSet {
       const auto* payload = reinterpret_cast<const unsigned char*>(bytes_.data() + at);
       if (crc32(0, payload, section.payload_size) != section.payload_crc)
         throw BadFile(fmt::format("section '{}' is corrupt (checksum mismatch)", name));
-      if (section.record_size && section.record_count * section.record_size != section.payload_size)
+      const bool is_end = section.type == static_cast<uint32_t>(SectionType::kEnd);
+      if (is_end ? section.payload_size != 0
+                 : section.record_size == 0 || section.payload_size % section.record_size != 0 ||
+                       section.record_count != section.payload_size / section.record_size)
         throw BadFile(fmt::format("section '{}' has inconsistent sizes", name));
       at += section.payload_size;
       if (section.type == static_cast<uint32_t>(SectionType::kEnd)) {
@@ -247,6 +250,8 @@ std::variant<ProcessProfile, std::string> read_profile_file(const std::string& p
     return process;
   } catch (const BadFile& problem) {
     return std::string(problem.what());
+  } catch (const std::exception& problem) {  // e.g. an allocation a damaged count asked for
+    return fmt::format("unreadable ({})", problem.what());
   }
 }
 
