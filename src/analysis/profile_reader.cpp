@@ -74,13 +74,15 @@ class SectionSet {
       std::memcpy(&section, bytes_.data() + at, sizeof(section));
       at += sizeof(section);
       const char* name = section_name(section.type);
+      if (std::string_view(name) == "unknown")
+        throw BadFile(fmt::format("unknown section type {} (corrupt file)", section.type));
       if (section.payload_size > bytes_.size() - at)
         throw BadFile(fmt::format("section '{}' runs past the end of the file", name));
       const auto* payload = reinterpret_cast<const unsigned char*>(bytes_.data() + at);
       if (crc32(0, payload, section.payload_size) != section.payload_crc)
         throw BadFile(fmt::format("section '{}' is corrupt (checksum mismatch)", name));
       const bool is_end = section.type == static_cast<uint32_t>(SectionType::kEnd);
-      if (is_end ? section.payload_size != 0
+      if (is_end ? section.payload_size != 0 || section.record_size != 0 || section.record_count != 0
                  : section.record_size == 0 || section.payload_size % section.record_size != 0 ||
                        section.record_count != section.payload_size / section.record_size)
         throw BadFile(fmt::format("section '{}' has inconsistent sizes", name));
@@ -231,7 +233,7 @@ ProcessProfile decode(const SectionSet& file) {
     out.locks[s.lock_index].sites.push_back(std::move(site));
   }
   for (LockSummary& lock : out.locks) lock.finish();
-  for (const auto& c : file.records<format::CounterRecord>(SectionType::kCounters, false))
+  for (const auto& c : file.records<format::CounterRecord>(SectionType::kCounters))
     out.counters[static_cast<format::Counter>(c.id)] += c.value;
   return out;
 }
