@@ -2,8 +2,10 @@
 // sites with L/U and file:line), done properly — per process, sortable, with a legend for every
 // column and a footer that states anything dropped, distrusted or estimated.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 #include "report/duration_format.h"
@@ -167,12 +169,18 @@ void write_legend(std::ostream& out) {
 
 void write_footer(const Profile& profile, std::ostream& out) {
   std::vector<std::string> notes;
+  std::map<uint32_t, std::vector<uint32_t>> pids_by_sample_period;
+  for (const ProcessProfile& process : profile.processes)
+    if (process.hold_sample_period > 1) pids_by_sample_period[process.hold_sample_period].push_back(process.pid);
+  for (const auto& [period, pids] : pids_by_sample_period)
+    notes.push_back(fmt::format("{}: uncontended holds timed 1 in {} per call site and scaled (HOLD "
+                                "TOTAL is an estimate; contended holds are all timed; "
+                                "--hold-sample 1 times every hold)",
+                                pids.size() == profile.processes.size()
+                                    ? std::string("all processes")
+                                    : fmt::format("pid {}", fmt::join(pids, ", ")),
+                                period));
   for (const ProcessProfile& process : profile.processes) {
-    if (process.hold_sample_period > 1)
-      notes.push_back(fmt::format("pid {}: uncontended holds timed 1 in {} and scaled (HOLD TOTAL "
-                                  "is an estimate; contended holds are all timed; "
-                                  "--hold-sample 1 times every hold)",
-                                  process.pid, process.hold_sample_period));
     const std::pair<format::Counter, const char*> counters[] = {
         {format::Counter::kDroppedSites, "events not recorded: call-site table full"},
         {format::Counter::kDroppedLocks, "events not recorded: lock table full"},
@@ -190,6 +198,18 @@ void write_footer(const Profile& profile, std::ostream& out) {
           !(counter == format::Counter::kThreadsLiveAtExit && value <= 1))
         notes.push_back(fmt::format("pid {}: {} {}", process.pid, format_count(value), text));
   }
+  // Call sites shown as module+offset: say which modules lack debug info and what to do about it.
+  std::map<std::string, size_t> unsymbolized;
+  for (const ProcessProfile& process : profile.processes)
+    for (const LockSummary& lock : process.locks)
+      for (const SiteSummary& site : lock.sites)
+        if (site.location.line == 0 && site.location.module < process.modules.size())
+          ++unsymbolized[process.modules[site.location.module].path];
+  for (const auto& [module, sites] : unsymbolized)
+    notes.push_back(fmt::format("{} call site{} in {} without file:line: no debug info found (install "
+                                "its debug symbols, e.g. Debian's -dbgsym package, or set "
+                                "DEBUGINFOD_URLS)",
+                                sites, sites == 1 ? "" : "s", module));
   for (const ProfileProblem& problem : profile.problems)
     notes.push_back(fmt::format("not read: {}: {}", problem.file, problem.message));
   if (notes.empty()) {
