@@ -39,10 +39,10 @@ run() {
   esac
 }
 
-# Reads "key value" lines; prints "key median count" per key.
+# Reads "key value" lines; prints "key median min max" per key.
 medians() {
   sort -k1,1 -k2,2g | awk '
-    function flush() { if (n) printf "%s %s %d\n", key, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), n }
+    function flush() { if (n) printf "%s %s %s %s\n", key, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), v[1], v[n] }
     $1 != key { flush(); key = $1; n = 0 }
     { v[++n] = $2 }
     END { flush() }'
@@ -73,31 +73,40 @@ micro() {
 whole() {
   local label=$1
   shift
-  echo "== $label: wall seconds, median of $runs alternating runs"
+  # Wall time, and CPU time (user + sys of every process, lockscope's CLI included), which
+  # neighbours on a shared machine disturb less.
+  local TIMEFORMAT='%R %U %S' wall user sys
   for ((i = 0; i < runs; ++i)); do
     for config in "${configs[@]}"; do
-      local start end
-      start=$(date +%s%N)
-      run "$config" "$@" >/dev/null
-      end=$(date +%s%N)
-      echo "$config $i $(((end - start) / 1000))"
+      read -r wall user sys < <({ time run "$config" "$@" >/dev/null 2>&1; } 2>&1)
+      echo "$config $i $wall $(echo "$user + $sys" | bc)"
     done
   done >"$work/times"
-  awk '
-    { us[$1, $2] = $3; if ($2 + 1 > rounds) rounds = $2 + 1 }
+  echo "== $label: wall seconds, median of $runs alternating runs"
+  summarize 3
+  echo "== $label: CPU seconds (user+sys), median of $runs alternating runs"
+  summarize 4
+}
+
+# summarize COLUMN: medians, spread and ratios of one column of $work/times.
+summarize() {
+  awk -v column="$1" '
+    { us[$1, $2] = $column; if ($2 + 1 > rounds) rounds = $2 + 1 }
     END {
       for (i = 0; i < rounds; ++i) {
-        print "plain", us["plain", i] / 1e6
-        print "hold8", us["hold8", i] / 1e6
-        print "hold1", us["hold1", i] / 1e6
+        print "plain", us["plain", i]
+        print "hold8", us["hold8", i]
+        print "hold1", us["hold1", i]
         print "ratio8", us["hold8", i] / us["plain", i]
         print "ratio1", us["hold1", i] / us["plain", i]
       }
     }' "$work/times" | medians | awk '
-    { m[$1] = $2 }
+    { m[$1] = $2; lo[$1] = $3; hi[$1] = $4 }
     END {
       printf "%-8s %9s %9s %9s\n", "", "plain", "hold8", "hold1"
       printf "%-8s %9.3f %9.3f %9.3f\n", "median s", m["plain"], m["hold8"], m["hold1"]
+      printf "%-8s %9s %9s %9s\n", "min…max", sprintf("%.2f…%.2f", lo["plain"], hi["plain"]),
+             sprintf("%.2f…%.2f", lo["hold8"], hi["hold8"]), sprintf("%.2f…%.2f", lo["hold1"], hi["hold1"])
       printf "%-8s %9s %8.3fx %8.3fx   (median of per-round ratios)\n", "ratio", "", m["ratio8"], m["ratio1"]
       printf "%-8s %9s %8.3fx %8.3fx   (ratio of medians)\n", "", "", m["hold8"] / m["plain"], m["hold1"] / m["plain"]
     }'
