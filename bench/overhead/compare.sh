@@ -4,7 +4,7 @@
 #   micro: lockscope_overhead_bench (CPU ns per uncontended pair; added = median - plain median)
 #   heavy: lockscope_lock_heavy     (wall time, whole program)
 #   git:   git repack -a -f -d on a generated repository (make_git_repo.sh)
-# Each profiled configuration runs at --hold-sample 8 (the default) and 1 (every hold timed).
+# Each profiled configuration runs at --hold-sample 32 (the default) and 1 (every hold timed).
 # Usage: compare.sh [-n RUNS] [-b BUILD_DIR] [-c GIT_COMMITS] [micro|heavy|git]...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +25,7 @@ build=$(cd "$build" && pwd)
 lockscope="$build/bin/lockscope"
 work=$(mktemp -d /tmp/lockscope-overhead.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-configs=(plain hold8 hold1)
+configs=(plain hold32 hold1)
 
 # run CONFIG CMD...: the command plain or under lockscope record (fresh profile directory).
 run() {
@@ -34,7 +34,7 @@ run() {
   rm -rf "$work/prof"
   case $config in
     plain) "$@" ;;
-    hold8) "$lockscope" record --hold-sample 8 -o "$work/prof" -- "$@" 2>/dev/null ;;
+    hold32) "$lockscope" record --hold-sample 32 -o "$work/prof" -- "$@" 2>/dev/null ;;
     hold1) "$lockscope" record --hold-sample 1 -o "$work/prof" -- "$@" 2>/dev/null ;;
   esac
 }
@@ -60,11 +60,11 @@ micro() {
   awk '
     { split($1, k, ":"); t[k[1], k[2]] = $2; if (k[1] == "plain") order[++n] = k[2] }
     END {
-      printf "%-28s %8s %8s %8s %8s %8s\n", "benchmark", "plain", "hold8", "+ns", "hold1", "+ns"
+      printf "%-28s %8s %8s %8s %8s %8s\n", "benchmark", "plain", "hold32", "+ns", "hold1", "+ns"
       for (i = 1; i <= n; ++i) {
         b = order[i]
-        printf "%-28s %8.1f %8.1f %+8.1f %8.1f %+8.1f\n", b, t["plain", b], t["hold8", b],
-               t["hold8", b] - t["plain", b], t["hold1", b], t["hold1", b] - t["plain", b]
+        printf "%-28s %8.1f %8.1f %+8.1f %8.1f %+8.1f\n", b, t["plain", b], t["hold32", b],
+               t["hold32", b] - t["plain", b], t["hold1", b], t["hold1", b] - t["plain", b]
       }
     }' "$work/micro"
 }
@@ -95,20 +95,20 @@ summarize() {
     END {
       for (i = 0; i < rounds; ++i) {
         print "plain", us["plain", i]
-        print "hold8", us["hold8", i]
+        print "hold32", us["hold32", i]
         print "hold1", us["hold1", i]
-        print "ratio8", us["hold8", i] / us["plain", i]
+        print "ratio32", us["hold32", i] / us["plain", i]
         print "ratio1", us["hold1", i] / us["plain", i]
       }
     }' "$work/times" | medians | awk '
     { m[$1] = $2; lo[$1] = $3; hi[$1] = $4 }
     END {
-      printf "%-8s %9s %9s %9s\n", "", "plain", "hold8", "hold1"
-      printf "%-8s %9.3f %9.3f %9.3f\n", "median s", m["plain"], m["hold8"], m["hold1"]
+      printf "%-8s %9s %9s %9s\n", "", "plain", "hold32", "hold1"
+      printf "%-8s %9.3f %9.3f %9.3f\n", "median s", m["plain"], m["hold32"], m["hold1"]
       printf "%-8s %9s %9s %9s\n", "min…max", sprintf("%.2f…%.2f", lo["plain"], hi["plain"]),
-             sprintf("%.2f…%.2f", lo["hold8"], hi["hold8"]), sprintf("%.2f…%.2f", lo["hold1"], hi["hold1"])
-      printf "%-8s %9s %8.3fx %8.3fx   (median of per-round ratios)\n", "ratio", "", m["ratio8"], m["ratio1"]
-      printf "%-8s %9s %8.3fx %8.3fx   (ratio of medians)\n", "", "", m["hold8"] / m["plain"], m["hold1"] / m["plain"]
+             sprintf("%.2f…%.2f", lo["hold32"], hi["hold32"]), sprintf("%.2f…%.2f", lo["hold1"], hi["hold1"])
+      printf "%-8s %9s %8.3fx %8.3fx   (median of per-round ratios)\n", "ratio", "", m["ratio32"], m["ratio1"]
+      printf "%-8s %9s %8.3fx %8.3fx   (ratio of medians)\n", "", "", m["hold32"] / m["plain"], m["hold1"] / m["plain"]
     }'
 }
 

@@ -29,9 +29,11 @@ struct LogHistogramLayout {
                                                     1000000000ull,
                                                     10000000000ull,
                                                     100000000000ull};
+  static constexpr double kInversePow10[kDecades + 1] = {1e0, 1e-1, 1e-2, 1e-3, 1e-4,  1e-5,
+                                                         1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11};
 
-  // Bucket index of a duration in nanoseconds. Allocation-free, branch-light: used on the
-  // runtime's contended path.
+  // Bucket index of a duration in nanoseconds. Allocation-free, branch-light and division-free:
+  // used on the runtime's hot path for every timed wait and hold.
   static int bucket_of(uint64_t ns) {
     if (ns <= 1) return 0;
     const uint64_t u = ns - 1;  // upper-inclusive bounds: bucket (lo, hi] of ns is [lo, hi) of ns-1
@@ -40,7 +42,14 @@ struct LogHistogramLayout {
     const int bits = 64 - __builtin_clzll(u);  // u >= 1
     int decade = (bits - 1) * 1233 >> 12;      // floor(log10(2^(bits-1)))
     if (decade + 1 <= kDecades && u >= kPow10[decade + 1]) ++decade;
-    const int sub = static_cast<int>(u * 2 / kPow10[decade]) - 2;  // [0, 18)
+    // sub = floor(2u / 10^decade) - 2 in [0, 18): estimated in floating point, then made exact
+    // with integer comparisons (a 64-bit div costs ~40 cycles).
+    const uint64_t twice = u * 2;
+    int sub = static_cast<int>(static_cast<double>(twice) * kInversePow10[decade]) - 2;
+    if (sub < 0) sub = 0;
+    if (sub > kSubBuckets - 1) sub = kSubBuckets - 1;
+    if (static_cast<uint64_t>(sub + 2) * kPow10[decade] > twice) --sub;
+    else if (sub + 1 < kSubBuckets && static_cast<uint64_t>(sub + 3) * kPow10[decade] <= twice) ++sub;
     return 1 + decade * kSubBuckets + sub;
   }
 

@@ -44,33 +44,67 @@ int real_clocklock(pthread_mutex_t* mutex, clockid_t clock, const timespec* dead
 
 }  // namespace
 
+// The real calls behind each acquire form (see acquire() in recorder.h).
+struct MutexLockCalls {
+  static constexpr Operation kOperation = Operation::kLock;
+  static constexpr bool kBlocking = true;
+  pthread_mutex_t* mutex;
+  int try_acquire() const { return real().mutex_trylock(mutex); }
+  int blocking_acquire() const { return real().mutex_lock(mutex); }
+};
+
+struct MutexTryLockCalls {
+  static constexpr Operation kOperation = Operation::kTryLock;
+  static constexpr bool kBlocking = false;
+  pthread_mutex_t* mutex;
+  int try_acquire() const { return real().mutex_trylock(mutex); }
+  int blocking_acquire() const { return try_acquire(); }
+};
+
+struct MutexTimedLockCalls {
+  static constexpr Operation kOperation = Operation::kTimedLock;
+  static constexpr bool kBlocking = true;
+  pthread_mutex_t* mutex;
+  const timespec* deadline;
+  int try_acquire() const { return real().mutex_trylock(mutex); }
+  int blocking_acquire() const { return real_timedlock(mutex, deadline); }
+};
+
+struct MutexClockLockCalls {
+  static constexpr Operation kOperation = Operation::kClockLock;
+  static constexpr bool kBlocking = true;
+  pthread_mutex_t* mutex;
+  const timespec* deadline;
+  clockid_t clock;
+  int try_acquire() const { return real().mutex_trylock(mutex); }
+  int blocking_acquire() const { return real_clocklock(mutex, clock, deadline); }
+};
+
 LOCKSCOPE_EXPORT int pthread_mutex_lock(pthread_mutex_t* mutex) {
-  return lockscope::runtime::acquire(
-      mutex, Operation::kLock, CALL_SITE, true, [&] { return real().mutex_trylock(mutex); },
-      [&] { return real().mutex_lock(mutex); });
+  return lockscope::runtime::acquire(mutex, CALL_SITE, MutexLockCalls{mutex});
 }
 
 LOCKSCOPE_EXPORT int pthread_mutex_trylock(pthread_mutex_t* mutex) {
-  auto try_once = [&] { return real().mutex_trylock(mutex); };
-  return lockscope::runtime::acquire(mutex, Operation::kTryLock, CALL_SITE, false, try_once,
-                                     try_once);
+  return lockscope::runtime::acquire(mutex, CALL_SITE, MutexTryLockCalls{mutex});
 }
 
 LOCKSCOPE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* mutex, const timespec* deadline) {
-  return lockscope::runtime::acquire(
-      mutex, Operation::kTimedLock, CALL_SITE, true, [&] { return real().mutex_trylock(mutex); },
-      [&] { return real_timedlock(mutex, deadline); });
+  return lockscope::runtime::acquire(mutex, CALL_SITE, MutexTimedLockCalls{mutex, deadline});
 }
 
 LOCKSCOPE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* mutex, clockid_t clock,
                                              const timespec* deadline) {
-  return lockscope::runtime::acquire(
-      mutex, Operation::kClockLock, CALL_SITE, true, [&] { return real().mutex_trylock(mutex); },
-      [&] { return real_clocklock(mutex, clock, deadline); });
+  return lockscope::runtime::acquire(mutex, CALL_SITE,
+                                     MutexClockLockCalls{mutex, deadline, clock});
 }
 
+struct MutexUnlockCall {
+  pthread_mutex_t* mutex;
+  int operator()() const { return real().mutex_unlock(mutex); }
+};
+
 LOCKSCOPE_EXPORT int pthread_mutex_unlock(pthread_mutex_t* mutex) {
-  return lockscope::runtime::release(mutex, CALL_SITE, [&] { return real().mutex_unlock(mutex); });
+  return lockscope::runtime::release(mutex, CALL_SITE, MutexUnlockCall{mutex});
 }
 
 LOCKSCOPE_EXPORT int pthread_mutex_init(pthread_mutex_t* mutex, const pthread_mutexattr_t* attr) {

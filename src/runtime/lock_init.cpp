@@ -47,7 +47,10 @@ void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* at
   } else {
     LockSlot& slot = rt.locks.slot(index);
     // Re-initialising an address that was used since its generation began starts a new one.
-    if (slot.used.load(std::memory_order_relaxed)) rt.locks.retire_generation(index);
+    if (slot.used.load(std::memory_order_relaxed)) {
+      rt.locks.retire_generation(index);
+      rt.identity_epoch.fetch_add(1, std::memory_order_release);
+    }
     slot.kind.store(mutex_kind(attr), std::memory_order_relaxed);
     slot.flags.store(mutex_flags(attr), std::memory_order_relaxed);
     slot.init_site.store(site, std::memory_order_relaxed);
@@ -65,6 +68,7 @@ void note_mutex_destroy(const pthread_mutex_t* mutex) {
     slot.flags.store(slot.flags.load(std::memory_order_relaxed) | format::kLockDestroyed,
                      std::memory_order_relaxed);
     rt.locks.retire_generation(index);
+    rt.identity_epoch.fetch_add(1, std::memory_order_release);
   }
   errno = saved_errno;
 }

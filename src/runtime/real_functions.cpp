@@ -21,13 +21,14 @@ __asm__(".symver lockscope_boot_mutex_init,__pthread_mutex_init@GLIBC_2.2.5");
 __asm__(".symver lockscope_boot_mutex_destroy,__pthread_mutex_destroy@GLIBC_2.2.5");
 
 namespace lockscope::runtime {
-namespace {
 
-RealFunctions g_real = {
+RealFunctions g_real_functions = {
     lockscope_boot_mutex_lock, lockscope_boot_mutex_trylock, lockscope_boot_mutex_unlock,
     lockscope_boot_mutex_init, lockscope_boot_mutex_destroy, nullptr, nullptr, nullptr, nullptr, nullptr,
     nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
 };
+
+namespace {
 
 template <typename Function>
 void resolve(Function& slot, const char* name, const char* version = nullptr) {
@@ -42,10 +43,8 @@ void resolve(Function& slot, const char* name, const char* version = nullptr) {
 
 }  // namespace
 
-RealFunctions& real() { return g_real; }
-
 void resolve_real_functions() {
-  RealFunctions r = g_real;
+  RealFunctions r = g_real_functions;
   resolve(r.mutex_lock, "pthread_mutex_lock");
   resolve(r.mutex_trylock, "pthread_mutex_trylock");
   resolve(r.mutex_unlock, "pthread_mutex_unlock");
@@ -63,7 +62,7 @@ void resolve_real_functions() {
   resolve(r.fexecve, "fexecve");
   resolve(r.underscore_exit, "_exit");
   resolve(r.underscore_capital_exit, "_Exit");
-  g_real = r;
+  g_real_functions = r;
 }
 
 }  // namespace lockscope::runtime

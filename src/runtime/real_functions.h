@@ -33,6 +33,8 @@ struct RealFunctions {
 
 // Resolves everything once (idempotent, thread-safe enough: concurrent callers store equal values).
 void resolve_real_functions();
-RealFunctions& real();
+// A hidden global, read inline on the hot path (no call, no GOT).
+extern RealFunctions g_real_functions;
+inline RealFunctions& real() { return g_real_functions; }
 
 }  // namespace lockscope::runtime

@@ -3,19 +3,51 @@
 namespace lockscope::runtime {
 namespace {
 
-SiteStats* site_entry(ThreadState& self, uint32_t slot, uint32_t generation, uintptr_t site,
-                      format::Operation op) {
+// The stats entry of (lock generation, site, operation) in the thread's table, remembered in the
+// thread's site cache for the inline fast path.
+SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32_t generation,
+                      uintptr_t site, format::Operation op, uint32_t identity_epoch) {
   const SiteKey key{slot, generation, site, static_cast<uint16_t>(op)};
   SiteStats* entry = self.sites.find_or_insert(key);
-  if (__builtin_expect(entry != nullptr && !self.sites.nearly_full(), 1)) return entry;
-  // Full or nearly: fold this thread's table into the process table and start afresh.
-  flush_thread_sites(self);
-  entry = self.sites.find_or_insert(key);
-  if (!entry) runtime().count(format::Counter::kDroppedSites);
+  if (__builtin_expect(entry == nullptr || self.sites.nearly_full(), 0)) {
+    // Full or nearly: fold this thread's table into the process table and start afresh.
+    flush_thread_sites(self);
+    entry = self.sites.find_or_insert(key);
+    if (!entry) {
+      runtime().count(format::Counter::kDroppedSites);
+      return nullptr;
+    }
+  }
+  site_cache_slot(self, lock, site, op) =
+      SiteCacheEntry{lock,       site,           entry, &runtime().locks.slot(slot), slot,
+                     self.epoch, identity_epoch, static_cast<uint16_t>(op)};
   return entry;
 }
 
 }  // namespace
+
+void start_sampled_hold(HeldLock& held, SiteStats& stats) {
+  stats.hold_countdown = g_runtime.hold_sample_period - 1;
+  held.weight = g_runtime.hold_sample_period;
+  held.paused_ticks = 0;
+  held.start_ticks = g_runtime.clock.now();
+}
+
+void finish_timed_hold(HeldLock& held) {
+  const Clock& clock = g_runtime.clock;
+  const uint64_t hold_ns = clock.to_ns(clock.now() - held.start_ticks + held.paused_ticks);
+  record_duration(hold_ns, held.weight, held.entry->hold_sum_ns, held.entry->hold_max_ns,
+                  held.entry->hold_histogram);
+  ++held.entry->hold_samples;
+}
+
+// Owner changes: the caller holds the lock, so it serialises these two fields for us.
+void record_owner_change(LockSlot& slot, uint32_t tid, uint32_t previous_owner) {
+  if (previous_owner != 0)
+    slot.owner_changes.store(slot.owner_changes.load(std::memory_order_relaxed) + 1,
+                             std::memory_order_relaxed);
+  slot.last_owner.store(tid, std::memory_order_relaxed);
+}
 
 void record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                     const AcquireOutcome& outcome) {
@@ -25,10 +57,12 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
     rt.count(format::Counter::kDroppedLocks);
     return;
   }
+  // Read before the generation: a cache entry may then be stale but never wrongly valid.
+  const uint32_t identity_epoch = rt.identity_epoch.load(std::memory_order_acquire);
   LockSlot& slot = rt.locks.slot(slot_index);
   if (!slot.used.load(std::memory_order_relaxed)) slot.used.store(true, std::memory_order_relaxed);
   const uint32_t generation = slot.generation.load(std::memory_order_relaxed);
-  SiteStats* entry = site_entry(self, slot_index, generation, site, op);
+  SiteStats* entry = site_entry(self, lock, slot_index, generation, site, op, identity_epoch);
   if (!entry) return;
   ++entry->count;
   // A wait that ended in a timeout is still time spent waiting; an immediate error (EDEADLK from
@@ -48,14 +82,8 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
     ++entry->contended;
     ++self.contended;
   }
-  // Owner changes: we hold the lock now, so it serialises these two fields for us.
   const uint32_t previous_owner = slot.last_owner.load(std::memory_order_relaxed);
-  if (previous_owner != self.tid) {
-    if (previous_owner != 0)
-      slot.owner_changes.store(slot.owner_changes.load(std::memory_order_relaxed) + 1,
-                               std::memory_order_relaxed);
-    slot.last_owner.store(self.tid, std::memory_order_relaxed);
-  }
+  if (previous_owner != self.tid) record_owner_change(slot, self.tid, previous_owner);
   if (self.held_depth >= kMaxHeldLocks) {
     rt.count(format::Counter::kHeldStackOverflow);
     return;
@@ -65,16 +93,12 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   held.slot = slot_index;
   held.epoch = self.epoch;
   held.entry = entry;
-  held.paused_ticks = 0;
+  held.paused_ticks = 0;  // read only when the hold is timed
   if (outcome.contended) {
     held.start_ticks = outcome.end_ticks;
     held.weight = 1;
   } else if (entry->hold_countdown == 0) {
-    // Sampled per site (1st, N+1th, ... acquisition), not per thread: a thread alternating between
-    // locks must not alias onto one of them.
-    entry->hold_countdown = rt.hold_sample_period - 1;
-    held.start_ticks = rt.clock.now();
-    held.weight = rt.hold_sample_period;
+    start_sampled_hold(held, *entry);
   } else {
     --entry->hold_countdown;
     held.weight = 0;
@@ -93,11 +117,8 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
       --self.held_depth;
       slot_index = held.slot;
       if (held.weight != 0 && held.entry != nullptr && held.epoch == self.epoch) {
-        const uint64_t hold_ns =
-            rt.clock.to_ns(rt.clock.now() - held.start_ticks + held.paused_ticks);
-        record_duration(hold_ns, held.weight, held.entry->hold_sum_ns, held.entry->hold_max_ns,
-                        held.entry->hold_histogram);
-        ++held.entry->hold_samples;
+        HeldLock finished = held;
+        finish_timed_hold(finished);
       }
       break;
     }
@@ -111,8 +132,10 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
       return;
     }
   }
+  const uint32_t identity_epoch = rt.identity_epoch.load(std::memory_order_acquire);
   const uint32_t generation = rt.locks.slot(slot_index).generation.load(std::memory_order_relaxed);
-  SiteStats* entry = site_entry(self, slot_index, generation, site, format::Operation::kUnlock);
+  SiteStats* entry =
+      site_entry(self, lock, slot_index, generation, site, format::Operation::kUnlock, identity_epoch);
   if (!entry) return;
   ++entry->count;
   if (result != 0) ++entry->failed;

@@ -21,13 +21,11 @@ extern char** environ;
 namespace lockscope::runtime {
 
 __thread ThreadState* tls_thread = nullptr;
+constinit Runtime g_runtime;
 namespace {
 __thread bool tls_inside = false;
 __thread bool tls_exited = false;
-constinit Runtime g_runtime;  // constant-initialised: usable before any constructor runs
 }  // namespace
-
-Runtime& runtime() { return g_runtime; }
 
 void InternalSpinlock::lock() {
   for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins) {
@@ -163,6 +161,7 @@ ThreadState* register_thread() {
   std::memset(static_cast<void*>(self), 0, sizeof(ThreadState));
   self->tid = static_cast<uint32_t>(syscall(SYS_gettid));
   self->handle = pthread_self();
+  self->epoch = 1;
   if (self->tid == rt.pid) self->flags |= format::kThreadMain;
   if (!take_site_table(self->sites)) {
     rt.count(format::Counter::kDroppedThreads);
@@ -225,6 +224,8 @@ void after_fork_in_child() {
   self->tid = rt.pid;
   self->handle = pthread_self();
   self->flags = format::kThreadMain;
+  self->epoch = 1;
+  std::memset(self->site_cache, 0, sizeof(self->site_cache));
   self->held_depth = depth;
   for (uint32_t i = 0; i < depth; ++i) {
     self->held[i] = held[i];

@@ -26,7 +26,7 @@ inline constexpr size_t kMergedSiteCapacity = size_t{1} << 16;
 inline constexpr size_t kLockCapacity = size_t{1} << 16;
 inline constexpr size_t kRetiredLockCapacity = size_t{1} << 16;
 inline constexpr uint32_t kMaxThreads = 1u << 16;
-inline constexpr uint32_t kDefaultHoldSamplePeriod = 8;
+inline constexpr uint32_t kDefaultHoldSamplePeriod = 32;
 
 struct HeldLock {
   const void* lock;
@@ -37,6 +37,22 @@ struct HeldLock {
   uint64_t paused_ticks;  // held time before a condition wait released and re-took the lock
   uint32_t weight;      // 0: hold not timed; 1: timed (contended); N: sampled 1 in N
 };
+
+// A direct-mapped cache of the thread's recent (lock, call site, operation) -> stats entry, so that
+// the common case (an uncontended acquire or release at a site seen before) needs no table lookup.
+// An entry is valid while the thread's table was not flushed (epoch) and no lock changed
+// generation anywhere in the process (identity epoch).
+struct SiteCacheEntry {
+  const void* lock;
+  uintptr_t site;
+  SiteStats* stats;
+  LockSlot* slot;
+  uint32_t slot_index;
+  uint32_t epoch;
+  uint32_t identity_epoch;
+  uint16_t operation;
+};
+inline constexpr uint32_t kSiteCacheSize = 64;
 
 struct ThreadState {
   // The thread's record (survives the thread).
@@ -53,9 +69,10 @@ struct ThreadState {
   Histogram wait_histogram;
   // Recording state, used only by the thread itself while it runs.
   SiteTable sites;
-  uint32_t epoch;
+  uint32_t epoch;  // starts at 1; +1 at each flush of `sites`
   uint32_t held_depth;
   HeldLock held[kMaxHeldLocks];
+  SiteCacheEntry site_cache[kSiteCacheSize];
 };
 
 // A spinlock for the runtime's own rare paths (merging, table pool): never the program's mutexes,
@@ -73,7 +90,10 @@ class InternalSpinlock {
 enum class RuntimeStatus : int { kUninitialized = 0, kInitializing = 1, kReady = 2, kFailed = 3 };
 
 struct Runtime {
-  std::atomic<int> status{0};
+  // +1 whenever a lock changes generation: invalidates every thread's SiteCacheEntry. Alone on its
+  // cache line: read on every cached acquire, written only by init/destroy.
+  alignas(64) std::atomic<uint32_t> identity_epoch{0};
+  alignas(64) std::atomic<int> status{0};
   Clock clock;
   uint32_t hold_sample_period = kDefaultHoldSamplePeriod;
   char directory[4096] = {};
@@ -101,7 +121,9 @@ struct Runtime {
   }
 };
 
-Runtime& runtime();
+// Constant-initialised (usable before any constructor runs); read inline on the hot path.
+extern Runtime g_runtime;
+inline Runtime& runtime() { return g_runtime; }
 
 // The calling thread's state, or nullptr when it must not record: runtime not ready, a call made
 // from inside lockscope, or a thread past its exit destructor.

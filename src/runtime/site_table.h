@@ -26,6 +26,7 @@ struct SiteKey {
 struct SiteStats {
   SiteKey key;
   bool used;
+  uint32_t hold_countdown;  // acquisitions of this site until its next timed hold (count's line)
   uint64_t count;
   uint64_t contended;
   uint64_t failed;
@@ -34,7 +35,6 @@ struct SiteStats {
   uint64_t hold_sum_ns;  // scaled: a sampled uncontended hold counts `period` times
   uint64_t hold_max_ns;
   uint64_t hold_samples;
-  uint32_t hold_countdown;  // acquisitions of this site until its next timed hold
   Histogram wait_histogram;
   Histogram hold_histogram;  // scaled like hold_sum_ns
 };

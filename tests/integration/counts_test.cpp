@@ -120,7 +120,8 @@ TEST(Counts, LocksTakenBeforeOurConstructorAreRecorded) {
 
 TEST(Counts, HoldSamplingScalesToTheExactCount) {
   TemporaryDirectory dir;
-  const ProcessProfile process = record_single_process(dir, "counter_threads", {"1", "8000"});
+  const ProcessProfile process =
+      record_single_process(dir, "counter_threads", {"1", "8000"}, {"--hold-sample", "8"});
   const LockSummary* lock = lock_acquired_at(process, "counter_threads.c",
                                              marker_line("counter_threads", "counter-lock"));
   ASSERT_NE(lock, nullptr);
