@@ -3,9 +3,8 @@
 //
 // A lock is (address, generation): pthread_mutex_init after the address was used, and
 // pthread_mutex_destroy, start a new generation; the finished one is copied to the retired list so
-// its init site and owner changes survive. `last_owner` and `owner_changes` are touched only by the
-// thread that has just acquired the lock, so the lock itself serialises them; relaxed atomics keep
-// that race-free in the C++ sense at no cost.
+// its init site and owner changes survive. `last_owner` and `owner_changes` are updated at release
+// (see note_release_owner in recorder.h), with atomic exchange and add.
 #pragma once
 
 #include <atomic>

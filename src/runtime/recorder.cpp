@@ -41,12 +41,10 @@ void finish_timed_hold(HeldLock& held) {
   ++held.entry->hold_samples;
 }
 
-// Owner changes: the caller holds the lock, so it serialises these two fields for us.
-void record_owner_change(LockSlot& slot, uint32_t tid, uint32_t previous_owner) {
-  if (previous_owner != 0)
-    slot.owner_changes.store(slot.owner_changes.load(std::memory_order_relaxed) + 1,
-                             std::memory_order_relaxed);
-  slot.last_owner.store(tid, std::memory_order_relaxed);
+void record_owner_change(LockSlot& slot, uint32_t tid) {
+  const uint32_t previous_owner = slot.last_owner.exchange(tid, std::memory_order_relaxed);
+  if (previous_owner != 0 && previous_owner != tid)
+    slot.owner_changes.fetch_add(1, std::memory_order_relaxed);
 }
 
 void record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
@@ -82,8 +80,6 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
     ++entry->contended;
     ++self.contended;
   }
-  const uint32_t previous_owner = slot.last_owner.load(std::memory_order_relaxed);
-  if (previous_owner != self.tid) record_owner_change(slot, self.tid, previous_owner);
   if (self.held_depth >= kMaxHeldLocks) {
     rt.count(format::Counter::kHeldStackOverflow);
     return;
@@ -116,6 +112,7 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
       for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
       --self.held_depth;
       slot_index = held.slot;
+      note_release_owner(rt.locks.slot(slot_index), self.tid);
       if (held.weight != 0 && held.entry != nullptr && held.epoch == self.epoch) {
         HeldLock finished = held;
         finish_timed_hold(finished);

@@ -33,7 +33,16 @@ inline bool acquired(int result) { return result == 0 || result == EOWNERDEAD; }
 void record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                     const AcquireOutcome& outcome);
 void record_release(ThreadState& self, const void* lock, uintptr_t site, int result);
-void record_owner_change(LockSlot& slot, uint32_t tid, uint32_t previous_owner);
+void record_owner_change(LockSlot& slot, uint32_t tid);
+
+// Owner changes are counted at release, outside the critical section: releases of an exclusive
+// lock happen in the same order as its acquisitions, so "released by a different thread than the
+// previous release" is "acquired by a different thread than the previous owner". Doing it inside
+// the critical section would add a second contended cache line to every handoff.
+inline void note_release_owner(LockSlot& slot, uint32_t tid) {
+  if (__builtin_expect(slot.last_owner.load(std::memory_order_relaxed) != tid, 0))
+    record_owner_change(slot, tid);
+}
 
 inline SiteCacheEntry& site_cache_slot(ThreadState& self, const void* lock, uintptr_t site,
                                        format::Operation op) {
@@ -62,9 +71,6 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   SiteStats& stats = *cached.stats;
   ++stats.count;
   ++self.acquisitions;
-  const uint32_t previous_owner = cached.slot->last_owner.load(std::memory_order_relaxed);
-  if (__builtin_expect(previous_owner != self.tid, 0))
-    record_owner_change(*cached.slot, self.tid, previous_owner);
   HeldLock& held = self.held[self.held_depth++];
   held.lock = cached.lock;
   held.slot = cached.slot_index;
@@ -118,6 +124,9 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   SiteCacheEntry* cached = self ? cached_site(*self, lock, site, Calls::kOperation) : nullptr;
   if (__builtin_expect(cached == nullptr || self->held_depth >= kMaxHeldLocks, 0))
     return acquire_slow(self, lock, site, kNotTried, calls);
+  // The owner field is written at release when another thread held the lock before: request its
+  // cache line now, so that its transfer overlaps the lock word's instead of following it.
+  __builtin_prefetch(&cached->slot->last_owner, 1);
   const int result = calls.try_acquire();
   if (__builtin_expect(result != 0, 0))
     return acquire_slow(self, cached->lock, cached->site, result, calls);
@@ -156,6 +165,7 @@ inline int release(const void* lock, uintptr_t site, Release real_release) {
   --self->held_depth;
   ++cached->stats->count;
   ++self->releases;
+  note_release_owner(*cached->slot, self->tid);
   return 0;
 }
 
