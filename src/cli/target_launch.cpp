@@ -32,7 +32,7 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
   std::string preload = settings.runtime_library;
   if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing)
     preload += std::string(":") + existing;
-  const uint64_t tsc_hz = tsc_is_invariant() ? measure_tsc_hz(20000000) : 0;
+  const uint64_t tsc_hz = tsc_is_invariant() ? measure_tsc_hz(5000000) : 0;
   const std::string config = fmt::format("hold_sample={},tsc_hz={},dir={}",
                                          settings.hold_sample_period, tsc_hz,
                                          std::filesystem::absolute(settings.profile_directory)
