@@ -1,0 +1,202 @@
+// Condition variables under the real runtime: each wait is split into waiting for the condition
+// (on the condvar) and re-acquiring the mutex (a kCondReacquire site on the mutex, at the wait's
+// line); timeouts are failed waits; signals and broadcasts are counted with and without waiters.
+#include <gtest/gtest.h>
+
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+using format::Operation;
+using format::Primitive;
+
+constexpr uint64_t kMs = 1'000'000;
+const std::string kFixture = "condvar_split";
+
+// Runs the fixture plain, then under `lockscope record`: stdout and exit status must be the same.
+ProcessProfile record_unchanged(const TemporaryDirectory& dir) {
+  const CommandResult plain = run_command({fixture(kFixture)});
+  EXPECT_EQ(plain.exit_status, 0) << plain.out;
+  const CommandResult profiled =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture(kFixture)});
+  EXPECT_EQ(profiled.exit_status, plain.exit_status) << profiled.out << profiled.err;
+  EXPECT_EQ(profiled.signal, 0);
+  EXPECT_EQ(profiled.out, plain.out);
+  Profile profile = load_profile(dir.path());
+  EXPECT_TRUE(profile.problems.empty());
+  if (profile.processes.size() != 1) {
+    ADD_FAILURE() << "expected one process, got " << profile.processes.size();
+    return {};
+  }
+  return profile.processes[0];
+}
+
+bool located_at(const CodeLocation& where, int line) {
+  const std::string file = kFixture + ".c";
+  return where.line == line && where.file.size() >= file.size() &&
+         where.file.compare(where.file.size() - file.size(), file.size(), file) == 0;
+}
+
+struct Found {
+  const LockSummary* lock = nullptr;
+  const SiteSummary* site = nullptr;
+};
+
+Found find_site(const ProcessProfile& process, const std::string& marker, Operation op) {
+  const int line = marker_line(kFixture, marker);
+  for (const LockSummary& lock : process.locks)
+    for (const SiteSummary& site : lock.sites)
+      if (site.operation == op && located_at(site.location, line)) return {&lock, &site};
+  return {};
+}
+
+const SiteSummary* site_of(const LockSummary& lock, const std::string& marker, Operation op) {
+  return site_at(lock, kFixture + ".c", marker_line(kFixture, marker), op);
+}
+
+class CondVar : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    directory_ = new TemporaryDirectory;
+    process_ = new ProcessProfile(record_unchanged(*directory_));
+  }
+  static void TearDownTestSuite() {
+    delete process_;
+    delete directory_;
+  }
+  const ProcessProfile& process() const { return *process_; }
+
+ private:
+  static TemporaryDirectory* directory_;
+  static ProcessProfile* process_;
+};
+TemporaryDirectory* CondVar::directory_ = nullptr;
+ProcessProfile* CondVar::process_ = nullptr;
+
+TEST_F(CondVar, TheSignallersHoldAfterSignallingIsReacquireWaitNotConditionWait) {
+  const Found wait = find_site(process(), "split-wait", Operation::kCondWait);
+  ASSERT_NE(wait.site, nullptr);
+  const LockSummary& condition = *wait.lock;
+  EXPECT_EQ(condition.primitive, Primitive::kCondVar);
+  EXPECT_EQ(lock_kind_name(condition), "condvar");
+  EXPECT_EQ(wait.site->count, 1u);
+  EXPECT_EQ(wait.site->failed, 0u);
+  EXPECT_EQ(wait.site->location.function, "split_waiter");
+  // The waiter waited ~2 ms for the signal, then ~20 ms for the mutex the signaller kept.
+  EXPECT_GE(wait.site->wait_sum_ns, 2 * kMs);
+  EXPECT_LT(wait.site->wait_sum_ns, 15 * kMs) << "the signaller's 20 ms hold leaked into the "
+                                                 "condition wait";
+  EXPECT_EQ(site_of(condition, "split-wait", Operation::kCondReacquire), nullptr)
+      << "the re-acquire belongs to the mutex, not the condvar";
+  EXPECT_EQ(condition.acquisitions, 1u) << "completed waits";
+  EXPECT_EQ(condition.reacquisitions, 0u);
+
+  const Found reacquire = find_site(process(), "split-wait", Operation::kCondReacquire);
+  ASSERT_NE(reacquire.site, nullptr) << "no re-acquire site on the mutex at the wait's line";
+  const LockSummary& mutex = *reacquire.lock;
+  EXPECT_EQ(mutex.primitive, Primitive::kMutex);
+  EXPECT_EQ(reacquire.site->count, 1u);
+  EXPECT_GE(reacquire.site->wait_sum_ns, 15 * kMs);
+  EXPECT_EQ(mutex.reacquisitions, 1u);
+  EXPECT_GE(mutex.reacquire_wait_ns, 15 * kMs);
+  EXPECT_GE(mutex.wait_sum_ns, mutex.reacquire_wait_ns);
+  // The mutex's own acquisitions: the waiter's lock and the signaller's; the re-acquire apart.
+  const SiteSummary* waiter_lock = site_of(mutex, "split-lock", Operation::kLock);
+  const SiteSummary* signaller_lock = site_of(mutex, "signaller-lock", Operation::kLock);
+  ASSERT_NE(waiter_lock, nullptr);
+  ASSERT_NE(signaller_lock, nullptr);
+  EXPECT_EQ(waiter_lock->count, 1u);
+  EXPECT_EQ(signaller_lock->count, 1u);
+  EXPECT_EQ(mutex.acquisitions, 2u);
+  EXPECT_EQ(mutex.releases, 2u);
+
+  const SiteSummary* signal = site_of(condition, "split-signal", Operation::kCondSignal);
+  ASSERT_NE(signal, nullptr);
+  EXPECT_EQ(signal->count, 1u);
+  EXPECT_EQ(signal->with_waiters, 1u);
+  EXPECT_EQ(signal->without_waiters, 0u);
+  EXPECT_EQ(condition.events, 1u);
+
+  // Per thread, the two waits are kept apart: the waiter's condition wait and its mutex wait.
+  bool waiter_found = false;
+  for (const ThreadSummary& thread : process().threads) {
+    const uint64_t mutex_wait = thread.wait_ns_by_primitive[static_cast<size_t>(Primitive::kMutex)];
+    if (mutex_wait < 15 * kMs) continue;
+    waiter_found = true;
+    const uint64_t condition_wait =
+        thread.wait_ns_by_primitive[static_cast<size_t>(Primitive::kCondVar)];
+    EXPECT_GE(condition_wait, 2 * kMs);
+    EXPECT_LT(condition_wait, 15 * kMs);
+    EXPECT_GE(thread.wait_sum_ns, 15 * kMs) << "a re-acquire is a lock wait";
+  }
+  EXPECT_TRUE(waiter_found) << "no thread with the ~20 ms re-acquire wait";
+}
+
+TEST_F(CondVar, TimeoutsAreFailedWaits) {
+  const Found timed = find_site(process(), "timed-wait", Operation::kCondTimedWait);
+  ASSERT_NE(timed.site, nullptr);
+  const LockSummary& condition = *timed.lock;
+  EXPECT_EQ(condition.primitive, Primitive::kCondVar);
+  EXPECT_EQ(condition.init_site.line, marker_line(kFixture, "timed-init"));
+  EXPECT_TRUE(condition.flags & format::kLockDestroyed);
+  EXPECT_EQ(timed.site->count, 1u);
+  EXPECT_EQ(timed.site->failed, 1u) << "ETIMEDOUT";
+  EXPECT_GE(timed.site->wait_sum_ns, 1 * kMs) << "a timed-out wait is still a wait";
+  const SiteSummary* clock = site_of(condition, "clock-wait", Operation::kCondClockWait);
+  ASSERT_NE(clock, nullptr);
+  EXPECT_EQ(clock->count, 1u);
+  EXPECT_EQ(clock->failed, 1u) << "ETIMEDOUT";
+  EXPECT_GE(clock->wait_sum_ns, 1 * kMs);
+  EXPECT_EQ(condition.acquisitions, 0u);
+  EXPECT_EQ(condition.failed, 2u);
+  EXPECT_EQ(condition.events, 0u);
+}
+
+TEST_F(CondVar, SignalsAndBroadcastsWithNobodyWaitingAreCountedWithoutWaiters) {
+  const Found first = find_site(process(), "lonely-signal", Operation::kCondSignal);
+  ASSERT_NE(first.site, nullptr);
+  const LockSummary& condition = *first.lock;
+  EXPECT_EQ(condition.primitive, Primitive::kCondVar);
+  for (const auto& [marker, op] : {std::pair{"lonely-signal", Operation::kCondSignal},
+                                   std::pair{"lonely-signal-2", Operation::kCondSignal},
+                                   std::pair{"lonely-broadcast", Operation::kCondBroadcast}}) {
+    SCOPED_TRACE(marker);
+    const SiteSummary* site = site_of(condition, marker, op);
+    ASSERT_NE(site, nullptr);
+    EXPECT_EQ(site->count, 1u);
+    EXPECT_EQ(site->without_waiters, 1u);
+    EXPECT_EQ(site->with_waiters, 0u);
+  }
+  EXPECT_EQ(condition.events, 3u);
+  EXPECT_EQ(condition.acquisitions, 0u);
+}
+
+TEST_F(CondVar, ABroadcastToThreeWaitersWakesThreeWaitsAndThreeReacquires) {
+  const Found broadcast = find_site(process(), "crowd-broadcast", Operation::kCondBroadcast);
+  ASSERT_NE(broadcast.site, nullptr);
+  EXPECT_EQ(broadcast.site->count, 1u);
+  EXPECT_EQ(broadcast.site->with_waiters, 1u);
+  EXPECT_EQ(broadcast.site->without_waiters, 0u);
+  const LockSummary& condition = *broadcast.lock;
+  const SiteSummary* waits = site_of(condition, "crowd-wait", Operation::kCondWait);
+  ASSERT_NE(waits, nullptr);
+  EXPECT_EQ(waits->count, 3u);
+  EXPECT_EQ(waits->failed, 0u);
+  EXPECT_EQ(condition.acquisitions, 3u);
+  EXPECT_EQ(condition.events, 1u);
+
+  const Found reacquire = find_site(process(), "crowd-wait", Operation::kCondReacquire);
+  ASSERT_NE(reacquire.site, nullptr);
+  EXPECT_EQ(reacquire.site->count, 3u);
+  EXPECT_EQ(reacquire.lock->reacquisitions, 3u);
+  const SiteSummary* crowd_lock = site_of(*reacquire.lock, "crowd-lock", Operation::kLock);
+  const SiteSummary* broadcaster = site_of(*reacquire.lock, "broadcaster-lock", Operation::kLock);
+  ASSERT_NE(crowd_lock, nullptr);
+  ASSERT_NE(broadcaster, nullptr);
+  EXPECT_EQ(crowd_lock->count, 3u);
+  EXPECT_EQ(reacquire.lock->acquisitions, 4u);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
