@@ -55,29 +55,66 @@ std::array<uint64_t, 5> report_buckets(const LatencyHistogram& histogram) {
   return out;
 }
 
-void LockSummary::finish() {
-  acquisitions = releases = contended = failed = wait_sum_ns = wait_max_ns = 0;
-  hold_sum_ns = hold_max_ns = 0;
-  wait = {};
-  waits_only = {};
-  hold = {};
-  for (const SiteSummary& site : sites) {
-    if (site.operation == format::Operation::kUnlock) {
-      releases += site.count - site.failed;
-      continue;
-    }
-    acquisitions += site.acquisitions();
-    contended += site.contended;
-    failed += site.failed;
-    wait_sum_ns += site.wait_sum_ns;
-    wait_max_ns = std::max(wait_max_ns, site.wait_max_ns);
-    hold_sum_ns += site.hold_sum_ns;
-    hold_max_ns = std::max(hold_max_ns, site.hold_max_ns);
-    wait.add(site.wait);
-    hold.add(site.hold);
-  }
+void SideSummary::add(const SiteSummary& site) {
+  acquisitions += site.count - site.failed;
+  contended += site.contended;
+  failed += site.failed;
+  wait_sum_ns += site.wait_sum_ns;
+  wait_max_ns = std::max(wait_max_ns, site.wait_max_ns);
+  hold_sum_ns += site.hold_sum_ns;
+  hold_max_ns = std::max(hold_max_ns, site.hold_max_ns);
+  wait.add(site.wait);
+  hold.add(site.hold);
+}
+
+void SideSummary::finish() {
   waits_only = wait;
   wait.counts[0] += acquisitions - std::min(acquisitions, contended);
+}
+
+void LockSummary::finish() {
+  SideSummary all;
+  read_side = {};
+  write_side = {};
+  releases = events = reacquisitions = reacquire_wait_ns = 0;
+  for (const SiteSummary& site : sites) {
+    if (site.operation == format::Operation::kCondReacquire) {
+      // A mutex wait, but not a call of the program: its time joins the lock's waits, its count
+      // stays apart from the acquisitions.
+      reacquisitions += site.count;
+      reacquire_wait_ns += site.wait_sum_ns;
+      all.wait_sum_ns += site.wait_sum_ns;
+      all.wait_max_ns = std::max(all.wait_max_ns, site.wait_max_ns);
+      all.waits_only.add(site.wait);
+      continue;
+    }
+    switch (format::operation_class(site.operation)) {
+      case format::OperationClass::kRelease: releases += site.count - site.failed; break;
+      case format::OperationClass::kEvent: events += site.count; break;
+      case format::OperationClass::kAcquire:
+      case format::OperationClass::kWait:
+        all.add(site);
+        if (format::is_read_side(site.operation)) read_side.add(site);
+        if (format::is_write_side(site.operation)) write_side.add(site);
+        break;
+    }
+  }
+  const LatencyHistogram reacquire_waits = all.waits_only;
+  all.finish();
+  all.waits_only.add(reacquire_waits);
+  read_side.finish();
+  write_side.finish();
+  acquisitions = all.acquisitions;
+  contended = all.contended;
+  failed = all.failed;
+  wait_sum_ns = all.wait_sum_ns;
+  wait_max_ns = all.wait_max_ns;
+  hold_sum_ns = all.hold_sum_ns;
+  hold_max_ns = all.hold_max_ns;
+  wait = all.wait;
+  wait.add(reacquire_waits);
+  waits_only = all.waits_only;
+  hold = all.hold;
 }
 
 std::string operation_name(format::Operation operation) {
@@ -87,13 +124,53 @@ std::string operation_name(format::Operation operation) {
     case format::Operation::kTimedLock: return "timedlock";
     case format::Operation::kClockLock: return "clocklock";
     case format::Operation::kUnlock: return "unlock";
+    case format::Operation::kReadLock: return "rdlock";
+    case format::Operation::kTryReadLock: return "tryrdlock";
+    case format::Operation::kTimedReadLock: return "timedrdlock";
+    case format::Operation::kClockReadLock: return "clockrdlock";
+    case format::Operation::kWriteLock: return "wrlock";
+    case format::Operation::kTryWriteLock: return "trywrlock";
+    case format::Operation::kTimedWriteLock: return "timedwrlock";
+    case format::Operation::kClockWriteLock: return "clockwrlock";
+    case format::Operation::kReadUnlock: return "rdunlock";
+    case format::Operation::kWriteUnlock: return "wrunlock";
+    case format::Operation::kCondWait: return "wait";
+    case format::Operation::kCondTimedWait: return "timedwait";
+    case format::Operation::kCondClockWait: return "clockwait";
+    case format::Operation::kCondSignal: return "signal";
+    case format::Operation::kCondBroadcast: return "broadcast";
+    case format::Operation::kCondReacquire: return "cond-reacquire";
+    case format::Operation::kSpinLock: return "spin_lock";
+    case format::Operation::kSpinTryLock: return "spin_trylock";
+    case format::Operation::kSemWait: return "sem_wait";
+    case format::Operation::kSemTryWait: return "sem_trywait";
+    case format::Operation::kSemTimedWait: return "sem_timedwait";
+    case format::Operation::kSemClockWait: return "sem_clockwait";
+    case format::Operation::kSemPost: return "sem_post";
+    case format::Operation::kBarrierWait: return "barrier_wait";
   }
   return "op" + std::to_string(static_cast<int>(operation));
 }
 
-std::string mutex_kind_name(format::MutexKind kind, uint32_t flags) {
+std::string primitive_name(format::Primitive primitive) {
+  switch (primitive) {
+    case format::Primitive::kMutex: return "mutex";
+    case format::Primitive::kRwLock: return "rwlock";
+    case format::Primitive::kCondVar: return "condvar";
+    case format::Primitive::kSpinLock: return "spinlock";
+    case format::Primitive::kSemaphore: return "semaphore";
+    case format::Primitive::kBarrier: return "barrier";
+  }
+  return "primitive" + std::to_string(static_cast<int>(primitive));
+}
+
+std::string lock_kind_name(const LockSummary& lock) {
+  if (lock.primitive == format::Primitive::kBarrier && lock.capacity)
+    return "barrier(" + std::to_string(lock.capacity) + ")";
+  if (lock.primitive != format::Primitive::kMutex) return primitive_name(lock.primitive);
+  const uint32_t flags = lock.flags;
   std::string name;
-  switch (kind) {
+  switch (lock.kind) {
     case format::MutexKind::kUnknown: name = "mutex"; break;
     case format::MutexKind::kNormal: name = "mutex"; break;
     case format::MutexKind::kRecursive: name = "mutex/recursive"; break;

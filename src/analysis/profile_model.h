@@ -53,7 +53,29 @@ struct SiteSummary {
   uint64_t hold_samples = 0;
   LatencyHistogram wait;  // contended waits only; uncontended acquisitions are "no wait"
   LatencyHistogram hold;
+  uint64_t behind_readers = 0;   // rwlock acquire: waits begun while readers held it
+  uint64_t behind_writer = 0;    // rwlock acquire: waits begun while a writer held it
+  uint64_t with_waiters = 0;     // signal/broadcast sent while a thread waited
+  uint64_t without_waiters = 0;  // signal/broadcast that found no waiter
+  uint64_t arrived_last = 0;     // barrier: arrivals that completed the barrier
   uint64_t acquisitions() const { return format::is_acquire(operation) ? count - failed : 0; }
+};
+
+// One side of a lock: all of a mutex or spinlock, or the read or the write side of an rwlock, or
+// the waits on a condvar, semaphore or barrier.
+struct SideSummary {
+  uint64_t acquisitions = 0;  // successful acquisitions, or completed waits
+  uint64_t contended = 0;
+  uint64_t failed = 0;
+  uint64_t wait_sum_ns = 0;
+  uint64_t wait_max_ns = 0;
+  uint64_t hold_sum_ns = 0;
+  uint64_t hold_max_ns = 0;
+  LatencyHistogram wait;        // includes uncontended acquisitions in the <= 1 ns bucket
+  LatencyHistogram waits_only;  // contended acquisitions and timed-out waits only
+  LatencyHistogram hold;
+  void add(const SiteSummary& site);
+  void finish();  // adds the uncontended acquisitions to `wait`
 };
 
 struct LockSummary {
@@ -62,21 +84,28 @@ struct LockSummary {
   format::Primitive primitive = format::Primitive::kMutex;
   format::MutexKind kind = format::MutexKind::kUnknown;
   uint32_t flags = 0;
+  uint32_t capacity = 0;  // barrier count, semaphore initial value
   CodeLocation init_site;
   uint64_t owner_changes = 0;
   std::vector<SiteSummary> sites;
-  // Totals over the sites (computed by finish()).
+  // Totals over the sites (computed by finish()). For an rwlock, the read and write sides are also
+  // kept apart; for a condvar, semaphore or barrier "acquisitions" are completed waits.
   uint64_t acquisitions = 0;
   uint64_t releases = 0;
   uint64_t contended = 0;
   uint64_t failed = 0;
-  uint64_t wait_sum_ns = 0;
+  uint64_t wait_sum_ns = 0;  // includes re-acquisitions after condition waits (reacquire_*)
   uint64_t wait_max_ns = 0;
   uint64_t hold_sum_ns = 0;
   uint64_t hold_max_ns = 0;
+  uint64_t events = 0;              // signals, broadcasts, posts
+  uint64_t reacquisitions = 0;      // mutex re-taken inside pthread_cond_wait
+  uint64_t reacquire_wait_ns = 0;   // ... and the time that took (part of wait_sum_ns)
   LatencyHistogram wait;  // includes uncontended acquisitions in the <= 1 ns bucket
   LatencyHistogram waits_only;  // contended acquisitions and timed-out waits only
   LatencyHistogram hold;
+  SideSummary read_side;   // rwlock only
+  SideSummary write_side;  // rwlock only
   void finish();
 };
 
@@ -90,7 +119,9 @@ struct ThreadSummary {
   uint64_t failed = 0;
   uint64_t wait_sum_ns = 0;
   uint64_t wait_max_ns = 0;
-  LatencyHistogram wait;  // includes uncontended acquisitions in the <= 1 ns bucket
+  LatencyHistogram wait;  // lock waits; includes uncontended acquisitions in the <= 1 ns bucket
+  std::array<uint64_t, format::kPrimitiveSlots> wait_ns_by_primitive{};  // never summed together
+  uint64_t barrier_last_arrivals = 0;
 };
 
 struct ModuleSummary {
@@ -137,7 +168,9 @@ struct Profile {
 };
 
 std::string operation_name(format::Operation operation);
-std::string mutex_kind_name(format::MutexKind kind, uint32_t flags);
+std::string primitive_name(format::Primitive primitive);
+// "mutex/recursive+robust", "rwlock", "condvar", "spinlock", "semaphore", "barrier(4)".
+std::string lock_kind_name(const LockSummary& lock);
 std::string exit_path_name(format::ExitPath path);
 
 }  // namespace lockscope

@@ -54,8 +54,12 @@ class SectionSet {
     if (header.version > format::kVersion)
       throw BadFile(fmt::format("written by a newer lockscope (format version {}; this one reads up "
                                 "to {})", header.version, format::kVersion));
-    if (header.version == 0 || header.header_size != sizeof(format::FileHeader))
-      throw BadFile(fmt::format("unsupported format version {}", header.version));
+    if (header.version < format::kVersion)
+      throw BadFile(fmt::format("written by an older lockscope (format version {}; this one reads "
+                                "version {}): record it again",
+                                header.version, format::kVersion));
+    if (header.header_size != sizeof(format::FileHeader))
+      throw BadFile(fmt::format("unsupported header size {}", header.header_size));
     const uint32_t stored_crc = header.header_crc;
     header.header_crc = 0;
     if (crc32(0, &header, sizeof(header)) != stored_crc)
@@ -200,13 +204,19 @@ ProcessProfile decode(const SectionSet& file) {
     thread.wait_max_ns = t.wait_max_ns;
     thread.wait = histogram(bins, t.wait_histogram);
     thread.wait.counts[0] += t.acquisitions - std::min(t.acquisitions, t.contended);
+    std::copy(std::begin(t.wait_ns_by_primitive), std::end(t.wait_ns_by_primitive),
+              thread.wait_ns_by_primitive.begin());
+    thread.barrier_last_arrivals = t.barrier_last_arrivals;
     out.threads.push_back(std::move(thread));
   }
   for (const auto& l : file.records<format::LockRecord>(SectionType::kLocks)) {
     LockSummary lock;
     lock.address = l.address;
     lock.generation = l.generation;
+    if (l.primitive < 1 || l.primitive > static_cast<uint32_t>(format::Primitive::kBarrier))
+      throw BadFile("a lock has an unknown primitive");
     lock.primitive = static_cast<format::Primitive>(l.primitive);
+    lock.capacity = l.capacity;
     lock.kind = static_cast<format::MutexKind>(l.kind);
     lock.flags = l.flags;
     if (l.init_module != format::kNoModule || l.init_offset != 0)
@@ -216,7 +226,8 @@ ProcessProfile decode(const SectionSet& file) {
   }
   for (const auto& s : file.records<format::SiteRecord>(SectionType::kSites)) {
     if (s.lock_index >= out.locks.size()) throw BadFile("a call site refers to a missing lock");
-    if (s.operation < 1 || s.operation > 5) throw BadFile("a call site has an unknown operation");
+    if (s.operation < 1 || s.operation > static_cast<uint16_t>(format::Operation::kLast))
+      throw BadFile("a call site has an unknown operation");
     SiteSummary site;
     site.operation = static_cast<format::Operation>(s.operation);
     site.location = location(s.module, s.offset, out.modules.size());
@@ -228,6 +239,11 @@ ProcessProfile decode(const SectionSet& file) {
     site.hold_sum_ns = s.hold_sum_ns;
     site.hold_max_ns = s.hold_max_ns;
     site.hold_samples = s.hold_samples;
+    site.behind_readers = s.behind_readers;
+    site.behind_writer = s.behind_writer;
+    site.with_waiters = s.with_waiters;
+    site.without_waiters = s.without_waiters;
+    site.arrived_last = s.arrived_last;
     site.wait = histogram(bins, s.wait_histogram);
     site.hold = histogram(bins, s.hold_histogram);
     out.locks[s.lock_index].sites.push_back(std::move(site));

@@ -19,7 +19,7 @@
 namespace lockscope::format {
 
 inline constexpr char kMagic[8] = {'L', 'K', 'S', 'C', 'O', 'P', 'E', '\0'};
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;  // 2: every POSIX primitive (rwlock, condvar, spin, sem, barrier)
 inline constexpr char kFileSuffix[] = ".lsprof";
 inline constexpr uint32_t kNoModule = 0xFFFFFFFFu;  // site offset is then an absolute address
 
@@ -109,7 +109,15 @@ struct ModuleRecord {
 };
 static_assert(sizeof(ModuleRecord) == 56);
 
-enum class Primitive : uint32_t { kMutex = 1 };
+enum class Primitive : uint32_t {
+  kMutex = 1,
+  kRwLock = 2,
+  kCondVar = 3,
+  kSpinLock = 4,
+  kSemaphore = 5,
+  kBarrier = 6,
+};
+inline constexpr uint32_t kPrimitiveSlots = 8;  // arrays indexed by Primitive
 
 enum class MutexKind : uint32_t {
   kUnknown = 0,  // statically initialised or first seen in use: type not observed
@@ -135,21 +143,87 @@ struct LockRecord {
   uint32_t kind;        // MutexKind
   uint32_t flags;       // LockFlags
   uint32_t init_module;
-  uint32_t reserved;
+  uint32_t capacity;  // barrier: its count; semaphore: initial value when seen at sem_init
   uint64_t init_offset;
   uint64_t owner_changes;  // acquisitions by a thread other than the previous owner
 };
 static_assert(sizeof(LockRecord) == 48);
 
 enum class Operation : uint16_t {
-  kLock = 1,
+  kLock = 1,  // mutex (and the spinlock's unlock is kUnlock too)
   kTryLock = 2,
   kTimedLock = 3,
   kClockLock = 4,
   kUnlock = 5,
+  kReadLock = 6,  // rwlock, read side
+  kTryReadLock = 7,
+  kTimedReadLock = 8,
+  kClockReadLock = 9,
+  kWriteLock = 10,  // rwlock, write side
+  kTryWriteLock = 11,
+  kTimedWriteLock = 12,
+  kClockWriteLock = 13,
+  kReadUnlock = 14,
+  kWriteUnlock = 15,
+  kCondWait = 16,  // condvar: the wait for the condition (wait = until woken)
+  kCondTimedWait = 17,
+  kCondClockWait = 18,
+  kCondSignal = 19,
+  kCondBroadcast = 20,
+  kCondReacquire = 21,  // on the mutex: glibc's internal re-lock after a condition wait
+  kSpinLock = 22,
+  kSpinTryLock = 23,
+  kSemWait = 24,
+  kSemTryWait = 25,
+  kSemTimedWait = 26,
+  kSemClockWait = 27,
+  kSemPost = 28,
+  kBarrierWait = 29,
+  kLast = kBarrierWait,
 };
 
-inline constexpr bool is_acquire(Operation op) { return op != Operation::kUnlock; }
+enum class OperationClass { kAcquire, kRelease, kWait, kEvent };
+
+// What an operation is: an acquisition of a lock (held until released), a release, a wait that
+// holds nothing afterwards (condition, semaphore, barrier, re-acquire), or a plain event (signal,
+// post).
+constexpr OperationClass operation_class(Operation op) {
+  switch (op) {
+    case Operation::kUnlock:
+    case Operation::kReadUnlock:
+    case Operation::kWriteUnlock: return OperationClass::kRelease;
+    case Operation::kCondWait:
+    case Operation::kCondTimedWait:
+    case Operation::kCondClockWait:
+    case Operation::kCondReacquire:
+    case Operation::kSemWait:
+    case Operation::kSemTryWait:
+    case Operation::kSemTimedWait:
+    case Operation::kSemClockWait:
+    case Operation::kBarrierWait: return OperationClass::kWait;
+    case Operation::kCondSignal:
+    case Operation::kCondBroadcast:
+    case Operation::kSemPost: return OperationClass::kEvent;
+    default: return OperationClass::kAcquire;
+  }
+}
+
+constexpr bool is_acquire(Operation op) { return operation_class(op) == OperationClass::kAcquire; }
+constexpr bool is_read_side(Operation op) {
+  return op >= Operation::kReadLock && op <= Operation::kClockReadLock;
+}
+constexpr bool is_write_side(Operation op) {
+  return op >= Operation::kWriteLock && op <= Operation::kClockWriteLock;
+}
+
+constexpr Primitive operation_primitive(Operation op) {
+  if (op <= Operation::kUnlock || op == Operation::kCondReacquire) return Primitive::kMutex;
+  if (op <= Operation::kWriteUnlock) return Primitive::kRwLock;
+  if (op <= Operation::kCondBroadcast) return Primitive::kCondVar;
+  if (op <= Operation::kSpinTryLock) return Primitive::kSpinLock;
+  if (op <= Operation::kSemPost) return Primitive::kSemaphore;
+  return Primitive::kBarrier;
+}
 
 struct SiteRecord {  // one (lock generation, call site, operation), summed over threads
   uint32_t lock_index;  // into the kLocks section
@@ -168,8 +242,14 @@ struct SiteRecord {  // one (lock generation, call site, operation), summed over
   uint64_t hold_samples;  // holds that were timed
   HistogramRef wait_histogram;
   HistogramRef hold_histogram;
+  // Operation-specific (0 elsewhere):
+  uint64_t behind_readers;   // rwlock acquire: waits that began while readers held it
+  uint64_t behind_writer;    // rwlock acquire: waits that began while a writer held it
+  uint64_t with_waiters;     // signal/broadcast sent while lockscope saw a thread waiting
+  uint64_t without_waiters;  // ... and while none was (a signal that woke nobody)
+  uint64_t arrived_last;     // barrier wait: arrivals that completed the barrier (did not wait)
 };
-static_assert(sizeof(SiteRecord) == 104);
+static_assert(sizeof(SiteRecord) == 144);
 
 struct ThreadRecord {
   uint32_t tid;
@@ -179,11 +259,13 @@ struct ThreadRecord {
   uint64_t releases;
   uint64_t contended;
   uint64_t failed;
-  uint64_t wait_sum_ns;
+  uint64_t wait_sum_ns;  // lock waits: mutex, rwlock, spinlock (spinning), condvar re-acquire
   uint64_t wait_max_ns;
-  HistogramRef wait_histogram;
+  HistogramRef wait_histogram;  // of the lock waits
+  uint64_t wait_ns_by_primitive[kPrimitiveSlots];  // every kind of wait, never summed together
+  uint64_t barrier_last_arrivals;  // barrier waits this thread completed as the last to arrive
 };
-static_assert(sizeof(ThreadRecord) == 80);
+static_assert(sizeof(ThreadRecord) == 152);
 
 enum ThreadFlags : uint32_t {
   kThreadMain = 1u << 0,

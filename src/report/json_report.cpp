@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;  // 2: every primitive (docs/json-schema.md)
 
 json histogram_json(const LatencyHistogram& histogram, uint64_t sum_ns, uint64_t max_ns) {
   json buckets = json::array();
@@ -51,13 +51,38 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
               {"caller", location_json(site.location, process)},
               {"count", site.count},
               {"failed", site.failed}};
-  if (site.operation != format::Operation::kUnlock) {
+  const format::OperationClass kind = format::operation_class(site.operation);
+  out["class"] = kind == format::OperationClass::kAcquire   ? "acquire"
+                 : kind == format::OperationClass::kRelease ? "release"
+                 : kind == format::OperationClass::kWait    ? "wait"
+                                                            : "event";
+  if (kind == format::OperationClass::kAcquire || kind == format::OperationClass::kWait) {
     out["contended"] = site.contended;
     out["wait"] = histogram_json(site.wait, site.wait_sum_ns, site.wait_max_ns);
+  }
+  if (kind == format::OperationClass::kAcquire) {
     out["hold"] = histogram_json(site.hold, site.hold_sum_ns, site.hold_max_ns);
     out["hold"]["timed"] = site.hold_samples;
   }
+  if (format::is_read_side(site.operation) || format::is_write_side(site.operation)) {
+    out["behind_readers"] = site.behind_readers;
+    out["behind_writer"] = site.behind_writer;
+  }
+  if (site.operation == format::Operation::kCondSignal ||
+      site.operation == format::Operation::kCondBroadcast) {
+    out["with_waiters"] = site.with_waiters;
+    out["without_waiters"] = site.without_waiters;
+  }
+  if (site.operation == format::Operation::kBarrierWait) out["arrived_last"] = site.arrived_last;
   return out;
+}
+
+json side_json(const SideSummary& side) {
+  return {{"acquisitions", side.acquisitions},
+          {"contended", side.contended},
+          {"failed", side.failed},
+          {"wait", histogram_json(side.wait, side.wait_sum_ns, side.wait_max_ns)},
+          {"hold", histogram_json(side.hold, side.hold_sum_ns, side.hold_max_ns)}};
 }
 
 json lock_json(const LockSummary& lock, const ProcessProfile& process) {
@@ -65,7 +90,12 @@ json lock_json(const LockSummary& lock, const ProcessProfile& process) {
   for (const SiteSummary& site : lock.sites) sites.push_back(site_json(site, process));
   json out = {{"address", lock.address},
               {"generation", lock.generation},
-              {"kind", mutex_kind_name(lock.kind, lock.flags)},
+              {"primitive", primitive_name(lock.primitive)},
+              {"kind", lock_kind_name(lock)},
+              {"capacity", lock.capacity},
+              {"events", lock.events},
+              {"reacquisitions", lock.reacquisitions},
+              {"reacquire_wait_ns", lock.reacquire_wait_ns},
               {"destroyed", (lock.flags & format::kLockDestroyed) != 0},
               {"acquisitions", lock.acquisitions},
               {"releases", lock.releases},
@@ -76,6 +106,18 @@ json lock_json(const LockSummary& lock, const ProcessProfile& process) {
               {"hold", histogram_json(lock.hold, lock.hold_sum_ns, lock.hold_max_ns)},
               {"sites", sites}};
   out["init_site"] = lock.init_site.known() ? location_json(lock.init_site, process) : json(nullptr);
+  if (lock.primitive == format::Primitive::kRwLock) {
+    out["read"] = side_json(lock.read_side);
+    out["write"] = side_json(lock.write_side);
+  }
+  return out;
+}
+
+// Every kind of wait of a thread, by primitive; never summed together.
+json waits_by_primitive_json(const ThreadSummary& thread) {
+  json out = json::object();
+  for (uint32_t p = 1; p <= static_cast<uint32_t>(format::Primitive::kBarrier); ++p)
+    out[primitive_name(static_cast<format::Primitive>(p))] = thread.wait_ns_by_primitive[p];
   return out;
 }
 
@@ -90,7 +132,9 @@ json process_json(const ProcessProfile& process) {
                        {"releases", t.releases},
                        {"contended", t.contended},
                        {"failed", t.failed},
-                       {"wait", histogram_json(t.wait, t.wait_sum_ns, t.wait_max_ns)}});
+                       {"wait", histogram_json(t.wait, t.wait_sum_ns, t.wait_max_ns)},
+                       {"waits_by_primitive_ns", waits_by_primitive_json(t)},
+                       {"barrier_last_arrivals", t.barrier_last_arrivals}});
   json locks = json::array();
   for (const LockSummary& lock : process.locks) locks.push_back(lock_json(lock, process));
   json modules = json::array();

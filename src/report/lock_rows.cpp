@@ -10,33 +10,36 @@ namespace lockscope {
 namespace {
 
 std::string bucket_text(const LockRow& row, size_t index) {
-  return format_count(report_buckets(row.lock->wait)[index]);
+  return format_count(report_buckets(row.figures().wait)[index]);
 }
 
 std::vector<LockColumn> build_columns() {
   auto count_column = [](std::string key, std::string header, std::string legend,
                          uint64_t LockSummary::*field) {
     return LockColumn{std::move(key), std::move(header), std::move(legend), false,
-                      [field](const LockRow& r) { return static_cast<double>(r.lock->*field); },
-                      [field](const LockRow& r) { return format_count(r.lock->*field); }};
+                      [field](const LockRow& r) { return static_cast<double>(r.figures().*field); },
+                      [field](const LockRow& r) { return format_count(r.figures().*field); }};
   };
   auto duration_column = [](std::string key, std::string header, std::string legend,
                             std::function<double(const LockSummary&)> value) {
     return LockColumn{std::move(key), std::move(header), std::move(legend), false,
-                      [value](const LockRow& r) { return value(*r.lock); },
-                      [value](const LockRow& r) { return format_duration_ns(value(*r.lock)); }};
+                      [value](const LockRow& r) { return value(r.figures()); },
+                      [value](const LockRow& r) { return format_duration_ns(value(r.figures())); }};
   };
   std::vector<LockColumn> columns;
   columns.push_back(LockColumn{"lock", "LOCK", "pid/address of the lock (#N: its Nth generation, "
                                "after a destroy or re-init)", true,
                                [](const LockRow& r) { return -static_cast<double>(r.lock->address); },
                                [](const LockRow& r) { return lock_identity(r); }});
-  columns.push_back(LockColumn{"kind", "KIND", "mutex type (+pshared, +robust, +pi, +pp flags)", true,
+  columns.push_back(LockColumn{"kind", "KIND",
+                               "mutex (type, +pshared/+robust/+pi/+pp), rwlock, spinlock, condvar, "
+                               "semaphore, barrier(count)",
+                               true,
                                [](const LockRow&) { return 0.0; },
-                               [](const LockRow& r) {
-                                 return mutex_kind_name(r.lock->kind, r.lock->flags);
-                               }});
-  columns.push_back(count_column("acquisitions", "ACQUIRED", "successful acquisitions",
+                               [](const LockRow& r) { return lock_kind_name(*r.lock); }});
+  columns.push_back(count_column("acquisitions", "ACQUIRED",
+                                 "successful acquisitions; for a condvar, semaphore or barrier: "
+                                 "completed waits",
                                  &LockSummary::acquisitions));
   columns.push_back(count_column("contended", "CONTENDED",
                                  "acquisitions that had to wait (the first try failed)",
@@ -54,11 +57,15 @@ std::vector<LockColumn> build_columns() {
                                         : "",
                                  false,
                                  [i](const LockRow& r) {
-                                   return static_cast<double>(report_buckets(r.lock->wait)[i]);
+                                   return static_cast<double>(report_buckets(r.figures().wait)[i]);
                                  },
                                  [i](const LockRow& r) { return bucket_text(r, i); }});
   }
-  columns.push_back(duration_column("wait", "WAIT TOTAL", "time threads spent blocked acquiring it",
+  columns.push_back(duration_column("wait", "WAIT TOTAL",
+                                    "time threads spent blocked on it: acquiring (spinlock: "
+                                    "spinning, CPU burned), waiting for a condition, a semaphore "
+                                    "or the other threads at a barrier; a mutex's includes its "
+                                    "re-acquisitions after condition waits",
                                     [](const LockSummary& l) { return double(l.wait_sum_ns); }));
   columns.push_back(duration_column("wait-max", "WAIT MAX", "longest single wait",
                                     [](const LockSummary& l) { return double(l.wait_max_ns); }));
@@ -94,20 +101,59 @@ std::vector<std::string> lock_sort_keys() {
   return keys;
 }
 
+namespace {
+
+// An rwlock side as a lock of its own: the side's totals and only that side's call sites.
+std::shared_ptr<const LockSummary> side_view(const LockSummary& lock, bool read) {
+  auto view = std::make_shared<LockSummary>(lock);
+  const SideSummary& side = read ? lock.read_side : lock.write_side;
+  view->acquisitions = side.acquisitions;
+  view->contended = side.contended;
+  view->failed = side.failed;
+  view->wait_sum_ns = side.wait_sum_ns;
+  view->wait_max_ns = side.wait_max_ns;
+  view->hold_sum_ns = side.hold_sum_ns;
+  view->hold_max_ns = side.hold_max_ns;
+  view->wait = side.wait;
+  view->waits_only = side.waits_only;
+  view->hold = side.hold;
+  if (!read) view->owner_changes = lock.owner_changes;
+  else view->owner_changes = 0;  // owners are a notion of the exclusive side
+  std::erase_if(view->sites, [read](const SiteSummary& site) {
+    const format::Operation op = site.operation;
+    return read ? !(format::is_read_side(op) || op == format::Operation::kReadUnlock)
+                : (format::is_read_side(op) || op == format::Operation::kReadUnlock);
+  });
+  return view;
+}
+
+}  // namespace
+
 std::vector<LockRow> sorted_lock_rows(const Profile& profile, const std::string& sort_key,
                                       bool include_idle) {
   std::vector<LockRow> rows;
   for (const ProcessProfile& process : profile.processes)
-    for (const LockSummary& lock : process.locks)
-      if (include_idle || lock.acquisitions + lock.failed > 0) rows.push_back({&process, &lock});
+    for (const LockSummary& lock : process.locks) {
+      const bool active = lock.acquisitions + lock.failed + lock.events > 0;
+      if (!include_idle && !active) continue;
+      const bool both_sides = lock.primitive == format::Primitive::kRwLock &&
+                              lock.read_side.acquisitions + lock.read_side.failed > 0 &&
+                              lock.write_side.acquisitions + lock.write_side.failed > 0;
+      if (!both_sides) {
+        rows.push_back({&process, &lock, nullptr, ""});
+        continue;
+      }
+      rows.push_back({&process, &lock, side_view(lock, true), "read"});
+      rows.push_back({&process, &lock, side_view(lock, false), "write"});
+    }
   const LockColumn* column = find_lock_column(sort_key);
   if (!column) column = find_lock_column("wait");
-  std::vector<double> keys;
   std::stable_sort(rows.begin(), rows.end(), [column](const LockRow& a, const LockRow& b) {
     const double ka = column->sort_value(a), kb = column->sort_value(b);
     if (ka != kb) return ka > kb;
     if (a.process->pid != b.process->pid) return a.process->pid < b.process->pid;
-    return a.lock->address < b.lock->address;
+    if (a.lock->address != b.lock->address) return a.lock->address < b.lock->address;
+    return a.side < b.side;
   });
   return rows;
 }
@@ -115,6 +161,7 @@ std::vector<LockRow> sorted_lock_rows(const Profile& profile, const std::string&
 std::string lock_identity(const LockRow& row) {
   std::string id = fmt::format("{}/0x{:x}", row.process->pid, row.lock->address);
   if (row.lock->generation > 0) id += fmt::format("#{}", row.lock->generation);
+  if (!row.side.empty()) id += " " + row.side;
   return id;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,13 @@
 
 namespace lockscope {
 
+// A row of the locks table: a whole lock, or one side of an rwlock (its own figures in `view`).
 struct LockRow {
   const ProcessProfile* process;
   const LockSummary* lock;
+  std::shared_ptr<const LockSummary> view;  // the side's figures; null for a whole lock
+  std::string side;                          // "", "read" or "write"
+  const LockSummary& figures() const { return view ? *view : *lock; }
 };
 
 struct LockColumn {
@@ -29,11 +34,13 @@ const std::vector<LockColumn>& lock_columns();
 const LockColumn* find_lock_column(const std::string& key);
 std::vector<std::string> lock_sort_keys();
 
-// All locks of all processes, sorted by `sort_key` (descending; ties by pid, address).
-// Without `include_idle`, locks never acquired are left out.
+// All locks of all processes, sorted by `sort_key` (descending; ties by pid, address); an rwlock
+// used from both sides gives one row per side. Without `include_idle`, locks never used are left
+// out.
 std::vector<LockRow> sorted_lock_rows(const Profile& profile, const std::string& sort_key,
                                       bool include_idle);
 
-std::string lock_identity(const LockRow& row);  // "4908/0x7ffd1234" (+ "#2" for generation 2)
+// "4908/0x7ffd1234" (+ "#2" for generation 2, + " read"/" write" for an rwlock's side)
+std::string lock_identity(const LockRow& row);
 
 }  // namespace lockscope

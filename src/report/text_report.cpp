@@ -58,12 +58,38 @@ void write_processes(const Profile& profile, std::ostream& out) {
   out << '\n';
 }
 
+// Waits that are not lock waits, one column per kind present in the profile: never summed into
+// the lock wait columns.
+struct OtherWaitColumn {
+  format::Primitive primitive;
+  const char* header;
+};
+constexpr OtherWaitColumn kOtherWaitColumns[] = {
+    {format::Primitive::kSpinLock, "SPIN (CPU)"},
+    {format::Primitive::kCondVar, "COND WAIT"},
+    {format::Primitive::kSemaphore, "SEM WAIT"},
+    {format::Primitive::kBarrier, "BARRIER WAIT"},
+};
+
 void write_threads(const Profile& profile, std::ostream& out) {
   out << "*** threads present ***\n";
+  std::vector<OtherWaitColumn> others;
+  bool any_last_arrival = false;
+  for (const OtherWaitColumn& column : kOtherWaitColumns) {
+    bool present = false;
+    for (const ProcessProfile& process : profile.processes)
+      for (const ThreadSummary& thread : process.threads) {
+        present |= thread.wait_ns_by_primitive[static_cast<size_t>(column.primitive)] > 0;
+        any_last_arrival |= thread.barrier_last_arrivals > 0;
+      }
+    if (present) others.push_back(column);
+  }
   TextTable table;
   std::vector<std::string> header = {"PID", "TID", "NAME", "ACQUIRED", "RELEASED", "CONTENDED"};
   for (const char* h : kBucketHeaders) header.push_back(h);
-  header.insert(header.end(), {"WAIT TOTAL", "WAIT MAX"});
+  header.insert(header.end(), {"LOCK WAIT", "WAIT MAX"});
+  for (const OtherWaitColumn& column : others) header.push_back(column.header);
+  if (any_last_arrival) header.push_back("LAST AT BARRIER");
   std::vector<bool> left(header.size(), false);
   left[2] = true;
   table.set_header(header, left);
@@ -77,6 +103,10 @@ void write_threads(const Profile& profile, std::ostream& out) {
       for (uint64_t bucket : report_buckets(thread.wait)) row.push_back(format_count(bucket));
       row.push_back(format_duration_ns(double(thread.wait_sum_ns)));
       row.push_back(format_duration_ns(double(thread.wait_max_ns)));
+      for (const OtherWaitColumn& column : others)
+        row.push_back(format_duration_ns(
+            double(thread.wait_ns_by_primitive[static_cast<size_t>(column.primitive)])));
+      if (any_last_arrival) row.push_back(format_count(thread.barrier_last_arrivals));
       table.add_row(std::move(row));
     }
   }
@@ -123,44 +153,118 @@ std::string site_location(const CodeLocation& where) {
   return text;
 }
 
+// "L:lock", "U", "U:read", "W:wait", "E:signal": acquire, release, wait, event.
+std::string operation_label(format::Operation op) {
+  switch (format::operation_class(op)) {
+    case format::OperationClass::kAcquire: return "L:" + operation_name(op);
+    case format::OperationClass::kRelease:
+      return op == format::Operation::kReadUnlock    ? "U:read"
+             : op == format::Operation::kWriteUnlock ? "U:write"
+                                                     : "U";
+    case format::OperationClass::kWait: return "W:" + operation_name(op);
+    case format::OperationClass::kEvent: return "E:" + operation_name(op);
+  }
+  return operation_name(op);
+}
+
+// What only some operations know: whom an rwlock waiter queued behind, whether a signal found a
+// waiter, who completed a barrier.
+std::string site_detail(const SiteSummary& site) {
+  std::vector<std::string> parts;
+  if (site.behind_readers) parts.push_back(fmt::format("behind readers {}", format_count(site.behind_readers)));
+  if (site.behind_writer) parts.push_back(fmt::format("behind writer {}", format_count(site.behind_writer)));
+  if (site.with_waiters) parts.push_back(fmt::format("woke {}", format_count(site.with_waiters)));
+  if (site.without_waiters)
+    parts.push_back(fmt::format("no waiter {}", format_count(site.without_waiters)));
+  if (site.arrived_last) parts.push_back(fmt::format("arrived last {}", format_count(site.arrived_last)));
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : ", ") + part;
+  return text;
+}
+
 void write_call_sites(const std::vector<LockRow>& rows, std::ostream& out) {
   out << "*** call sites of each lock listed ***\n";
   for (const LockRow& row : rows) {
     out << fmt::format("{}  {}  acquired {}, contended {}, wait {}\n", lock_identity(row),
-                       mutex_kind_name(row.lock->kind, row.lock->flags),
-                       format_count(row.lock->acquisitions), format_count(row.lock->contended),
-                       format_duration_ns(double(row.lock->wait_sum_ns)));
+                       lock_kind_name(*row.lock),
+                       format_count(row.figures().acquisitions),
+                       format_count(row.figures().contended),
+                       format_duration_ns(double(row.figures().wait_sum_ns)));
     std::vector<const SiteSummary*> sites;
-    for (const SiteSummary& site : row.lock->sites) sites.push_back(&site);
+    for (const SiteSummary& site : row.figures().sites) sites.push_back(&site);
     std::stable_sort(sites.begin(), sites.end(), [](const SiteSummary* a, const SiteSummary* b) {
       if (a->wait_sum_ns != b->wait_sum_ns) return a->wait_sum_ns > b->wait_sum_ns;
       return a->count > b->count;
     });
+    bool any_detail = false;
+    for (const SiteSummary* site : sites) any_detail |= !site_detail(*site).empty();
     TextTable table;
-    table.set_header({"OP", "COUNT", "CONTENDED", "FAILED", "WAIT TOTAL", "WAIT MAX", "HOLD TOTAL",
-                      "HOLD MAX", "CALLER"},
-                     {true, false, false, false, false, false, false, false, true});
+    std::vector<std::string> header = {"OP",         "COUNT",    "CONTENDED", "FAILED", "WAIT TOTAL",
+                                       "WAIT MAX",   "HOLD TOTAL", "HOLD MAX"};
+    std::vector<bool> left = {true, false, false, false, false, false, false, false};
+    if (any_detail) {
+      header.push_back("DETAIL");
+      left.push_back(true);
+    }
+    header.push_back("CALLER");
+    left.push_back(true);
+    table.set_header(header, left);
     for (const SiteSummary* site : sites) {
-      const bool unlock = site->operation == format::Operation::kUnlock;
-      table.add_row({unlock ? "U" : "L:" + operation_name(site->operation),
-                     format_count(site->count),
-                     unlock ? "" : format_count(site->contended), format_count(site->failed),
-                     unlock ? "" : format_duration_ns(double(site->wait_sum_ns)),
-                     unlock ? "" : format_duration_ns(double(site->wait_max_ns)),
-                     unlock ? "" : format_duration_ns(double(site->hold_sum_ns)),
-                     unlock ? "" : format_duration_ns(double(site->hold_max_ns)),
-                     site_location(site->location)});
+      const format::OperationClass kind = format::operation_class(site->operation);
+      const bool timed = kind == format::OperationClass::kAcquire ||
+                         kind == format::OperationClass::kWait;
+      const bool holds = kind == format::OperationClass::kAcquire;
+      std::vector<std::string> row = {operation_label(site->operation), format_count(site->count),
+                                      timed ? format_count(site->contended) : "",
+                                      format_count(site->failed),
+                                      timed ? format_duration_ns(double(site->wait_sum_ns)) : "",
+                                      timed ? format_duration_ns(double(site->wait_max_ns)) : "",
+                                      holds ? format_duration_ns(double(site->hold_sum_ns)) : "",
+                                      holds ? format_duration_ns(double(site->hold_max_ns)) : ""};
+      if (any_detail) row.push_back(site_detail(*site));
+      row.push_back(site_location(site->location));
+      table.add_row(std::move(row));
     }
     table.write(out, "  ");
     out << '\n';
   }
 }
 
+// "  HEADER      text..." wrapped at 100 columns, continuation lines indented under the text.
+void write_wrapped(std::ostream& out, const std::string& header, const std::string& text) {
+  constexpr size_t kWidth = 100, kIndent = 14;
+  std::string line = fmt::format("  {:<11} ", header);
+  size_t width = display_width(line);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (width + display_width(word) > kWidth && width > kIndent) {
+      out << line.substr(0, line.size() - 1) << '\n';  // without the trailing space
+      line = std::string(kIndent, ' ');
+      width = kIndent;
+    }
+    line += word + " ";
+    width += display_width(word) + 1;
+    start = end + 1;
+  }
+  out << line.substr(0, line.size() - 1) << '\n';
+}
+
 void write_legend(std::ostream& out) {
   out << "legend:\n";
   for (const LockColumn& column : lock_columns())
-    if (!column.legend.empty()) out << fmt::format("  {:<11} {}\n", column.header, column.legend);
-  out << "  OP          L:lock, L:trylock, L:timedlock, L:clocklock = acquire calls; U = unlock\n"
+    if (!column.legend.empty()) write_wrapped(out, column.header, column.legend);
+  out << "  OP          L: acquire (lock, trylock, rdlock, wrlock, spin_lock...); U: release (U:read,\n"
+         "              U:write for an rwlock's sides); W: wait that holds nothing after (condvar\n"
+         "              wait, sem_wait, barrier_wait; W:cond-reacquire = the mutex re-taken inside\n"
+         "              pthread_cond_wait, estimated from the time of the waking signal); E: event\n"
+         "              (signal, broadcast, sem_post)\n"
+         "  DETAIL      rwlock waits behind readers / a writer; signals that woke a waiter or found\n"
+         "              none; barrier arrivals that completed it (arrived last)\n"
+         "  LOCK WAIT   (threads) blocked on mutexes, rwlocks and condvar re-acquires; spinning,\n"
+         "              condition, semaphore and barrier waits have columns of their own\n"
          "  COUNT       calls from that site; FAILED: calls that did not acquire (busy, timeout,\n"
          "              error) or unlocks that returned an error\n"
          "  HOLD        attributed to the site that acquired the lock\n"

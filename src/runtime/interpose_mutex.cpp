@@ -5,14 +5,13 @@
 #include <pthread.h>
 
 #include "runtime/lock_init.h"
+#include "runtime/interpose.h"
 #include "runtime/real_functions.h"
 #include "runtime/recorder.h"
 
 using lockscope::format::Operation;
 using lockscope::runtime::real;
 
-#define LOCKSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
-#define CALL_SITE reinterpret_cast<uintptr_t>(__builtin_return_address(0))
 
 namespace {
 
@@ -44,8 +43,17 @@ int real_clocklock(pthread_mutex_t* mutex, clockid_t clock, const timespec* dead
 
 }  // namespace
 
+// glibc 2.36: pthread_mutex_trylock on a robust mutex made not recoverable returns
+// ENOTRECOVERABLE but leaves it locked, so a try-first would turn the program's later calls into
+// EBUSY or a hang. Its __owner field says so (PTHREAD_MUTEX_NOTRECOVERABLE); read, never written.
+inline bool not_recoverable(const pthread_mutex_t* mutex) {
+  constexpr int kNotRecoverable = 0x7ffffffe;  // INT_MAX - 1 (INT_MAX: owner died, inconsistent)
+  return __atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED) == kNotRecoverable;
+}
+
 // The real calls behind each acquire form (see acquire() in recorder.h).
 struct MutexLockCalls {
+  bool try_is_unsafe() const { return not_recoverable(mutex); }
   static constexpr Operation kOperation = Operation::kLock;
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;
@@ -62,6 +70,7 @@ struct MutexTryLockCalls {
 };
 
 struct MutexTimedLockCalls {
+  bool try_is_unsafe() const { return not_recoverable(mutex); }
   static constexpr Operation kOperation = Operation::kTimedLock;
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;
@@ -71,6 +80,7 @@ struct MutexTimedLockCalls {
 };
 
 struct MutexClockLockCalls {
+  bool try_is_unsafe() const { return not_recoverable(mutex); }
   static constexpr Operation kOperation = Operation::kClockLock;
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;
@@ -115,6 +125,6 @@ LOCKSCOPE_EXPORT int pthread_mutex_init(pthread_mutex_t* mutex, const pthread_mu
 
 LOCKSCOPE_EXPORT int pthread_mutex_destroy(pthread_mutex_t* mutex) {
   const int result = real().mutex_destroy(mutex);
-  if (result == 0) lockscope::runtime::note_mutex_destroy(mutex);
+  if (result == 0) lockscope::runtime::note_lock_destroy(mutex);
   return result;
 }

@@ -37,11 +37,12 @@ uint32_t mutex_flags(const pthread_mutexattr_t* attr) {
 
 }  // namespace
 
-void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* attr, uintptr_t site) {
+void note_lock_init(const void* lock, format::Primitive primitive, uint32_t kind, uint32_t flags,
+                    uint32_t capacity, uintptr_t site) {
   if (!current_thread()) return;  // not recording (bootstrap, reentrant): identity stays implicit
   const int saved_errno = errno;
   Runtime& rt = runtime();
-  const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
+  const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
   if (index == LockTable::kNoSlot) {
     rt.count(format::Counter::kDroppedLocks);
   } else {
@@ -51,18 +52,24 @@ void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* at
       rt.locks.retire_generation(index);
       rt.identity_epoch.fetch_add(1, std::memory_order_release);
     }
-    slot.kind.store(mutex_kind(attr), std::memory_order_relaxed);
-    slot.flags.store(mutex_flags(attr), std::memory_order_relaxed);
+    slot.primitive.store(static_cast<uint32_t>(primitive), std::memory_order_relaxed);
+    slot.kind.store(kind, std::memory_order_relaxed);
+    slot.flags.store(flags | format::kLockInitSeen, std::memory_order_relaxed);
+    slot.capacity.store(capacity, std::memory_order_relaxed);
     slot.init_site.store(site, std::memory_order_relaxed);
   }
   errno = saved_errno;
 }
 
-void note_mutex_destroy(const pthread_mutex_t* mutex) {
+void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* attr, uintptr_t site) {
+  note_lock_init(mutex, format::Primitive::kMutex, mutex_kind(attr), mutex_flags(attr), 0, site);
+}
+
+void note_lock_destroy(const void* lock) {
   if (!current_thread()) return;
   const int saved_errno = errno;
   Runtime& rt = runtime();
-  const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
+  const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
   if (index != LockTable::kNoSlot) {
     LockSlot& slot = rt.locks.slot(index);
     slot.flags.store(slot.flags.load(std::memory_order_relaxed) | format::kLockDestroyed,

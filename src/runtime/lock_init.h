@@ -1,12 +1,16 @@
-// Lock identity events: init starts a generation (and records type, flags and init site), destroy
-// ends one. Called after the real function succeeded; errno is preserved.
+// Lock identity events: init starts a generation (and records primitive, type, flags, capacity and
+// init site), destroy ends one. Called after the real function succeeded; errno is preserved.
 #pragma once
 
 #include <pthread.h>
 
 #include <cstdint>
 
+#include "common/profile_format.h"
+
 namespace lockscope::runtime {
+void note_lock_init(const void* lock, format::Primitive primitive, uint32_t kind, uint32_t flags,
+                    uint32_t capacity, uintptr_t site);
+void note_lock_destroy(const void* lock);
 void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* attr, uintptr_t site);
-void note_mutex_destroy(const pthread_mutex_t* mutex);
 }  // namespace lockscope::runtime

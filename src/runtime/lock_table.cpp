@@ -30,7 +30,9 @@ void LockTable::retire_generation(uint32_t index) {
                                s.kind.load(std::memory_order_relaxed),
                                s.flags.load(std::memory_order_relaxed),
                                s.init_site.load(std::memory_order_relaxed),
-                               s.owner_changes.load(std::memory_order_relaxed)};
+                               s.owner_changes.load(std::memory_order_relaxed),
+                               s.primitive.load(std::memory_order_relaxed),
+                               s.capacity.load(std::memory_order_relaxed)};
   }
   s.generation.fetch_add(1, std::memory_order_relaxed);
   s.kind.store(0, std::memory_order_relaxed);
@@ -39,6 +41,10 @@ void LockTable::retire_generation(uint32_t index) {
   s.owner_changes.store(0, std::memory_order_relaxed);
   s.last_owner.store(0, std::memory_order_relaxed);
   s.used.store(false, std::memory_order_relaxed);
+  s.primitive.store(0, std::memory_order_relaxed);
+  s.capacity.store(0, std::memory_order_relaxed);
+  s.arrivals.store(0, std::memory_order_relaxed);
+  s.waiters.store(0, std::memory_order_relaxed);
 }
 
 uint64_t LockTable::retired_dropped() const {

@@ -22,6 +22,12 @@ struct alignas(64) LockSlot {
   std::atomic<bool> used;  // acquired since its generation began (zero-init: not yet)
   std::atomic<uintptr_t> init_site;
   std::atomic<uint64_t> owner_changes;
+  std::atomic<uint32_t> primitive;  // format::Primitive; 0 until first seen
+  std::atomic<uint32_t> capacity;   // barrier count, semaphore initial value
+  // Condvars and barriers only, on their own line: written by every waiter and signaller.
+  alignas(64) std::atomic<uint32_t> waiters;  // threads inside a condition wait on it
+  std::atomic<uint64_t> last_signal_ticks;    // clock at its latest signal/broadcast
+  std::atomic<uint64_t> arrivals;             // barrier arrivals since init
 };
 
 struct RetiredLock {  // a finished generation
@@ -32,6 +38,8 @@ struct RetiredLock {  // a finished generation
   uint32_t flags;
   uintptr_t init_site;
   uint64_t owner_changes;
+  uint32_t primitive;
+  uint32_t capacity;
 };
 
 class LockTable {

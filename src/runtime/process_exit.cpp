@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "runtime/profile_writer.h"
+#include "runtime/interpose.h"
 #include "runtime/real_functions.h"
 #include "runtime/runtime_state.h"
 
@@ -16,7 +17,6 @@ using lockscope::format::ExitPath;
 using lockscope::runtime::real;
 using lockscope::runtime::runtime;
 
-#define LOCKSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
 
 extern char** environ;
 

@@ -132,12 +132,13 @@ void split_site(const ModuleList& modules, uintptr_t address, uint32_t& module, 
 }
 
 format::LockRecord lock_record(const ModuleList& modules, uintptr_t address, uint32_t generation,
-                               uint32_t kind, uint32_t flags, uintptr_t init_site,
-                               uint64_t owner_changes) {
+                               uint32_t primitive, uint32_t kind, uint32_t flags,
+                               uint32_t capacity, uintptr_t init_site, uint64_t owner_changes) {
   format::LockRecord record{};
   record.address = address;
   record.generation = generation;
-  record.primitive = static_cast<uint32_t>(format::Primitive::kMutex);
+  record.primitive = primitive ? primitive : static_cast<uint32_t>(format::Primitive::kMutex);
+  record.capacity = capacity;
   record.kind = kind;
   record.flags = flags;
   record.owner_changes = owner_changes;
@@ -161,16 +162,18 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
         slot.init_site.load(std::memory_order_relaxed) == 0)
       continue;
     out.locks.append_record(lock_record(modules, slot.address.load(std::memory_order_relaxed),
-                                        generation, slot.kind.load(std::memory_order_relaxed),
+                                        generation, slot.primitive.load(std::memory_order_relaxed),
+                                        slot.kind.load(std::memory_order_relaxed),
                                         slot.flags.load(std::memory_order_relaxed),
+                                        slot.capacity.load(std::memory_order_relaxed),
                                         slot.init_site.load(std::memory_order_relaxed),
                                         slot.owner_changes.load(std::memory_order_relaxed)));
     index.put(s, generation, next++);
   }
   for (size_t i = 0; i < locks.retired_count(); ++i) {
     const RetiredLock& r = locks.retired(i);
-    out.locks.append_record(lock_record(modules, r.address, r.generation, r.kind, r.flags,
-                                        r.init_site, r.owner_changes));
+    out.locks.append_record(lock_record(modules, r.address, r.generation, r.primitive, r.kind,
+                                        r.flags, r.capacity, r.init_site, r.owner_changes));
     index.put(r.slot, r.generation, next++);
   }
   for (size_t i = 0; i < all.used(); ++i) {
@@ -178,8 +181,10 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     uint32_t lock = index.get(site.key.lock_slot, site.key.generation);
     if (lock == format::kNoModule) {  // its retired record was dropped: keep the identity
       const LockSlot& slot = locks.slot(site.key.lock_slot);
+      const uint32_t primitive = static_cast<uint32_t>(
+          format::operation_primitive(static_cast<format::Operation>(site.key.operation)));
       out.locks.append_record(lock_record(modules, slot.address.load(std::memory_order_relaxed),
-                                          site.key.generation, 0, 0, 0, 0));
+                                          site.key.generation, primitive, 0, 0, 0, 0, 0));
       index.put(site.key.lock_slot, site.key.generation, lock = next++);
     }
     format::SiteRecord record{};
@@ -194,6 +199,11 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     record.hold_sum_ns = site.hold_sum_ns;
     record.hold_max_ns = site.hold_max_ns;
     record.hold_samples = site.hold_samples;
+    record.behind_readers = site.behind_readers;
+    record.behind_writer = site.behind_writer;
+    record.with_waiters = site.with_waiters;
+    record.without_waiters = site.without_waiters;
+    record.arrived_last = site.arrived_last;
     record.wait_histogram = out.add_histogram(site.wait_histogram);
     record.hold_histogram = out.add_histogram(site.hold_histogram);
     out.sites.append_record(record);
@@ -223,6 +233,8 @@ uint64_t fill_threads(Sections& out, Runtime& rt) {
     record.wait_sum_ns = t.wait_sum_ns;
     record.wait_max_ns = t.wait_max_ns;
     record.wait_histogram = out.add_histogram(t.wait_histogram);
+    memcpy(record.wait_ns_by_primitive, t.wait_ns_by_primitive, sizeof(record.wait_ns_by_primitive));
+    record.barrier_last_arrivals = t.barrier_last_arrivals;
     out.threads.append_record(record);
   }
   return live;

@@ -24,8 +24,8 @@ namespace lockscope::runtime {
 
 RealFunctions g_real_functions = {
     lockscope_boot_mutex_lock, lockscope_boot_mutex_trylock, lockscope_boot_mutex_unlock,
-    lockscope_boot_mutex_init, lockscope_boot_mutex_destroy, nullptr, nullptr, nullptr, nullptr, nullptr,
-    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+    lockscope_boot_mutex_init, lockscope_boot_mutex_destroy,
+    // Everything else is resolved on first use (zero until then).
 };
 
 namespace {
@@ -57,6 +57,36 @@ void resolve_real_functions() {
   resolve(r.cond_wait, "pthread_cond_wait", "GLIBC_2.3.2");
   resolve(r.cond_timedwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
   resolve(r.cond_clockwait, "pthread_cond_clockwait");
+  resolve(r.cond_signal, "pthread_cond_signal", "GLIBC_2.3.2");
+  resolve(r.cond_broadcast, "pthread_cond_broadcast", "GLIBC_2.3.2");
+  resolve(r.cond_init, "pthread_cond_init", "GLIBC_2.3.2");
+  resolve(r.cond_destroy, "pthread_cond_destroy", "GLIBC_2.3.2");
+  resolve(r.rwlock_rdlock, "pthread_rwlock_rdlock");
+  resolve(r.rwlock_tryrdlock, "pthread_rwlock_tryrdlock");
+  resolve(r.rwlock_timedrdlock, "pthread_rwlock_timedrdlock");
+  resolve(r.rwlock_clockrdlock, "pthread_rwlock_clockrdlock");
+  resolve(r.rwlock_wrlock, "pthread_rwlock_wrlock");
+  resolve(r.rwlock_trywrlock, "pthread_rwlock_trywrlock");
+  resolve(r.rwlock_timedwrlock, "pthread_rwlock_timedwrlock");
+  resolve(r.rwlock_clockwrlock, "pthread_rwlock_clockwrlock");
+  resolve(r.rwlock_unlock, "pthread_rwlock_unlock");
+  resolve(r.rwlock_init, "pthread_rwlock_init");
+  resolve(r.rwlock_destroy, "pthread_rwlock_destroy");
+  resolve(r.spin_lock, "pthread_spin_lock");
+  resolve(r.spin_trylock, "pthread_spin_trylock");
+  resolve(r.spin_unlock, "pthread_spin_unlock");
+  resolve(r.spin_init, "pthread_spin_init");
+  resolve(r.spin_destroy, "pthread_spin_destroy");
+  resolve(r.sem_wait, "sem_wait");
+  resolve(r.sem_trywait, "sem_trywait");
+  resolve(r.sem_timedwait, "sem_timedwait");
+  resolve(r.sem_clockwait, "sem_clockwait");
+  resolve(r.sem_post, "sem_post");
+  resolve(r.sem_init, "sem_init");
+  resolve(r.sem_destroy, "sem_destroy");
+  resolve(r.barrier_wait, "pthread_barrier_wait");
+  resolve(r.barrier_init, "pthread_barrier_init");
+  resolve(r.barrier_destroy, "pthread_barrier_destroy");
   resolve(r.execve, "execve");
   resolve(r.execvpe, "execvpe");
   resolve(r.fexecve, "fexecve");

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <time.h>
 
 namespace lockscope::runtime {
@@ -24,6 +25,36 @@ struct RealFunctions {
   int (*cond_wait)(pthread_cond_t*, pthread_mutex_t*);
   int (*cond_timedwait)(pthread_cond_t*, pthread_mutex_t*, const timespec*);
   int (*cond_clockwait)(pthread_cond_t*, pthread_mutex_t*, clockid_t, const timespec*);
+  int (*cond_signal)(pthread_cond_t*);
+  int (*cond_broadcast)(pthread_cond_t*);
+  int (*cond_init)(pthread_cond_t*, const pthread_condattr_t*);
+  int (*cond_destroy)(pthread_cond_t*);
+  int (*rwlock_rdlock)(pthread_rwlock_t*);
+  int (*rwlock_tryrdlock)(pthread_rwlock_t*);
+  int (*rwlock_timedrdlock)(pthread_rwlock_t*, const timespec*);
+  int (*rwlock_clockrdlock)(pthread_rwlock_t*, clockid_t, const timespec*);
+  int (*rwlock_wrlock)(pthread_rwlock_t*);
+  int (*rwlock_trywrlock)(pthread_rwlock_t*);
+  int (*rwlock_timedwrlock)(pthread_rwlock_t*, const timespec*);
+  int (*rwlock_clockwrlock)(pthread_rwlock_t*, clockid_t, const timespec*);
+  int (*rwlock_unlock)(pthread_rwlock_t*);
+  int (*rwlock_init)(pthread_rwlock_t*, const pthread_rwlockattr_t*);
+  int (*rwlock_destroy)(pthread_rwlock_t*);
+  int (*spin_lock)(pthread_spinlock_t*);
+  int (*spin_trylock)(pthread_spinlock_t*);
+  int (*spin_unlock)(pthread_spinlock_t*);
+  int (*spin_init)(pthread_spinlock_t*, int);
+  int (*spin_destroy)(pthread_spinlock_t*);
+  int (*sem_wait)(sem_t*);
+  int (*sem_trywait)(sem_t*);
+  int (*sem_timedwait)(sem_t*, const timespec*);
+  int (*sem_clockwait)(sem_t*, clockid_t, const timespec*);
+  int (*sem_post)(sem_t*);
+  int (*sem_init)(sem_t*, int, unsigned);
+  int (*sem_destroy)(sem_t*);
+  int (*barrier_wait)(pthread_barrier_t*);
+  int (*barrier_init)(pthread_barrier_t*, const pthread_barrierattr_t*, unsigned);
+  int (*barrier_destroy)(pthread_barrier_t*);
   int (*execve)(const char*, char* const[], char* const[]);
   int (*execvpe)(const char*, char* const[], char* const[]);
   int (*fexecve)(int, char* const[], char* const[]);

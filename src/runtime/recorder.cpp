@@ -24,11 +24,39 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   return entry;
 }
 
+bool is_lock_wait(format::Primitive primitive) {
+  return primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock ||
+         primitive == format::Primitive::kSpinLock;
+}
+
 }  // namespace
+
+LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site) {
+  Runtime& rt = runtime();
+  const uint32_t slot_index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
+  if (slot_index == LockTable::kNoSlot) {
+    rt.count(format::Counter::kDroppedLocks);
+    return {};
+  }
+  // Read before the generation: a cache entry may then be stale but never wrongly valid.
+  const uint32_t identity_epoch = rt.identity_epoch.load(std::memory_order_acquire);
+  LockSlot& slot = rt.locks.slot(slot_index);
+  if (!slot.used.load(std::memory_order_relaxed) &&
+      format::operation_class(op) != format::OperationClass::kRelease)
+    slot.used.store(true, std::memory_order_relaxed);
+  if (slot.primitive.load(std::memory_order_relaxed) == 0)
+    slot.primitive.store(static_cast<uint32_t>(format::operation_primitive(op)),
+                         std::memory_order_relaxed);
+  const uint32_t generation = slot.generation.load(std::memory_order_relaxed);
+  return {&slot, slot_index,
+          site_entry(self, lock, slot_index, generation, site, op, identity_epoch)};
+}
 
 void start_sampled_hold(HeldLock& held, SiteStats& stats) {
   stats.hold_countdown = g_runtime.hold_sample_period - 1;
-  held.weight = g_runtime.hold_sample_period;
+  // The site's first acquisition stands for itself; each later sample for the N acquisitions since
+  // the previous one. So a site taken once is exact, and no estimate exceeds what was acquired.
+  held.weight = stats.count <= 1 ? 1 : g_runtime.hold_sample_period;
   held.paused_ticks = 0;
   held.start_ticks = g_runtime.clock.now();
 }
@@ -47,49 +75,48 @@ void record_owner_change(LockSlot& slot, uint32_t tid) {
     slot.owner_changes.fetch_add(1, std::memory_order_relaxed);
 }
 
+void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t wait_ns) {
+  self.wait_ns_by_primitive[static_cast<uint32_t>(primitive)] += wait_ns;
+  if (is_lock_wait(primitive))
+    record_duration(wait_ns, 1, self.wait_sum_ns, self.wait_max_ns, self.wait_histogram);
+}
+
 void record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                     const AcquireOutcome& outcome) {
-  Runtime& rt = runtime();
-  const uint32_t slot_index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-  if (slot_index == LockTable::kNoSlot) {
-    rt.count(format::Counter::kDroppedLocks);
-    return;
-  }
-  // Read before the generation: a cache entry may then be stale but never wrongly valid.
-  const uint32_t identity_epoch = rt.identity_epoch.load(std::memory_order_acquire);
-  LockSlot& slot = rt.locks.slot(slot_index);
-  if (!slot.used.load(std::memory_order_relaxed)) slot.used.store(true, std::memory_order_relaxed);
-  const uint32_t generation = slot.generation.load(std::memory_order_relaxed);
-  SiteStats* entry = site_entry(self, lock, slot_index, generation, site, op, identity_epoch);
+  const LocatedSite located = locate_site(self, lock, op, site);
+  SiteStats* entry = located.stats;
   if (!entry) return;
+  const format::Primitive primitive = format::operation_primitive(op);
   ++entry->count;
   // A wait that ended in a timeout is still time spent waiting; an immediate error (EDEADLK from
   // an error-checking mutex its owner relocks) is not.
   if (outcome.contended && (acquired(outcome.result) || outcome.result == ETIMEDOUT)) {
     record_duration(outcome.wait_ns, 1, entry->wait_sum_ns, entry->wait_max_ns,
                     entry->wait_histogram);
-    record_duration(outcome.wait_ns, 1, self.wait_sum_ns, self.wait_max_ns, self.wait_histogram);
+    record_thread_wait(self, primitive, outcome.wait_ns);
+    if (outcome.blocker == Blocker::kReaders) ++entry->behind_readers;
+    if (outcome.blocker == Blocker::kWriter) ++entry->behind_writer;
   }
   if (!acquired(outcome.result)) {
     ++entry->failed;
     ++self.failed;
     return;
   }
+  if (outcome.contended) ++entry->contended;
+  if (format::operation_class(op) != format::OperationClass::kAcquire) return;  // nothing held
   ++self.acquisitions;
-  if (outcome.contended) {
-    ++entry->contended;
-    ++self.contended;
-  }
+  if (outcome.contended) ++self.contended;
   if (self.held_depth >= kMaxHeldLocks) {
-    rt.count(format::Counter::kHeldStackOverflow);
+    runtime().count(format::Counter::kHeldStackOverflow);
     return;
   }
   HeldLock& held = self.held[self.held_depth++];
   held.lock = lock;
-  held.slot = slot_index;
+  held.slot = located.slot_index;
   held.epoch = self.epoch;
   held.entry = entry;
   held.paused_ticks = 0;  // read only when the hold is timed
+  held.release_operation = static_cast<uint16_t>(release_operation_for(op));
   if (outcome.contended) {
     held.start_ticks = outcome.end_ticks;
     held.weight = 1;
@@ -101,41 +128,58 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   }
 }
 
-void record_release(ThreadState& self, const void* lock, uintptr_t site, int result) {
+void record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
+                    format::Operation default_operation) {
   Runtime& rt = runtime();
-  uint32_t slot_index = LockTable::kNoSlot;
+  format::Operation op = default_operation;
   if (result == 0) {
     // Usually the innermost held lock; search down for out-of-order unlocks.
+    bool found = false;
     for (uint32_t i = self.held_depth; i-- > 0;) {
       if (self.held[i].lock != lock) continue;
-      const HeldLock held = self.held[i];
+      HeldLock held = self.held[i];
       for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
       --self.held_depth;
-      slot_index = held.slot;
-      note_release_owner(rt.locks.slot(slot_index), self.tid);
-      if (held.weight != 0 && held.entry != nullptr && held.epoch == self.epoch) {
-        HeldLock finished = held;
-        finish_timed_hold(finished);
-      }
+      op = static_cast<format::Operation>(held.release_operation);
+      if (op != format::Operation::kReadUnlock) note_release_owner(rt.locks.slot(held.slot), self.tid);
+      if (held.weight != 0 && held.entry != nullptr && held.epoch == self.epoch)
+        finish_timed_hold(held);
+      found = true;
       break;
     }
-    if (slot_index == LockTable::kNoSlot) rt.count(format::Counter::kUnbalancedUnlocks);
+    if (!found) rt.count(format::Counter::kUnbalancedUnlocks);
     ++self.releases;
   }
-  if (slot_index == LockTable::kNoSlot) {
-    slot_index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-    if (slot_index == LockTable::kNoSlot) {
-      rt.count(format::Counter::kDroppedLocks);
-      return;
-    }
-  }
-  const uint32_t identity_epoch = rt.identity_epoch.load(std::memory_order_acquire);
-  const uint32_t generation = rt.locks.slot(slot_index).generation.load(std::memory_order_relaxed);
-  SiteStats* entry =
-      site_entry(self, lock, slot_index, generation, site, format::Operation::kUnlock, identity_epoch);
+  SiteStats* entry = locate_site(self, lock, op, site).stats;
   if (!entry) return;
   ++entry->count;
   if (result != 0) ++entry->failed;
+}
+
+void record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                  int waiters_seen) {
+  SiteStats* entry = locate_site(self, lock, op, site).stats;
+  if (!entry) return;
+  ++entry->count;
+  if (waiters_seen > 0) ++entry->with_waiters;
+  if (waiters_seen == 0) ++entry->without_waiters;
+}
+
+void record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                 uint64_t wait_ns, bool waited, bool failed, bool arrived_last) {
+  SiteStats* entry = locate_site(self, lock, op, site).stats;
+  if (!entry) return;
+  ++entry->count;
+  if (failed) ++entry->failed;
+  if (arrived_last) {
+    ++entry->arrived_last;
+    ++self.barrier_last_arrivals;
+  }
+  if (waited) {
+    if (!failed) ++entry->contended;
+    record_duration(wait_ns, 1, entry->wait_sum_ns, entry->wait_max_ns, entry->wait_histogram);
+    record_thread_wait(self, format::operation_primitive(op), wait_ns);
+  }
 }
 
 }  // namespace lockscope::runtime

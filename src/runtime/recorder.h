@@ -21,18 +21,47 @@
 
 namespace lockscope::runtime {
 
+// Who held a reader-writer lock when a waiter's first try failed (glibc's rwlock fields).
+enum class Blocker : uint8_t { kUnknown, kReaders, kWriter };
+
 struct AcquireOutcome {
-  int result;         // what the real function returned
+  int result;         // what the real function returned (0 or an error number)
   bool contended;     // the trylock-first failed and we blocked
   uint64_t wait_ns;   // measured when contended (also for timed-out waits)
   uint64_t end_ticks; // clock after the blocking call, when contended
+  Blocker blocker;
 };
 
 inline bool acquired(int result) { return result == 0 || result == EOWNERDEAD; }
 
+// How the release of a lock acquired by `op` is counted: an rwlock's by its side.
+constexpr format::Operation release_operation_for(format::Operation op) {
+  if (format::is_read_side(op)) return format::Operation::kReadUnlock;
+  if (format::is_write_side(op)) return format::Operation::kWriteUnlock;
+  return format::Operation::kUnlock;
+}
+
+struct LocatedSite {
+  LockSlot* slot = nullptr;
+  uint32_t slot_index = 0;
+  SiteStats* stats = nullptr;  // nullptr when a table was full (counted as dropped)
+};
+// The lock's slot and the thread's stats entry for (lock, op, site); fills the site cache.
+LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site);
+
 void record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                     const AcquireOutcome& outcome);
-void record_release(ThreadState& self, const void* lock, uintptr_t site, int result);
+// `default_operation` is used when the thread was not seen to hold `lock` (unbalanced release).
+void record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
+                    format::Operation default_operation);
+// A signal, broadcast or post; `waiters_seen` < 0 when not known.
+void record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                  int waiters_seen);
+// A wait that holds nothing afterwards (condition, semaphore handled by acquire(), barrier, the
+// condvar's mutex re-acquire): `waited` when it blocked, `failed` on timeout or error.
+void record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                 uint64_t wait_ns, bool waited, bool failed, bool arrived_last = false);
+void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t wait_ns);
 void record_owner_change(LockSlot& slot, uint32_t tid);
 
 // Owner changes are counted at release, outside the critical section: releases of an exclusive
@@ -76,6 +105,8 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   held.slot = cached.slot_index;
   held.epoch = self.epoch;
   held.entry = &stats;
+  held.release_operation = static_cast<uint16_t>(
+      release_operation_for(static_cast<format::Operation>(cached.operation)));
   if (__builtin_expect(stats.hold_countdown != 0, 1)) {
     --stats.hold_countdown;
     held.weight = 0;
@@ -86,20 +117,30 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
 
 // The real calls of one interposed acquire: `Calls` is a small value type (the lock pointer, and a
 // deadline for the timed forms) with try_acquire(), blocking_acquire(), and static members
-// kOperation and kBlocking (false for a pure trylock). Small enough to travel in registers, so the
+// kOperation and kBlocking (false for a pure trylock); optionally blocker() (who holds it) and
+// try_is_unsafe() (the first try would change what the program sees: call the real function alone). Small enough to travel in registers, so the
 // slow path below is a plain tail call and the fast path saves few registers.
 //
 // Everything but the cached, uncontended case: blocking, timing the wait, table lookups, failures.
 // `first_result` is the trylock-first result when it was already tried (kNotTried otherwise).
 inline constexpr int kNotTried = -1;
+inline constexpr int kSkipTry = -2;
 template <typename Calls>
 __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, uintptr_t site,
                                            int first_result, Calls calls) {
   constexpr bool blocking = Calls::kBlocking;
   if (self == nullptr) return blocking ? calls.blocking_acquire() : calls.try_acquire();
+  if (first_result == kSkipTry) {  // see Calls::try_is_unsafe: the real call alone, untimed
+    const AcquireOutcome outcome{calls.blocking_acquire(), false, 0, 0, Blocker::kUnknown};
+    const int saved_errno = errno;
+    record_acquire(*self, lock, Calls::kOperation, site, outcome);
+    errno = saved_errno;
+    return outcome.result;
+  }
   AcquireOutcome outcome{first_result == kNotTried ? calls.try_acquire() : first_result, false, 0,
-                         0};
+                         0, Blocker::kUnknown};
   if (blocking && outcome.result == EBUSY) {
+    if constexpr (requires { calls.blocker(); }) outcome.blocker = calls.blocker();
     const Clock& clock = g_runtime.clock;
     const uint64_t start = clock.now();
     outcome.result = calls.blocking_acquire();
@@ -107,7 +148,7 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
     outcome.wait_ns = clock.to_ns(outcome.end_ticks - start);
     outcome.contended = true;
   } else if (blocking && !acquired(outcome.result)) {
-    // EINVAL, EAGAIN, ENOTRECOVERABLE...: let the real blocking function give its own answer.
+    // EINVAL, EAGAIN...: let the real blocking function give its own answer.
     outcome.result = calls.blocking_acquire();
   }
   const format::Operation op = Calls::kOperation;
@@ -120,6 +161,9 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
 template <typename Calls>
 inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   ThreadState* self = current_thread();
+  if constexpr (requires { calls.try_is_unsafe(); })
+    if (__builtin_expect(calls.try_is_unsafe(), 0))
+      return acquire_slow(self, lock, site, kSkipTry, calls);
   // The cache is consulted before the lock is taken, so the critical section only sees the stores.
   SiteCacheEntry* cached = self ? cached_site(*self, lock, site, Calls::kOperation) : nullptr;
   if (__builtin_expect(cached == nullptr || self->held_depth >= kMaxHeldLocks, 0))
@@ -136,56 +180,45 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
 
 template <typename Release>
 __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, uintptr_t site,
-                                           Release real_release) {
+                                           Release real_release,
+                                           format::Operation default_operation) {
   const int result = real_release();
   if (self == nullptr) return result;
   const int saved_errno = errno;
-  record_release(*self, lock, site, result);
+  record_release(*self, lock, site, result, default_operation);
   errno = saved_errno;
   return result;
 }
 
+// `default_operation` counts a release of a lock this thread was not seen to hold (an rwlock's
+// side is otherwise taken from how it was acquired).
 template <typename Release>
-inline int release(const void* lock, uintptr_t site, Release real_release) {
+inline int release(const void* lock, uintptr_t site, Release real_release,
+                   format::Operation default_operation = format::Operation::kUnlock) {
   ThreadState* self = current_thread();
-  SiteCacheEntry* cached = self ? cached_site(*self, lock, site, format::Operation::kUnlock) : nullptr;
-  if (__builtin_expect(cached == nullptr || self->held_depth == 0 ||
+  if (__builtin_expect(self == nullptr || self->held_depth == 0 ||
                            self->held[self->held_depth - 1].lock != lock,
                        0))
-    return release_slow(self, lock, site, real_release);
+    return release_slow(self, lock, site, real_release, default_operation);
+  HeldLock& top = self->held[self->held_depth - 1];
+  SiteCacheEntry* cached =
+      cached_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
+  if (__builtin_expect(cached == nullptr, 0))
+    return release_slow(self, lock, site, real_release, default_operation);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;
-    record_release(*self, cached->lock, cached->site, result);
+    record_release(*self, cached->lock, cached->site, result, default_operation);
     errno = saved_errno;
     return result;
   }
-  HeldLock& top = self->held[self->held_depth - 1];
   if (__builtin_expect(top.weight != 0, 0) && top.epoch == self->epoch) finish_timed_hold(top);
   --self->held_depth;
   ++cached->stats->count;
   ++self->releases;
-  note_release_owner(*cached->slot, self->tid);
+  if (top.release_operation != static_cast<uint16_t>(format::Operation::kReadUnlock))
+    note_release_owner(*cached->slot, self->tid);  // owners are a notion of exclusive locks
   return 0;
-}
-
-// pthread_cond_wait releases and re-takes the mutex inside glibc, past our interposition: stop
-// the hold clock of `lock` for the wait so a hold never includes time spent waiting on a condition.
-template <typename Wait>
-inline int condition_wait(const void* lock, Wait&& real_wait) {
-  ThreadState* self = current_thread();
-  HeldLock* held = nullptr;
-  if (self) {
-    for (uint32_t i = self->held_depth; i-- > 0;)
-      if (self->held[i].lock == lock) {
-        held = &self->held[i];
-        break;
-      }
-    if (held && held->weight) held->paused_ticks += g_runtime.clock.now() - held->start_ticks;
-  }
-  const int result = real_wait();
-  if (held && held->weight) held->start_ticks = g_runtime.clock.now();
-  return result;
 }
 
 }  // namespace lockscope::runtime

@@ -36,6 +36,7 @@ struct HeldLock {
   uint64_t start_ticks;
   uint64_t paused_ticks;  // held time before a condition wait released and re-took the lock
   uint32_t weight;      // 0: hold not timed; 1: timed (contended); N: sampled 1 in N
+  uint16_t release_operation;  // format::Operation its release is counted as (rwlock: by side)
 };
 
 // A direct-mapped cache of the thread's recent (lock, call site, operation) -> stats entry, so that
@@ -52,7 +53,7 @@ struct SiteCacheEntry {
   uint32_t identity_epoch;
   uint16_t operation;
 };
-inline constexpr uint32_t kSiteCacheSize = 64;
+inline constexpr uint32_t kSiteCacheSize = 256;
 
 struct ThreadState {
   // The thread's record (survives the thread).
@@ -66,7 +67,9 @@ struct ThreadState {
   uint64_t failed;
   uint64_t wait_sum_ns;
   uint64_t wait_max_ns;
-  Histogram wait_histogram;
+  Histogram wait_histogram;  // lock waits (mutex, rwlock, spinlock, condvar re-acquire)
+  uint64_t wait_ns_by_primitive[format::kPrimitiveSlots];  // every wait, by kind
+  uint64_t barrier_last_arrivals;
   // Recording state, used only by the thread itself while it runs.
   SiteTable sites;
   uint32_t epoch;  // starts at 1; +1 at each flush of `sites`

@@ -27,6 +27,11 @@ void add_stats(SiteStats& into, const SiteStats& from) {
   into.hold_sum_ns += from.hold_sum_ns;
   if (from.hold_max_ns > into.hold_max_ns) into.hold_max_ns = from.hold_max_ns;
   into.hold_samples += from.hold_samples;
+  into.behind_readers += from.behind_readers;
+  into.behind_writer += from.behind_writer;
+  into.with_waiters += from.with_waiters;
+  into.without_waiters += from.without_waiters;
+  into.arrived_last += from.arrived_last;
   for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
     into.wait_histogram[b] += from.wait_histogram[b];
     into.hold_histogram[b] += from.hold_histogram[b];

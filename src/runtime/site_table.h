@@ -35,6 +35,11 @@ struct SiteStats {
   uint64_t hold_sum_ns;  // scaled: a sampled uncontended hold counts `period` times
   uint64_t hold_max_ns;
   uint64_t hold_samples;
+  uint64_t behind_readers;   // rwlock: waits begun while readers held it
+  uint64_t behind_writer;    // rwlock: waits begun while a writer held it
+  uint64_t with_waiters;     // signal/broadcast sent while a thread waited on the condvar
+  uint64_t without_waiters;  // ... while none did
+  uint64_t arrived_last;     // barrier: arrivals that completed it
   Histogram wait_histogram;
   Histogram hold_histogram;  // scaled like hold_sum_ns
 };

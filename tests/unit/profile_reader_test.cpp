@@ -224,8 +224,17 @@ TEST_F(ProfileReader, NamesANewerVersion) {
   builder.version = kVersion + 1;
   auto result = read_profile_file(write(builder.bytes()));
   ASSERT_TRUE(std::holds_alternative<std::string>(result));
-  EXPECT_NE(std::get<std::string>(result).find("written by a newer lockscope (format version 2"),
+  EXPECT_NE(std::get<std::string>(result).find("written by a newer lockscope (format version " +
+                                               std::to_string(kVersion + 1)),
             std::string::npos);
+}
+
+TEST_F(ProfileReader, NamesAnOlderVersion) {
+  ProfileFileBuilder builder = sample_profile();
+  builder.version = kVersion - 1;
+  auto result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<std::string>(result));
+  EXPECT_NE(std::get<std::string>(result).find("written by an older lockscope"), std::string::npos);
 }
 
 TEST_F(ProfileReader, RejectsReferencesOutsideTheirSections) {

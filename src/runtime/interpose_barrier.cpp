@@ -1,0 +1,60 @@
+// Barriers: each thread's wait is load imbalance (it arrived before the slowest one). The thread
+// whose arrival completes the barrier does not wait: it is counted as "arrived last", per call
+// site and per thread, from our own arrival count and the count given to pthread_barrier_init.
+#include <errno.h>
+#include <pthread.h>
+
+#include "runtime/interpose.h"
+#include "runtime/lock_init.h"
+#include "runtime/real_functions.h"
+#include "runtime/recorder.h"
+
+using lockscope::format::Operation;
+using lockscope::runtime::real;
+using lockscope::runtime::resolve_real_functions;
+
+namespace {
+auto& functions() {
+  if (!real().barrier_wait) resolve_real_functions();
+  return real();
+}
+}  // namespace
+
+LOCKSCOPE_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
+  const uintptr_t site = CALL_SITE;
+  auto* self = lockscope::runtime::current_thread();
+  if (self == nullptr) return functions().barrier_wait(barrier);
+  auto& rt = lockscope::runtime::g_runtime;
+  const int saved_errno = errno;
+  bool last = false;
+  if (auto* slot = lockscope::runtime::locate_site(*self, barrier, Operation::kBarrierWait, site).slot) {
+    const uint64_t arrival = slot->arrivals.fetch_add(1, std::memory_order_acq_rel) + 1;
+    const uint32_t count = slot->capacity.load(std::memory_order_relaxed);
+    last = count != 0 && arrival % count == 0;
+  }
+  errno = saved_errno;
+  const uint64_t start = rt.clock.now();
+  const int result = functions().barrier_wait(barrier);
+  const uint64_t end = rt.clock.now();
+  const int result_errno = errno;
+  const bool failed = result != 0 && result != PTHREAD_BARRIER_SERIAL_THREAD;
+  lockscope::runtime::record_wait(*self, barrier, Operation::kBarrierWait, site,
+                                  rt.clock.to_ns(end - start), !last, failed, last && !failed);
+  errno = result_errno;
+  return result;
+}
+
+LOCKSCOPE_EXPORT int pthread_barrier_init(pthread_barrier_t* barrier,
+                                          const pthread_barrierattr_t* attr, unsigned count) {
+  const int result = functions().barrier_init(barrier, attr, count);
+  if (result == 0)
+    lockscope::runtime::note_lock_init(barrier, lockscope::format::Primitive::kBarrier, 0, 0, count,
+                                       CALL_SITE);
+  return result;
+}
+
+LOCKSCOPE_EXPORT int pthread_barrier_destroy(pthread_barrier_t* barrier) {
+  const int result = functions().barrier_destroy(barrier);
+  if (result == 0) lockscope::runtime::note_lock_destroy(barrier);
+  return result;
+}
