@@ -259,7 +259,7 @@ struct ThreadRecord {
   uint64_t releases;
   uint64_t contended;
   uint64_t failed;
-  uint64_t wait_sum_ns;  // lock waits: mutex, rwlock, spinlock (spinning), condvar re-acquire
+  uint64_t wait_sum_ns;  // lock waits: mutex, rwlock, condvar re-acquire (not spinning)
   uint64_t wait_max_ns;
   HistogramRef wait_histogram;  // of the lock waits
   uint64_t wait_ns_by_primitive[kPrimitiveSlots];  // every kind of wait, never summed together

@@ -38,15 +38,18 @@ void write_processes(const Profile& profile, std::ostream& out) {
   out << "*** processes present ***\n";
   TextTable table;
   table.set_header({"PID", "PPID", "ENDED BY", "DURATION", "THREADS", "LOCKS", "ACQUIRED",
-                    "CONTENDED", "WAIT TOTAL", "COMMAND"},
+                    "CONTENDED", "LOCK WAIT", "COMMAND"},
                    {false, false, true, false, false, false, false, false, false, true});
   for (const ProcessProfile& process : profile.processes) {
     uint64_t acquired = 0, contended = 0, wait = 0, active = 0;
     for (const LockSummary& lock : process.locks) {
+      if (lock.acquisitions + lock.failed + lock.events) ++active;
+      // Lock waits only, as in the threads table: other kinds of wait are not added to them.
+      if (lock.primitive != format::Primitive::kMutex && lock.primitive != format::Primitive::kRwLock)
+        continue;
       acquired += lock.acquisitions;
       contended += lock.contended;
       wait += lock.wait_sum_ns;
-      if (lock.acquisitions + lock.failed) ++active;
     }
     table.add_row({fmt::format("{}", process.pid), fmt::format("{}", process.ppid),
                    exit_text(process), format_duration_ns(double(process.duration_ns)),
@@ -256,7 +259,9 @@ void write_legend(std::ostream& out) {
   out << "legend:\n";
   for (const LockColumn& column : lock_columns())
     if (!column.legend.empty()) write_wrapped(out, column.header, column.legend);
-  out << "  OP          L: acquire (lock, trylock, rdlock, wrlock, spin_lock...); U: release (U:read,\n"
+  out << "  LOCKS       (processes) synchronization objects used; ACQUIRED, CONTENDED and LOCK WAIT\n"
+         "              there count mutexes and rwlocks only\n"
+         "  OP          L: acquire (lock, trylock, rdlock, wrlock, spin_lock...); U: release (U:read,\n"
          "              U:write for an rwlock's sides); W: wait that holds nothing after (condvar\n"
          "              wait, sem_wait, barrier_wait; W:cond-reacquire = the mutex re-taken inside\n"
          "              pthread_cond_wait, estimated from the time of the waking signal); E: event\n"

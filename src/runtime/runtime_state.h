@@ -67,7 +67,7 @@ struct ThreadState {
   uint64_t failed;
   uint64_t wait_sum_ns;
   uint64_t wait_max_ns;
-  Histogram wait_histogram;  // lock waits (mutex, rwlock, spinlock, condvar re-acquire)
+  Histogram wait_histogram;  // lock waits (mutex, rwlock, condvar re-acquire)
   uint64_t wait_ns_by_primitive[format::kPrimitiveSlots];  // every wait, by kind
   uint64_t barrier_last_arrivals;
   // Recording state, used only by the thread itself while it runs.
