@@ -2,6 +2,8 @@
 // versioned schema documented in docs/json-schema.md. The contract for scripts and CI.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 
@@ -24,9 +26,9 @@ json histogram_json(const LatencyHistogram& histogram, uint64_t sum_ns, uint64_t
   const auto report = report_buckets(histogram);
   return {{"sum_ns", sum_ns},
           {"max_ns", max_ns},
-          {"p50_ns", histogram.percentile(0.50)},
-          {"p90_ns", histogram.percentile(0.90)},
-          {"p99_ns", histogram.percentile(0.99)},
+          {"p50_ns", std::min(histogram.percentile(0.50), double(max_ns))},
+          {"p90_ns", std::min(histogram.percentile(0.90), double(max_ns))},
+          {"p99_ns", std::min(histogram.percentile(0.99), double(max_ns))},
           {"le_1us", report[0]},
           {"le_10us", report[1]},
           {"le_100us", report[2]},

@@ -72,7 +72,11 @@ std::vector<LockColumn> build_columns() {
   columns.push_back(duration_column("wait-p99", "WAIT P99",
                                     "99th percentile of the waits (contended acquisitions only; "
                                     "histogram estimate, ±half a leading digit)",
-                                    [](const LockSummary& l) { return l.waits_only.percentile(0.99); }));
+                                    [](const LockSummary& l) {
+                                      // Interpolation never claims more than the longest wait.
+                                      return std::min(l.waits_only.percentile(0.99),
+                                                      double(l.wait_max_ns));
+                                    }));
   columns.push_back(duration_column("hold", "HOLD TOTAL", "time it was held (estimate when holds "
                                     "are sampled, see the footer)",
                                     [](const LockSummary& l) { return double(l.hold_sum_ns); }));
