@@ -1,4 +1,4 @@
-// Where a process's profile gets written: normal exit (see write_at_exit), _exit /
+// Where a process's profile gets written: normal exit (see remember_exit_status and lockscope_finish), _exit /
 // _Exit (interposed: no destructors run), and exec (interposed: the image is about to vanish; the
 // file is removed again if exec fails, so nothing is counted twice). vfork children share our
 // memory and are not this process: they are recognised by their pid and never write.
@@ -62,22 +62,18 @@ size_t count_variadic(const char* first, va_list args) {
 
 }  // namespace
 
-// exit() and returning from main: an on_exit handler, the only place that learns the status. It
-// must be registered after __libc_start_main registers the loader's finaliser (which runs the
-// library destructors), or it would run after them; so we wrap main. Being registered before the
-// program's own atexit handlers and C++ static destructors, it still runs after all of them.
-// The destructor remains the fallback for programs that do not start through __libc_start_main.
-static void write_at_exit(int status, void*) {
-  runtime().exit_status = status;
-  char written[4096];
-  write_once(ExitPath::kExit, status, written);
-}
+// exit() and returning from main. The profile is written by our library destructor, which the
+// loader's finaliser runs after every exit handler and C++ static destructor of the program (their
+// locks are recorded too). Only the exit status is learnt earlier, by an on_exit handler: it must be
+// registered after __libc_start_main registers the loader's finaliser, or it would run after the
+// write, so we wrap main.
+static void remember_exit_status(int status, void*) { runtime().exit_status = status; }
 
 using MainFunction = int (*)(int, char**, char**);
 static MainFunction g_program_main;
 
 static int main_with_exit_handler(int argc, char** argv, char** envp) {
-  on_exit(write_at_exit, nullptr);
+  on_exit(remember_exit_status, nullptr);
   return g_program_main(argc, argv, envp);
 }
 

@@ -168,6 +168,14 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   SiteCacheEntry* cached = self ? cached_site(*self, lock, site, Calls::kOperation) : nullptr;
   if (__builtin_expect(cached == nullptr || self->held_depth >= kMaxHeldLocks, 0))
     return acquire_slow(self, lock, site, kNotTried, calls);
+  if constexpr (format::operation_class(Calls::kOperation) != format::OperationClass::kAcquire) {
+    // A semaphore wait: nothing is held afterwards, so no owner, no held entry, no hold to time.
+    const int result = calls.try_acquire();
+    if (__builtin_expect(result != 0, 0))
+      return acquire_slow(self, cached->lock, cached->site, result, calls);
+    ++cached->stats->count;
+    return 0;
+  }
   // The owner field is written at release when another thread held the lock before: request its
   // cache line now, so that its transfer overlaps the lock word's instead of following it.
   __builtin_prefetch(&cached->slot->last_owner, 1);

@@ -11,48 +11,16 @@ namespace {
 using format::Operation;
 using format::Primitive;
 
-constexpr uint64_t kMs = 1'000'000;
 const std::string kFixture = "condvar_split";
 
-// Runs the fixture plain, then under `lockscope record`: stdout and exit status must be the same.
 ProcessProfile record_unchanged(const TemporaryDirectory& dir) {
-  const CommandResult plain = run_command({fixture(kFixture)});
-  EXPECT_EQ(plain.exit_status, 0) << plain.out;
-  const CommandResult profiled =
-      run_lockscope({"record", "-o", dir.path(), "--", fixture(kFixture)});
-  EXPECT_EQ(profiled.exit_status, plain.exit_status) << profiled.out << profiled.err;
-  EXPECT_EQ(profiled.signal, 0);
-  EXPECT_EQ(profiled.out, plain.out);
-  Profile profile = load_profile(dir.path());
-  EXPECT_TRUE(profile.problems.empty());
-  if (profile.processes.size() != 1) {
-    ADD_FAILURE() << "expected one process, got " << profile.processes.size();
-    return {};
-  }
-  return profile.processes[0];
+  return testing::record_unchanged(dir, kFixture);
 }
-
-bool located_at(const CodeLocation& where, int line) {
-  const std::string file = kFixture + ".c";
-  return where.line == line && where.file.size() >= file.size() &&
-         where.file.compare(where.file.size() - file.size(), file.size(), file) == 0;
+FoundSite find_site(const ProcessProfile& process, const std::string& marker, Operation op) {
+  return testing::find_site(process, kFixture, marker, op);
 }
-
-struct Found {
-  const LockSummary* lock = nullptr;
-  const SiteSummary* site = nullptr;
-};
-
-Found find_site(const ProcessProfile& process, const std::string& marker, Operation op) {
-  const int line = marker_line(kFixture, marker);
-  for (const LockSummary& lock : process.locks)
-    for (const SiteSummary& site : lock.sites)
-      if (site.operation == op && located_at(site.location, line)) return {&lock, &site};
-  return {};
-}
-
 const SiteSummary* site_of(const LockSummary& lock, const std::string& marker, Operation op) {
-  return site_at(lock, kFixture + ".c", marker_line(kFixture, marker), op);
+  return testing::site_of(lock, kFixture, marker, op);
 }
 
 class CondVar : public ::testing::Test {
@@ -75,7 +43,7 @@ TemporaryDirectory* CondVar::directory_ = nullptr;
 ProcessProfile* CondVar::process_ = nullptr;
 
 TEST_F(CondVar, TheSignallersHoldAfterSignallingIsReacquireWaitNotConditionWait) {
-  const Found wait = find_site(process(), "split-wait", Operation::kCondWait);
+  const FoundSite wait = find_site(process(), "split-wait", Operation::kCondWait);
   ASSERT_NE(wait.site, nullptr);
   const LockSummary& condition = *wait.lock;
   EXPECT_EQ(condition.primitive, Primitive::kCondVar);
@@ -92,7 +60,7 @@ TEST_F(CondVar, TheSignallersHoldAfterSignallingIsReacquireWaitNotConditionWait)
   EXPECT_EQ(condition.acquisitions, 1u) << "completed waits";
   EXPECT_EQ(condition.reacquisitions, 0u);
 
-  const Found reacquire = find_site(process(), "split-wait", Operation::kCondReacquire);
+  const FoundSite reacquire = find_site(process(), "split-wait", Operation::kCondReacquire);
   ASSERT_NE(reacquire.site, nullptr) << "no re-acquire site on the mutex at the wait's line";
   const LockSummary& mutex = *reacquire.lock;
   EXPECT_EQ(mutex.primitive, Primitive::kMutex);
@@ -134,7 +102,7 @@ TEST_F(CondVar, TheSignallersHoldAfterSignallingIsReacquireWaitNotConditionWait)
 }
 
 TEST_F(CondVar, TimeoutsAreFailedWaits) {
-  const Found timed = find_site(process(), "timed-wait", Operation::kCondTimedWait);
+  const FoundSite timed = find_site(process(), "timed-wait", Operation::kCondTimedWait);
   ASSERT_NE(timed.site, nullptr);
   const LockSummary& condition = *timed.lock;
   EXPECT_EQ(condition.primitive, Primitive::kCondVar);
@@ -154,7 +122,7 @@ TEST_F(CondVar, TimeoutsAreFailedWaits) {
 }
 
 TEST_F(CondVar, SignalsAndBroadcastsWithNobodyWaitingAreCountedWithoutWaiters) {
-  const Found first = find_site(process(), "lonely-signal", Operation::kCondSignal);
+  const FoundSite first = find_site(process(), "lonely-signal", Operation::kCondSignal);
   ASSERT_NE(first.site, nullptr);
   const LockSummary& condition = *first.lock;
   EXPECT_EQ(condition.primitive, Primitive::kCondVar);
@@ -173,7 +141,7 @@ TEST_F(CondVar, SignalsAndBroadcastsWithNobodyWaitingAreCountedWithoutWaiters) {
 }
 
 TEST_F(CondVar, ABroadcastToThreeWaitersWakesThreeWaitsAndThreeReacquires) {
-  const Found broadcast = find_site(process(), "crowd-broadcast", Operation::kCondBroadcast);
+  const FoundSite broadcast = find_site(process(), "crowd-broadcast", Operation::kCondBroadcast);
   ASSERT_NE(broadcast.site, nullptr);
   EXPECT_EQ(broadcast.site->count, 1u);
   EXPECT_EQ(broadcast.site->with_waiters, 1u);
@@ -186,7 +154,7 @@ TEST_F(CondVar, ABroadcastToThreeWaitersWakesThreeWaitsAndThreeReacquires) {
   EXPECT_EQ(condition.acquisitions, 3u);
   EXPECT_EQ(condition.events, 1u);
 
-  const Found reacquire = find_site(process(), "crowd-wait", Operation::kCondReacquire);
+  const FoundSite reacquire = find_site(process(), "crowd-wait", Operation::kCondReacquire);
   ASSERT_NE(reacquire.site, nullptr);
   EXPECT_EQ(reacquire.site->count, 3u);
   EXPECT_EQ(reacquire.lock->reacquisitions, 3u);

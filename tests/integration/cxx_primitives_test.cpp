@@ -14,7 +14,6 @@ namespace {
 using format::Operation;
 using format::Primitive;
 
-constexpr uint64_t kMs = 1'000'000;
 
 struct Recorded {
   ProcessProfile process;

@@ -5,6 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -97,7 +100,7 @@ std::vector<std::string> profile_files(const std::string& directory) {
   return files;
 }
 
-static bool at(const CodeLocation& where, const std::string& file_suffix, int line) {
+bool located_at(const CodeLocation& where, const std::string& file_suffix, int line) {
   return where.line == line && where.file.size() >= file_suffix.size() &&
          where.file.compare(where.file.size() - file_suffix.size(), file_suffix.size(),
                             file_suffix) == 0;
@@ -107,7 +110,7 @@ const LockSummary* lock_acquired_at(const ProcessProfile& process, const std::st
                                     int line) {
   for (const LockSummary& lock : process.locks)
     for (const SiteSummary& site : lock.sites)
-      if (site.operation != format::Operation::kUnlock && at(site.location, file_suffix, line))
+      if (site.operation != format::Operation::kUnlock && located_at(site.location, file_suffix, line))
         return &lock;
   return nullptr;
 }
@@ -115,8 +118,51 @@ const LockSummary* lock_acquired_at(const ProcessProfile& process, const std::st
 const SiteSummary* site_at(const LockSummary& lock, const std::string& file_suffix, int line,
                            format::Operation op) {
   for (const SiteSummary& site : lock.sites)
-    if (site.operation == op && at(site.location, file_suffix, line)) return &site;
+    if (site.operation == op && located_at(site.location, file_suffix, line)) return &site;
   return nullptr;
+}
+
+ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string& fixture_name,
+                                const std::vector<std::string>& args) {
+  std::vector<std::string> plain_argv = {fixture(fixture_name)};
+  plain_argv.insert(plain_argv.end(), args.begin(), args.end());
+  const CommandResult plain = run_command(plain_argv);
+  EXPECT_EQ(plain.exit_status, 0) << plain.out;
+  std::vector<std::string> command = {"record", "-o", dir.path(), "--"};
+  command.insert(command.end(), plain_argv.begin(), plain_argv.end());
+  const CommandResult profiled = run_lockscope(command);
+  EXPECT_EQ(profiled.exit_status, plain.exit_status) << profiled.out << profiled.err;
+  EXPECT_EQ(profiled.signal, 0) << "14 is SIGALRM: the fixture's watchdog, it hung under the runtime";
+  EXPECT_EQ(profiled.out, plain.out);
+  Profile profile = load_profile(dir.path());
+  EXPECT_TRUE(profile.problems.empty());
+  if (profile.processes.size() != 1) {
+    ADD_FAILURE() << "expected one process, got " << profile.processes.size();
+    return {};
+  }
+  return profile.processes[0];
+}
+
+FoundSite find_site(const ProcessProfile& process, const std::string& fixture_name,
+                    const std::string& marker, format::Operation op) {
+  const int line = marker_line(fixture_name, marker);
+  for (const LockSummary& lock : process.locks)
+    for (const SiteSummary& site : lock.sites)
+      if (site.operation == op && located_at(site.location, fixture_name + ".c", line))
+        return {&lock, &site};
+  return {};
+}
+
+const SiteSummary* site_of(const LockSummary& lock, const std::string& fixture_name,
+                           const std::string& marker, format::Operation op) {
+  return site_at(lock, fixture_name + ".c", marker_line(fixture_name, marker), op);
+}
+
+uint64_t most_waited(const ProcessProfile& process, format::Primitive primitive) {
+  uint64_t most = 0;
+  for (const ThreadSummary& thread : process.threads)
+    most = std::max(most, thread.wait_ns_by_primitive[static_cast<size_t>(primitive)]);
+  return most;
 }
 
 }  // namespace lockscope::testing

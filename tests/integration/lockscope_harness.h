@@ -41,6 +41,29 @@ class TemporaryDirectory {
 Profile load_profile(const std::string& directory);  // read + symbolize
 std::vector<std::string> profile_files(const std::string& directory);
 
+inline constexpr uint64_t kMs = 1'000'000;
+
+// Runs the fixture plain, then under `lockscope record` into `dir`: stdout and exit status must be
+// the same, and there must be exactly one process; returns it.
+ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string& fixture_name,
+                                const std::vector<std::string>& args = {});
+
+// True when `where` is at line `line` of a file whose path ends with `file_suffix`.
+bool located_at(const CodeLocation& where, const std::string& file_suffix, int line);
+
+struct FoundSite {
+  const LockSummary* lock = nullptr;
+  const SiteSummary* site = nullptr;
+};
+// The (lock, site) with operation `op` at the "// @marker" line of `fixture_name`.c.
+FoundSite find_site(const ProcessProfile& process, const std::string& fixture_name,
+                    const std::string& marker, format::Operation op);
+// The site of `lock` with operation `op` at the marker's line.
+const SiteSummary* site_of(const LockSummary& lock, const std::string& fixture_name,
+                           const std::string& marker, format::Operation op);
+// The largest wait of that kind over the process's threads.
+uint64_t most_waited(const ProcessProfile& process, format::Primitive primitive);
+
 // The lock of `process` with an acquire site at fixture:line; nullptr when none.
 const LockSummary* lock_acquired_at(const ProcessProfile& process, const std::string& file_suffix,
                                     int line);

@@ -12,62 +12,6 @@ namespace {
 using format::Operation;
 using format::Primitive;
 
-// Runs the fixture plain, then under `lockscope record`: stdout and exit status must be the same.
-ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string& name,
-                                const std::vector<std::string>& args) {
-  std::vector<std::string> plain_argv = {fixture(name)};
-  plain_argv.insert(plain_argv.end(), args.begin(), args.end());
-  const CommandResult plain = run_command(plain_argv);
-  EXPECT_EQ(plain.exit_status, 0) << plain.out;
-  std::vector<std::string> command = {"record", "-o", dir.path(), "--"};
-  command.insert(command.end(), plain_argv.begin(), plain_argv.end());
-  const CommandResult profiled = run_lockscope(command);
-  EXPECT_EQ(profiled.exit_status, plain.exit_status) << profiled.out << profiled.err;
-  EXPECT_EQ(profiled.signal, 0) << "14 is SIGALRM: the fixture's watchdog, it hung under the runtime";
-  EXPECT_EQ(profiled.out, plain.out);
-  Profile profile = load_profile(dir.path());
-  EXPECT_TRUE(profile.problems.empty());
-  if (profile.processes.size() != 1) {
-    ADD_FAILURE() << "expected one process, got " << profile.processes.size();
-    return {};
-  }
-  return profile.processes[0];
-}
-
-bool located_at(const CodeLocation& where, const std::string& file, int line) {
-  return where.line == line && where.file.size() >= file.size() &&
-         where.file.compare(where.file.size() - file.size(), file.size(), file) == 0;
-}
-
-struct Found {
-  const LockSummary* lock = nullptr;
-  const SiteSummary* site = nullptr;
-};
-
-// The (lock, site) with operation `op` at the fixture's "// @marker" line.
-Found find_site(const ProcessProfile& process, const std::string& name, const std::string& marker,
-                Operation op) {
-  const int line = marker_line(name, marker);
-  for (const LockSummary& lock : process.locks)
-    for (const SiteSummary& site : lock.sites)
-      if (site.operation == op && located_at(site.location, name + ".c", line)) return {&lock, &site};
-  return {};
-}
-
-// The site of `lock` with operation `op` at the marker's line.
-const SiteSummary* site_of(const LockSummary& lock, const std::string& name,
-                           const std::string& marker, Operation op) {
-  return site_at(lock, name + ".c", marker_line(name, marker), op);
-}
-
-uint64_t most_waited(const ProcessProfile& process, Primitive primitive) {
-  uint64_t most = 0;
-  for (const ThreadSummary& thread : process.threads)
-    most = std::max(most, thread.wait_ns_by_primitive[static_cast<size_t>(primitive)]);
-  return most;
-}
-
-constexpr uint64_t kMs = 1'000'000;
 
 // ---------------------------------------------------------------------------------------------
 // Spinlocks.
@@ -76,7 +20,7 @@ TEST(Primitives, SpinLockCountsTryLockFailuresAndSpinTime) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "spin_counter", {"2000"});
   const std::string f = "spin_counter";
-  const Found counting = find_site(process, f, "spin-lock", Operation::kSpinLock);
+  const FoundSite counting = find_site(process, f, "spin-lock", Operation::kSpinLock);
   ASSERT_NE(counting.site, nullptr);
   EXPECT_EQ(counting.lock->primitive, Primitive::kSpinLock);
   EXPECT_EQ(lock_kind_name(*counting.lock), "spinlock");
@@ -91,7 +35,7 @@ TEST(Primitives, SpinLockCountsTryLockFailuresAndSpinTime) {
   EXPECT_EQ(counting.lock->releases, 4000u);
   EXPECT_EQ(counting.lock->wait.total(), 4000u);
 
-  const Found held = find_site(process, f, "main-spin-lock", Operation::kSpinLock);
+  const FoundSite held = find_site(process, f, "main-spin-lock", Operation::kSpinLock);
   ASSERT_NE(held.site, nullptr);
   EXPECT_NE(held.lock, counting.lock);
   EXPECT_EQ(held.site->count, 1u);
@@ -122,7 +66,7 @@ TEST(Primitives, SemaphoreWaitsPostsAndFailuresUnnamedAndNamed) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "semaphores", {"100"});
   const std::string f = "semaphores";
-  const Found waits = find_site(process, f, "items-wait", Operation::kSemWait);
+  const FoundSite waits = find_site(process, f, "items-wait", Operation::kSemWait);
   ASSERT_NE(waits.site, nullptr);
   const LockSummary& items = *waits.lock;
   EXPECT_EQ(items.primitive, Primitive::kSemaphore);
@@ -131,6 +75,10 @@ TEST(Primitives, SemaphoreWaitsPostsAndFailuresUnnamedAndNamed) {
   EXPECT_EQ(items.init_site.line, marker_line(f, "items-init"));
   EXPECT_EQ(waits.site->count, 102u);
   EXPECT_EQ(waits.site->failed, 0u);
+  // A semaphore wait holds nothing: no thread acquisitions, nothing left on the held-lock stack.
+  EXPECT_EQ(process.counter(format::Counter::kHeldStackOverflow), 0u);
+  EXPECT_EQ(process.counter(format::Counter::kUnbalancedUnlocks), 0u);
+  for (const ThreadSummary& thread : process.threads) EXPECT_EQ(thread.acquisitions, 0u);
   const SiteSummary* posts = site_of(items, f, "items-post", Operation::kSemPost);
   ASSERT_NE(posts, nullptr);
   EXPECT_EQ(posts->count, 100u);
@@ -158,7 +106,7 @@ TEST(Primitives, SemaphoreWaitsPostsAndFailuresUnnamedAndNamed) {
   EXPECT_EQ(items.failed, 3u);
   EXPECT_EQ(items.events, 101u) << "posts";
 
-  const Found gate = find_site(process, f, "gate-wait", Operation::kSemWait);
+  const FoundSite gate = find_site(process, f, "gate-wait", Operation::kSemWait);
   ASSERT_NE(gate.site, nullptr);
   EXPECT_NE(gate.lock, waits.lock);
   EXPECT_EQ(gate.lock->capacity, 0u);
@@ -170,7 +118,7 @@ TEST(Primitives, SemaphoreWaitsPostsAndFailuresUnnamedAndNamed) {
   EXPECT_EQ(gate_post->count, 1u);
   EXPECT_GE(most_waited(process, Primitive::kSemaphore), 2 * kMs);
 
-  const Found named = find_site(process, f, "named-wait", Operation::kSemWait);
+  const FoundSite named = find_site(process, f, "named-wait", Operation::kSemWait);
   ASSERT_NE(named.site, nullptr);
   EXPECT_EQ(named.lock->primitive, Primitive::kSemaphore);
   EXPECT_EQ(named.site->count, 3u);
@@ -197,7 +145,7 @@ TEST(Primitives, BarrierWaitIsLoadImbalanceAndTheLateThreadArrivesLast) {
   const ProcessProfile process =
       record_unchanged(dir, "barrier_rounds", {std::to_string(rounds)});
   const std::string f = "barrier_rounds";
-  const Found waits = find_site(process, f, "barrier-wait", Operation::kBarrierWait);
+  const FoundSite waits = find_site(process, f, "barrier-wait", Operation::kBarrierWait);
   ASSERT_NE(waits.site, nullptr);
   const LockSummary& barrier = *waits.lock;
   EXPECT_EQ(barrier.primitive, Primitive::kBarrier);
@@ -242,7 +190,7 @@ TEST(Primitives, RobustMutexOwnerDeadAndNotRecoverablePassThrough) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "robust_mutex", {"abandoned"});
   const std::string f = "robust_mutex";
-  const Found dead = find_site(process, f, "abandoned-ownerdead", Operation::kLock);
+  const FoundSite dead = find_site(process, f, "abandoned-ownerdead", Operation::kLock);
   ASSERT_NE(dead.site, nullptr);
   const LockSummary& abandoned = *dead.lock;
   EXPECT_TRUE(abandoned.flags & format::kLockRobust);
@@ -273,7 +221,7 @@ TEST(Primitives, RobustMutexMadeConsistentAndPriorityInheritanceKeepTheirSemanti
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "robust_mutex", {"recovered"});
   const std::string f = "robust_mutex";
-  const Found recovered = find_site(process, f, "recovered-ownerdead", Operation::kTryLock);
+  const FoundSite recovered = find_site(process, f, "recovered-ownerdead", Operation::kTryLock);
   ASSERT_NE(recovered.site, nullptr);
   EXPECT_EQ(recovered.lock->init_site.line, marker_line(f, "recovered-init"));
   EXPECT_TRUE(recovered.lock->flags & format::kLockRobust);
@@ -284,7 +232,7 @@ TEST(Primitives, RobustMutexMadeConsistentAndPriorityInheritanceKeepTheirSemanti
   EXPECT_EQ(recovered.lock->acquisitions, 3u);
   EXPECT_EQ(recovered.lock->failed, 0u);
 
-  const Found pi = find_site(process, f, "pi-lock", Operation::kLock);
+  const FoundSite pi = find_site(process, f, "pi-lock", Operation::kLock);
   ASSERT_NE(pi.site, nullptr);
   EXPECT_TRUE(pi.lock->flags & format::kLockPriorityInherit);
   EXPECT_EQ(lock_kind_name(*pi.lock), "mutex+pi");

@@ -98,3 +98,28 @@ TEST(Processes, RunPrintsTheReportToStderrAndKeepsStdoutForTheProgram) {
 
 }  // namespace
 }  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+TEST(Processes, LocksTakenByExitHandlersAndDestructorsAreRecorded) {
+  TemporaryDirectory dir;
+  const CommandResult result =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("exit_time_lock")});
+  ASSERT_EQ(result.exit_status, 5) << result.err;
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  const ProcessProfile& process = profile.processes[0];
+  EXPECT_EQ(process.exit_status, 5);
+  for (const char* marker : {"atexit-lock", "destructor-lock"}) {
+    const int line = marker_line("exit_time_lock", marker);
+    const LockSummary* lock = lock_acquired_at(process, "exit_time_lock.c", line);
+    ASSERT_NE(lock, nullptr) << marker;
+    const SiteSummary* site = site_at(*lock, "exit_time_lock.c", line, format::Operation::kLock);
+    ASSERT_NE(site, nullptr) << marker;
+    EXPECT_EQ(site->count, 1u) << marker;
+  }
+}
+
+}  // namespace
+}  // namespace lockscope::testing

@@ -11,62 +11,6 @@ namespace {
 using format::Operation;
 using format::Primitive;
 
-// Runs the fixture plain, then under `lockscope record`: stdout and exit status must be the same.
-ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string& name,
-                                const std::vector<std::string>& args) {
-  std::vector<std::string> plain_argv = {fixture(name)};
-  plain_argv.insert(plain_argv.end(), args.begin(), args.end());
-  const CommandResult plain = run_command(plain_argv);
-  EXPECT_EQ(plain.exit_status, 0) << plain.out;
-  std::vector<std::string> command = {"record", "-o", dir.path(), "--"};
-  command.insert(command.end(), plain_argv.begin(), plain_argv.end());
-  const CommandResult profiled = run_lockscope(command);
-  EXPECT_EQ(profiled.exit_status, plain.exit_status) << profiled.out << profiled.err;
-  EXPECT_EQ(profiled.signal, 0) << "14 is SIGALRM: the fixture's watchdog, it hung under the runtime";
-  EXPECT_EQ(profiled.out, plain.out);
-  Profile profile = load_profile(dir.path());
-  EXPECT_TRUE(profile.problems.empty());
-  if (profile.processes.size() != 1) {
-    ADD_FAILURE() << "expected one process, got " << profile.processes.size();
-    return {};
-  }
-  return profile.processes[0];
-}
-
-bool located_at(const CodeLocation& where, const std::string& file, int line) {
-  return where.line == line && where.file.size() >= file.size() &&
-         where.file.compare(where.file.size() - file.size(), file.size(), file) == 0;
-}
-
-struct Found {
-  const LockSummary* lock = nullptr;
-  const SiteSummary* site = nullptr;
-};
-
-// The (lock, site) with operation `op` at the fixture's "// @marker" line.
-Found find_site(const ProcessProfile& process, const std::string& name, const std::string& marker,
-                Operation op) {
-  const int line = marker_line(name, marker);
-  for (const LockSummary& lock : process.locks)
-    for (const SiteSummary& site : lock.sites)
-      if (site.operation == op && located_at(site.location, name + ".c", line)) return {&lock, &site};
-  return {};
-}
-
-// The site of `lock` with operation `op` at the marker's line.
-const SiteSummary* site_of(const LockSummary& lock, const std::string& name,
-                           const std::string& marker, Operation op) {
-  return site_at(lock, name + ".c", marker_line(name, marker), op);
-}
-
-uint64_t most_waited(const ProcessProfile& process, Primitive primitive) {
-  uint64_t most = 0;
-  for (const ThreadSummary& thread : process.threads)
-    most = std::max(most, thread.wait_ns_by_primitive[static_cast<size_t>(primitive)]);
-  return most;
-}
-
-constexpr uint64_t kMs = 1'000'000;
 
 // ---------------------------------------------------------------------------------------------
 // Read-write locks.
@@ -75,7 +19,7 @@ TEST(RwLock, ReadersNeverWaitForReaders) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "rwlock_sides", {"3", "200"});
   const std::string f = "rwlock_sides";
-  const Found reads = find_site(process, f, "reader-rdlock", Operation::kReadLock);
+  const FoundSite reads = find_site(process, f, "reader-rdlock", Operation::kReadLock);
   ASSERT_NE(reads.site, nullptr);
   const LockSummary& lock = *reads.lock;
   EXPECT_EQ(lock.primitive, Primitive::kRwLock);
@@ -101,7 +45,7 @@ TEST(RwLock, WriterBehindReadersAndReaderBehindWriterAreToldApart) {
   const ProcessProfile process = record_unchanged(dir, "rwlock_sides", {"1", "1"});
   const std::string f = "rwlock_sides";
 
-  const Found writer = find_site(process, f, "writer-behind-readers", Operation::kWriteLock);
+  const FoundSite writer = find_site(process, f, "writer-behind-readers", Operation::kWriteLock);
   ASSERT_NE(writer.site, nullptr);
   EXPECT_EQ(writer.site->count, 1u);
   EXPECT_EQ(writer.site->contended, 1u);
@@ -129,7 +73,7 @@ TEST(RwLock, WriterBehindReadersAndReaderBehindWriterAreToldApart) {
   EXPECT_EQ(first.read_side.wait_sum_ns, 0u);
   EXPECT_EQ(first.releases, 2u);
 
-  const Found reader = find_site(process, f, "reader-behind-writer", Operation::kReadLock);
+  const FoundSite reader = find_site(process, f, "reader-behind-writer", Operation::kReadLock);
   ASSERT_NE(reader.site, nullptr);
   EXPECT_NE(reader.lock, writer.lock);
   EXPECT_EQ(reader.site->count, 1u);
@@ -155,7 +99,7 @@ TEST(RwLock, ErrorCodesAreFailedAcquisitions) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "rwlock_sides", {"1", "1"});
   const std::string f = "rwlock_sides";
-  const Found held = find_site(process, f, "err-wrlock", Operation::kWriteLock);
+  const FoundSite held = find_site(process, f, "err-wrlock", Operation::kWriteLock);
   ASSERT_NE(held.site, nullptr);
   const LockSummary& lock = *held.lock;
   EXPECT_EQ(held.site->count, 1u);
