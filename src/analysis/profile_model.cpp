@@ -165,9 +165,13 @@ std::string primitive_name(format::Primitive primitive) {
 }
 
 std::string lock_kind_name(const LockSummary& lock) {
-  if (lock.primitive == format::Primitive::kBarrier && lock.capacity)
-    return "barrier(" + std::to_string(lock.capacity) + ")";
-  if (lock.primitive != format::Primitive::kMutex) return primitive_name(lock.primitive);
+  if (lock.primitive != format::Primitive::kMutex) {
+    std::string name = primitive_name(lock.primitive);
+    if (lock.primitive == format::Primitive::kBarrier && lock.capacity)
+      name += "(" + std::to_string(lock.capacity) + ")";
+    if (lock.flags & format::kLockProcessShared) name += "+pshared";
+    return name;
+  }
   const uint32_t flags = lock.flags;
   std::string name;
   switch (lock.kind) {
