@@ -14,16 +14,7 @@ using lockscope::runtime::real;
 using lockscope::runtime::resolve_real_functions;
 
 namespace {
-uint32_t process_shared(const pthread_barrierattr_t* attr) {
-  int shared = PTHREAD_PROCESS_PRIVATE;
-  if (attr) pthread_barrierattr_getpshared(attr, &shared);
-  return shared == PTHREAD_PROCESS_SHARED ? lockscope::format::kLockProcessShared : 0;
-}
-
-auto& functions() {
-  if (!real().barrier_wait) resolve_real_functions();
-  return real();
-}
+auto& functions() { return lockscope::runtime::resolved_real(); }
 }  // namespace
 
 LOCKSCOPE_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
@@ -55,7 +46,7 @@ LOCKSCOPE_EXPORT int pthread_barrier_init(pthread_barrier_t* barrier,
   const int result = functions().barrier_init(barrier, attr, count);
   if (result == 0)
     lockscope::runtime::note_lock_init(barrier, lockscope::format::Primitive::kBarrier, 0,
-                                       process_shared(attr), count, CALL_SITE);
+                                       lockscope::runtime::process_shared_flag(attr, pthread_barrierattr_getpshared), count, CALL_SITE);
   return result;
 }
 

@@ -22,16 +22,7 @@ using lockscope::runtime::resolve_real_functions;
 
 namespace {
 
-uint32_t process_shared(const pthread_condattr_t* attr) {
-  int shared = PTHREAD_PROCESS_PRIVATE;
-  if (attr) pthread_condattr_getpshared(attr, &shared);
-  return shared == PTHREAD_PROCESS_SHARED ? lockscope::format::kLockProcessShared : 0;
-}
-
-auto& functions() {
-  if (!real().cond_broadcast) resolve_real_functions();
-  return real();
-}
+auto& functions() { return lockscope::runtime::resolved_real(); }
 
 HeldLock* held_entry(ThreadState& self, const void* lock) {
   for (uint32_t i = self.held_depth; i-- > 0;)
@@ -125,7 +116,7 @@ LOCKSCOPE_EXPORT int pthread_cond_init(pthread_cond_t* condition, const pthread_
   const int result = functions().cond_init(condition, attr);
   if (result == 0)
     lockscope::runtime::note_lock_init(condition, lockscope::format::Primitive::kCondVar, 0,
-                                       process_shared(attr), 0, CALL_SITE);
+                                       lockscope::runtime::process_shared_flag(attr, pthread_condattr_getpshared), 0, CALL_SITE);
   return result;
 }
 

@@ -24,16 +24,7 @@ Blocker rwlock_blocker(const pthread_rwlock_t* rwlock) {
   return Blocker::kUnknown;
 }
 
-uint32_t process_shared(const pthread_rwlockattr_t* attr) {
-  int shared = PTHREAD_PROCESS_PRIVATE;
-  if (attr) pthread_rwlockattr_getpshared(attr, &shared);
-  return shared == PTHREAD_PROCESS_SHARED ? lockscope::format::kLockProcessShared : 0;
-}
-
-auto& functions() {
-  if (!real().rwlock_unlock) resolve_real_functions();
-  return real();
-}
+auto& functions() { return lockscope::runtime::resolved_real(); }
 
 template <Operation Op, bool Blocking>
 struct RwLockCalls {
@@ -114,7 +105,7 @@ LOCKSCOPE_EXPORT int pthread_rwlock_init(pthread_rwlock_t* rwlock,
   const int result = functions().rwlock_init(rwlock, attr);
   if (result == 0)
     lockscope::runtime::note_lock_init(rwlock, lockscope::format::Primitive::kRwLock, 0,
-                                       process_shared(attr), 0, CALL_SITE);
+                                       lockscope::runtime::process_shared_flag(attr, pthread_rwlockattr_getpshared), 0, CALL_SITE);
   return result;
 }
 

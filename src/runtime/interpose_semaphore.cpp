@@ -16,10 +16,7 @@ using lockscope::runtime::resolve_real_functions;
 
 namespace {
 
-auto& functions() {
-  if (!real().sem_post) resolve_real_functions();
-  return real();
-}
+auto& functions() { return lockscope::runtime::resolved_real(); }
 
 // 0, or the error number the real call left in errno.
 inline int error_of(int result) { return result == 0 ? 0 : errno; }

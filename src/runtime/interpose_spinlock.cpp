@@ -17,10 +17,7 @@ namespace {
 // pthread_spinlock_t is a volatile int: its address, without the qualifier, is its identity.
 inline const void* identity(pthread_spinlock_t* lock) { return const_cast<int*>(lock); }
 
-auto& functions() {
-  if (!real().spin_unlock) resolve_real_functions();
-  return real();
-}
+auto& functions() { return lockscope::runtime::resolved_real(); }
 
 struct SpinLockCalls {
   static constexpr Operation kOperation = Operation::kSpinLock;

@@ -92,6 +92,7 @@ void resolve_real_functions() {
   resolve(r.fexecve, "fexecve");
   resolve(r.underscore_exit, "_exit");
   resolve(r.underscore_capital_exit, "_Exit");
+  r.resolved = true;
   g_real_functions = r;
 }
 

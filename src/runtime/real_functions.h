@@ -60,6 +60,7 @@ struct RealFunctions {
   int (*fexecve)(int, char* const[], char* const[]);
   void (*underscore_exit)(int);
   void (*underscore_capital_exit)(int);
+  bool resolved;  // resolve_real_functions() has run
 };
 
 // Resolves everything once (idempotent, thread-safe enough: concurrent callers store equal values).
@@ -67,5 +68,11 @@ void resolve_real_functions();
 // A hidden global, read inline on the hot path (no call, no GOT).
 extern RealFunctions g_real_functions;
 inline RealFunctions& real() { return g_real_functions; }
+// For the functions without a bootstrap alias: resolved on first use, before our constructor if
+// the program calls them that early.
+inline RealFunctions& resolved_real() {
+  if (__builtin_expect(!g_real_functions.resolved, 0)) resolve_real_functions();
+  return g_real_functions;
+}
 
 }  // namespace lockscope::runtime
