@@ -73,6 +73,8 @@ uint64_t next_key(uint64_t& state) {  // xorshift: a deterministic request strea
 
 void serve_requests(CacheShard& cache, Statistics& statistics, SharedJournal& journal,
                     unsigned worker, unsigned requests) {
+  const std::string name = "kv-worker-" + std::to_string(worker);
+  pthread_setname_np(pthread_self(), name.c_str());  // shown in the report's threads table
   uint64_t state = 0x9E3779B97F4A7C15ull + worker;
   uint64_t hits = 0, misses = 0;
   for (unsigned i = 0; i < requests; ++i) {
@@ -103,6 +105,7 @@ void serve_requests(CacheShard& cache, Statistics& statistics, SharedJournal& jo
 }
 
 void run_snapshot_child(SharedJournal& journal) {
+  pthread_setname_np(pthread_self(), "snapshotter");
   for (int i = 0; i < 100; ++i) {
     append_to_journal(journal, static_cast<uint64_t>(i));
     usleep(500);
