@@ -71,7 +71,8 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
     out["behind_writer"] = site.behind_writer;
   }
   if (site.operation == format::Operation::kCondSignal ||
-      site.operation == format::Operation::kCondBroadcast) {
+      site.operation == format::Operation::kCondBroadcast ||
+      site.operation == format::Operation::kSemPost) {
     out["with_waiters"] = site.with_waiters;
     out["without_waiters"] = site.without_waiters;
   }

@@ -21,6 +21,34 @@ auto& functions() { return lockscope::runtime::resolved_real(); }
 // 0, or the error number the real call left in errno.
 inline int error_of(int result) { return result == 0 ? 0 : errno; }
 
+// Threads blocked in a wait on `semaphore`, counted in its slot so that sem_post can tell whether
+// it had a waiter to wake. Only the blocking (slow) path pays for this.
+class CountedWaiter {
+ public:
+  explicit CountedWaiter(const sem_t* semaphore) {
+    if (semaphore == nullptr) return;
+    auto& locks = lockscope::runtime::g_runtime.locks;
+    const uint32_t index = locks.find_or_insert(reinterpret_cast<uintptr_t>(semaphore));
+    slot_ = index == lockscope::runtime::LockTable::kNoSlot ? nullptr : &locks.slot(index);
+    if (slot_) slot_->waiters.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~CountedWaiter() {
+    if (slot_) slot_->waiters.fetch_sub(1, std::memory_order_relaxed);
+  }
+  CountedWaiter(const CountedWaiter&) = delete;
+  CountedWaiter& operator=(const CountedWaiter&) = delete;
+
+ private:
+  lockscope::runtime::LockSlot* slot_ = nullptr;
+};
+
+int waiters_of(const sem_t* semaphore) {
+  auto& locks = lockscope::runtime::g_runtime.locks;
+  const uint32_t index = locks.find_or_insert(reinterpret_cast<uintptr_t>(semaphore));
+  if (index == lockscope::runtime::LockTable::kNoSlot) return -1;
+  return static_cast<int>(locks.slot(index).waiters.load(std::memory_order_relaxed));
+}
+
 // A first try for a blocking wait: EAGAIN becomes EBUSY ("would block") and errno is restored.
 inline int try_before_wait(sem_t* semaphore) {
   const int saved_errno = errno;
@@ -43,6 +71,7 @@ struct SemWaitCalls {
   }
   int blocking_acquire() const {
     auto& f = functions();
+    const CountedWaiter waiter(Op == Operation::kSemTryWait ? nullptr : semaphore);
     switch (Op) {
       case Operation::kSemWait: return error_of(f.sem_wait(semaphore));
       case Operation::kSemTimedWait: return error_of(f.sem_timedwait(semaphore, deadline));
@@ -79,10 +108,12 @@ LOCKSCOPE_EXPORT int sem_clockwait(sem_t* semaphore, clockid_t clock, const time
 }
 
 LOCKSCOPE_EXPORT int sem_post(sem_t* semaphore) {
+  auto* self = lockscope::runtime::current_thread();
+  const int waiters = self ? waiters_of(semaphore) : -1;  // before the post wakes one
   const int result = functions().sem_post(semaphore);
-  if (auto* self = lockscope::runtime::current_thread()) {
+  if (self) {
     const int saved_errno = errno;
-    lockscope::runtime::record_event(*self, semaphore, Operation::kSemPost, CALL_SITE, -1);
+    lockscope::runtime::record_event(*self, semaphore, Operation::kSemPost, CALL_SITE, waiters);
     errno = saved_errno;
   }
   return result;

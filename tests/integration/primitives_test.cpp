@@ -116,6 +116,10 @@ TEST(Primitives, SemaphoreWaitsPostsAndFailuresUnnamedAndNamed) {
   const SiteSummary* gate_post = site_of(*gate.lock, f, "gate-post", Operation::kSemPost);
   ASSERT_NE(gate_post, nullptr);
   EXPECT_EQ(gate_post->count, 1u);
+  EXPECT_EQ(gate_post->with_waiters, 1u) << "the gate waiter was blocked when main posted";
+  const SiteSummary* lonely_post = site_of(items, f, "items-post-errno", Operation::kSemPost);
+  ASSERT_NE(lonely_post, nullptr);
+  EXPECT_EQ(lonely_post->without_waiters, 1u) << "nobody waited on items then";
   EXPECT_GE(most_waited(process, Primitive::kSemaphore), 2 * kMs);
 
   const FoundSite named = find_site(process, f, "named-wait", Operation::kSemWait);
