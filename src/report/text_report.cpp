@@ -185,14 +185,33 @@ std::string site_detail(const SiteSummary& site) {
   return text;
 }
 
-void write_call_sites(const std::vector<LockRow>& rows, std::ostream& out) {
+// Other processes of the profile with a process-shared lock at the same address: after fork, the
+// same lock in shared memory (each process records its own use of it).
+std::string shared_with(const Profile& profile, const LockRow& row) {
+  if (!(row.lock->flags & format::kLockProcessShared)) return {};
+  std::vector<uint32_t> pids;
+  for (const ProcessProfile& process : profile.processes) {
+    if (&process == row.process) continue;
+    for (const LockSummary& lock : process.locks)
+      if (lock.address == row.lock->address && (lock.flags & format::kLockProcessShared) &&
+          lock.acquisitions + lock.failed + lock.events > 0) {
+        pids.push_back(process.pid);
+        break;
+      }
+  }
+  return pids.empty() ? std::string()
+                      : fmt::format("  (process-shared; also used by pid {})", fmt::join(pids, ", "));
+}
+
+void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows, std::ostream& out) {
   out << "*** call sites of each lock listed ***\n";
   for (const LockRow& row : rows) {
-    out << fmt::format("{}  {}  acquired {}, contended {}, wait {}\n", lock_identity(row),
+    out << fmt::format("{}  {}  acquired {}, contended {}, wait {}{}\n", lock_identity(row),
                        lock_kind_name(*row.lock),
                        format_count(row.figures().acquisitions),
                        format_count(row.figures().contended),
-                       format_duration_ns(double(row.figures().wait_sum_ns)));
+                       format_duration_ns(double(row.figures().wait_sum_ns)),
+                       shared_with(profile, row));
     std::vector<const SiteSummary*> sites;
     for (const SiteSummary& site : row.figures().sites) sites.push_back(&site);
     std::stable_sort(sites.begin(), sites.end(), [](const SiteSummary* a, const SiteSummary* b) {
@@ -342,7 +361,7 @@ class TextReportWriter final : public ReportWriter {
     size_t total = 0;
     const std::vector<LockRow> rows = listed_rows(profile, options, total);
     write_locks(rows, total, options, out);
-    write_call_sites(rows, out);
+    write_call_sites(profile, rows, out);
     write_legend(out);
     out << '\n';
     write_footer(profile, out);

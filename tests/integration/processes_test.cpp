@@ -123,3 +123,40 @@ TEST(Processes, LocksTakenByExitHandlersAndDestructorsAreRecorded) {
 
 }  // namespace
 }  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+// The bundled demo: its process-shared journal lock is used by the workers and by the forked
+// snapshot child; the report ties the two processes' rows together.
+TEST(Processes, DemoSharesItsJournalLockWithTheForkedChild) {
+  TemporaryDirectory dir;
+  const CommandResult result =
+      run_lockscope({"run", "-o", dir.path(), "--", DEMO_BINARY, "2", "5000"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_NE(result.out.find("served 10000 requests"), std::string::npos) << result.out;
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 2u);
+  const ProcessProfile& parent = profile.processes[0];
+  const ProcessProfile& child = profile.processes[1];
+  EXPECT_EQ(child.ppid, parent.pid);
+  uint64_t shared_address = 0;
+  for (const LockSummary& lock : child.locks)
+    if (lock.flags & format::kLockProcessShared) shared_address = lock.address;
+  ASSERT_NE(shared_address, 0u);
+  size_t used_in_child = 0;  // locks inherited from the parent stay listed, unused
+  for (const LockSummary& lock : child.locks) used_in_child += lock.acquisitions > 0;
+  EXPECT_EQ(used_in_child, 1u);
+  bool parent_has_it = false;
+  for (const LockSummary& lock : parent.locks)
+    parent_has_it |= lock.address == shared_address && (lock.flags & format::kLockProcessShared);
+  EXPECT_TRUE(parent_has_it);
+  EXPECT_NE(result.err.find("also used by pid " + std::to_string(child.pid)), std::string::npos)
+      << result.err;
+  bool named = false;
+  for (const ThreadSummary& thread : parent.threads) named |= thread.name == "kv-worker-1";
+  EXPECT_TRUE(named);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
