@@ -121,6 +121,10 @@ struct RecordSettings {
 };
 
 void add_record_options(CLI::App& app, RecordSettings& settings) {
+  app.footer(fmt::format("The program to profile follows the options, after --:\n  {} [OPTIONS] -- CMD "
+                         "[ARGS...]\nExit status: the program's (its signal re-raised); 125 "
+                         "lockscope's own error, 126 cannot run, 127 not found.",
+                         app.get_name()));
   app.add_option("-o,--output", settings.directory, "profile directory")->default_str(kDefaultDirectory);
   app.add_option("--hold-sample", settings.hold_sample,
                  "time 1 in N uncontended holds (1 = every hold); contended holds are always timed")
