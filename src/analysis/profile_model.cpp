@@ -73,19 +73,20 @@ void SideSummary::finish() {
 }
 
 void LockSummary::finish() {
-  SideSummary all;
+  static_cast<SideSummary&>(*this) = {};
   read_side = {};
   write_side = {};
   releases = events = reacquisitions = reacquire_wait_ns = 0;
+  LatencyHistogram reacquire_waits;
   for (const SiteSummary& site : sites) {
     if (site.operation == format::Operation::kCondReacquire) {
       // A mutex wait, but not a call of the program: its time joins the lock's waits, its count
       // stays apart from the acquisitions.
       reacquisitions += site.count;
       reacquire_wait_ns += site.wait_sum_ns;
-      all.wait_sum_ns += site.wait_sum_ns;
-      all.wait_max_ns = std::max(all.wait_max_ns, site.wait_max_ns);
-      all.waits_only.add(site.wait);
+      wait_sum_ns += site.wait_sum_ns;
+      wait_max_ns = std::max(wait_max_ns, site.wait_max_ns);
+      reacquire_waits.add(site.wait);
       continue;
     }
     switch (format::operation_class(site.operation)) {
@@ -93,28 +94,17 @@ void LockSummary::finish() {
       case format::OperationClass::kEvent: events += site.count; break;
       case format::OperationClass::kAcquire:
       case format::OperationClass::kWait:
-        all.add(site);
+        add(site);
         if (format::is_read_side(site.operation)) read_side.add(site);
         if (format::is_write_side(site.operation)) write_side.add(site);
         break;
     }
   }
-  const LatencyHistogram reacquire_waits = all.waits_only;
-  all.finish();
-  all.waits_only.add(reacquire_waits);
+  SideSummary::finish();
+  wait.add(reacquire_waits);
+  waits_only.add(reacquire_waits);
   read_side.finish();
   write_side.finish();
-  acquisitions = all.acquisitions;
-  contended = all.contended;
-  failed = all.failed;
-  wait_sum_ns = all.wait_sum_ns;
-  wait_max_ns = all.wait_max_ns;
-  hold_sum_ns = all.hold_sum_ns;
-  hold_max_ns = all.hold_max_ns;
-  wait = all.wait;
-  wait.add(reacquire_waits);
-  waits_only = all.waits_only;
-  hold = all.hold;
 }
 
 std::string operation_name(format::Operation operation) {

@@ -78,7 +78,11 @@ struct SideSummary {
   void finish();  // adds the uncontended acquisitions to `wait`
 };
 
-struct LockSummary {
+// A lock: its identity and call sites, and (as its SideSummary, computed by finish()) the totals
+// over them. For an rwlock the read and write sides are also kept apart; for a condvar, semaphore
+// or barrier "acquisitions" are completed waits. A mutex's wait totals include its re-acquisitions
+// after condition waits (reacquire_*).
+struct LockSummary : SideSummary {
   uint64_t address = 0;
   uint32_t generation = 0;
   format::Primitive primitive = format::Primitive::kMutex;
@@ -88,22 +92,10 @@ struct LockSummary {
   CodeLocation init_site;
   uint64_t owner_changes = 0;
   std::vector<SiteSummary> sites;
-  // Totals over the sites (computed by finish()). For an rwlock, the read and write sides are also
-  // kept apart; for a condvar, semaphore or barrier "acquisitions" are completed waits.
-  uint64_t acquisitions = 0;
   uint64_t releases = 0;
-  uint64_t contended = 0;
-  uint64_t failed = 0;
-  uint64_t wait_sum_ns = 0;  // includes re-acquisitions after condition waits (reacquire_*)
-  uint64_t wait_max_ns = 0;
-  uint64_t hold_sum_ns = 0;
-  uint64_t hold_max_ns = 0;
   uint64_t events = 0;              // signals, broadcasts, posts
   uint64_t reacquisitions = 0;      // mutex re-taken inside pthread_cond_wait
   uint64_t reacquire_wait_ns = 0;   // ... and the time that took (part of wait_sum_ns)
-  LatencyHistogram wait;  // includes uncontended acquisitions in the <= 1 ns bucket
-  LatencyHistogram waits_only;  // contended acquisitions and timed-out waits only
-  LatencyHistogram hold;
   SideSummary read_side;   // rwlock only
   SideSummary write_side;  // rwlock only
   void finish();

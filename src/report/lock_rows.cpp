@@ -111,18 +111,8 @@ namespace {
 std::shared_ptr<const LockSummary> side_view(const LockSummary& lock, bool read) {
   auto view = std::make_shared<LockSummary>(lock);
   const SideSummary& side = read ? lock.read_side : lock.write_side;
-  view->acquisitions = side.acquisitions;
-  view->contended = side.contended;
-  view->failed = side.failed;
-  view->wait_sum_ns = side.wait_sum_ns;
-  view->wait_max_ns = side.wait_max_ns;
-  view->hold_sum_ns = side.hold_sum_ns;
-  view->hold_max_ns = side.hold_max_ns;
-  view->wait = side.wait;
-  view->waits_only = side.waits_only;
-  view->hold = side.hold;
-  if (!read) view->owner_changes = lock.owner_changes;
-  else view->owner_changes = 0;  // owners are a notion of the exclusive side
+  static_cast<SideSummary&>(*view) = side;
+  if (read) view->owner_changes = 0;  // owners are a notion of the exclusive side
   std::erase_if(view->sites, [read](const SiteSummary& site) {
     const format::Operation op = site.operation;
     return read ? !(format::is_read_side(op) || op == format::Operation::kReadUnlock)
