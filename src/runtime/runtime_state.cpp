@@ -117,6 +117,16 @@ void parse_config(Runtime& rt, uint64_t& tsc_hz) {
 
 void thread_exit_destructor(void* value);
 
+// Adds a thread's table to the process-wide one (under the merge lock); what does not fit is
+// counted as dropped.
+void merge_into_process_table(SiteTable& sites) {
+  Runtime& rt = g_runtime;
+  rt.merge_lock.lock();
+  const uint64_t dropped = rt.merged.merge_from(sites);
+  rt.merge_lock.unlock();
+  if (dropped) rt.count(format::Counter::kDroppedSites, dropped);
+}
+
 void reset_process_identity(Runtime& rt) {
   rt.pid = static_cast<uint32_t>(getpid());
   rt.ppid = static_cast<uint32_t>(getppid());
@@ -179,10 +189,7 @@ void thread_exit_destructor(void* value) {
   if (!self || static_cast<uint32_t>(getpid()) != rt.pid) return;
   InsideLockscope inside;
   read_thread_name(self->tid, self->name);
-  rt.merge_lock.lock();
-  const uint64_t dropped = rt.merged.merge_from(self->sites);
-  rt.merge_lock.unlock();
-  if (dropped) rt.count(format::Counter::kDroppedSites, dropped);
+  merge_into_process_table(self->sites);
   give_back_site_table(self->sites);
   self->flags |= format::kThreadExited;
   tls_exited = true;
@@ -304,11 +311,7 @@ bool has_recorded_events() {
 }
 
 void flush_thread_sites(ThreadState& self) {
-  Runtime& rt = g_runtime;
-  rt.merge_lock.lock();
-  const uint64_t dropped = rt.merged.merge_from(self.sites);
-  rt.merge_lock.unlock();
-  if (dropped) rt.count(format::Counter::kDroppedSites, dropped);
+  merge_into_process_table(self.sites);
   self.sites.clear();
   ++self.epoch;
 }
