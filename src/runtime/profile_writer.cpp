@@ -25,14 +25,22 @@ struct Sections {
     strings.append(text, length);
     return ref;
   }
+  format::HistogramRef next_histogram() const {
+    return {static_cast<uint32_t>(histograms.size() / sizeof(format::HistogramBin)), 0};
+  }
+  void add_bin(format::HistogramRef& ref, int bucket, uint64_t count) {
+    histograms.append_record(format::HistogramBin{static_cast<uint32_t>(bucket), 0, count});
+    ++ref.count;
+  }
   format::HistogramRef add_histogram(const Histogram& histogram) {
-    format::HistogramRef ref{static_cast<uint32_t>(histograms.size() / sizeof(format::HistogramBin)),
-                             0};
-    for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
-      if (!histogram[b]) continue;
-      histograms.append_record(format::HistogramBin{static_cast<uint32_t>(b), 0, histogram[b]});
-      ++ref.count;
-    }
+    format::HistogramRef ref = next_histogram();
+    for (int b = 0; b < LogHistogramLayout::kBuckets; ++b)
+      if (histogram[b]) add_bin(ref, b, histogram[b]);
+    return ref;
+  }
+  format::HistogramRef add_histogram(const SparseHistogram* histogram) {
+    format::HistogramRef ref = next_histogram();
+    for_each_bin(histogram, [&](int bucket, uint64_t count) { add_bin(ref, bucket, count); });
     return ref;
   }
 };
@@ -192,49 +200,55 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     record.operation = site.key.operation;
     split_site(modules, site.key.site, record.module, record.offset);
     record.count = site.count;
-    record.contended = site.contended;
-    record.failed = site.failed;
-    record.wait_sum_ns = site.wait_sum_ns;
-    record.wait_max_ns = site.wait_max_ns;
-    record.hold_sum_ns = site.hold_sum_ns;
-    record.hold_max_ns = site.hold_max_ns;
-    record.hold_samples = site.hold_samples;
-    record.behind_readers = site.behind_readers;
-    record.behind_writer = site.behind_writer;
-    record.with_waiters = site.with_waiters;
-    record.without_waiters = site.without_waiters;
-    record.arrived_last = site.arrived_last;
-    record.wait_histogram = out.add_histogram(site.wait_histogram);
-    record.hold_histogram = out.add_histogram(site.hold_histogram);
+    if (const SiteDetail* detail = site.detail) {
+      record.contended = detail->contended;
+      record.failed = detail->failed;
+      record.wait_sum_ns = detail->wait_sum_ns;
+      record.wait_max_ns = detail->wait_max_ns;
+      record.hold_sum_ns = detail->hold_sum_ns;
+      record.hold_max_ns = detail->hold_max_ns;
+      record.hold_samples = detail->hold_samples;
+      record.behind_readers = detail->behind_readers;
+      record.behind_writer = detail->behind_writer;
+      record.with_waiters = detail->with_waiters;
+      record.without_waiters = detail->without_waiters;
+      record.arrived_last = detail->arrived_last;
+      record.wait_histogram = out.add_histogram(detail->wait_histogram);
+      record.hold_histogram = out.add_histogram(detail->hold_histogram);
+    } else {
+      record.wait_histogram = record.hold_histogram = out.next_histogram();
+    }
     out.sites.append_record(record);
   }
 }
 
+bool records_now(const ThreadState& t) {
+  const auto state = static_cast<SlotState>(t.state.load(std::memory_order_acquire));
+  return (state == SlotState::kLive || state == SlotState::kExiting) && t.tid != 0;
+}
+
+// Threads still holding a slot (running, or past their exit destructor), then those long gone.
 uint64_t fill_threads(Sections& out, Runtime& rt) {
-  uint32_t count = rt.thread_count.load(std::memory_order_acquire);
-  if (count > kMaxThreads) count = kMaxThreads;
   uint64_t live = 0;
-  for (uint32_t i = 0; i < count; ++i) {
-    ThreadState& t = rt.threads[i];
-    if (t.tid == 0) continue;  // slot claimed but not yet filled
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
+    ThreadState& t = rt.threads.slot(i);
+    if (!records_now(t)) continue;
     if (!(t.flags & format::kThreadExited)) {
       ++live;
       read_thread_name(t.tid, t.name);
     }
-    format::ThreadRecord record{};
-    record.tid = t.tid;
-    record.flags = t.flags;
-    memcpy(record.name, t.name, sizeof(record.name));
-    record.name[15] = '\0';
-    record.acquisitions = t.acquisitions;
-    record.releases = t.releases;
-    record.contended = t.contended;
-    record.failed = t.failed;
-    record.wait_sum_ns = t.wait_sum_ns;
-    record.wait_max_ns = t.wait_max_ns;
+    format::ThreadRecord record = thread_record_of(t);
     record.wait_histogram = out.add_histogram(t.wait_histogram);
-    memcpy(record.wait_ns_by_primitive, t.wait_ns_by_primitive, sizeof(record.wait_ns_by_primitive));
-    record.barrier_last_arrivals = t.barrier_last_arrivals;
+    out.threads.append_record(record);
+  }
+  for (size_t i = 0; i < rt.threads.finished_count(); ++i) {
+    format::ThreadRecord record = rt.threads.finished(i);
+    format::HistogramRef ref = out.next_histogram();
+    for (uint32_t b = 0; b < record.wait_histogram.count; ++b) {
+      const format::HistogramBin& bin = rt.threads.finished_bin(record.wait_histogram.first + b);
+      out.add_bin(ref, static_cast<int>(bin.bucket), bin.count);
+    }
+    record.wait_histogram = ref;
     out.threads.append_record(record);
   }
   return live;
@@ -270,16 +284,13 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out) 
   // Everything recorded: exited threads (merged) plus live threads' tables, into a scratch table so
   // the recording state is left untouched.
   SiteTable all;
-  if (!all.create(kMergedSiteCapacity)) return false;
   uint64_t dropped = 0;
   rt.merge_lock.lock();
   dropped += all.merge_from(rt.merged);
-  const uint32_t thread_count = rt.thread_count.load(std::memory_order_acquire);
-  for (uint32_t i = 0; i < thread_count && i < kMaxThreads; ++i) {
-    ThreadState& t = rt.threads[i];
-    if (!(t.flags & format::kThreadExited) && t.sites.capacity()) dropped += all.merge_from(t.sites);
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
+    const ThreadState& t = rt.threads.slot(i);
+    if (records_now(t)) dropped += all.merge_from(t.sites);
   }
-  rt.merge_lock.unlock();
 
   ModuleList modules;
   Sections out;
@@ -288,6 +299,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out) 
   fill_modules(out, modules);
   fill_locks_and_sites(out, rt, modules, all);
   const uint64_t live_threads = fill_threads(out, rt);
+  rt.merge_lock.unlock();
   constexpr uint32_t kLastCounter = static_cast<uint32_t>(format::Counter::kLast);
   uint64_t counter_values[16];
   for (int i = 0; i < 16; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
@@ -296,7 +308,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out) 
   counter_values[static_cast<int>(format::Counter::kDroppedLocks)] += rt.locks.retired_dropped();
   for (uint32_t id = 1; id <= kLastCounter; ++id)
     out.counters.append_record(format::CounterRecord{id, 0, counter_values[id]});
-  all.clear();
+  all.reset();
 
   ByteBuffer file;
   format::FileHeader header{};

@@ -9,14 +9,9 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
                       uintptr_t site, format::Operation op, uint32_t identity_epoch) {
   const SiteKey key{slot, generation, site, static_cast<uint16_t>(op)};
   SiteStats* entry = self.sites.find_or_insert(key);
-  if (__builtin_expect(entry == nullptr || self.sites.nearly_full(), 0)) {
-    // Full or nearly: fold this thread's table into the process table and start afresh.
-    flush_thread_sites(self);
-    entry = self.sites.find_or_insert(key);
-    if (!entry) {
-      runtime().count(format::Counter::kDroppedSites);
-      return nullptr;
-    }
+  if (__builtin_expect(entry == nullptr, 0)) {  // the kernel refused memory
+    runtime().count(format::Counter::kDroppedSites);
+    return nullptr;
   }
   site_cache_slot(self, lock, site, op) =
       SiteCacheEntry{lock,       site,           entry, &runtime().locks.slot(slot), slot,
@@ -33,6 +28,7 @@ bool is_lock_wait(format::Primitive primitive) {
 }  // namespace
 
 LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site) {
+  InsideLockscope inside;  // the tables below must not be re-entered by a signal handler
   Runtime& rt = runtime();
   const uint32_t slot_index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
   if (slot_index == LockTable::kNoSlot) {
@@ -62,12 +58,15 @@ void start_sampled_hold(HeldLock& held, SiteStats& stats) {
   held.start_ticks = g_runtime.clock.now();
 }
 
-void finish_timed_hold(HeldLock& held) {
+void finish_timed_hold(ThreadState& self, HeldLock& held) {
   const Clock& clock = g_runtime.clock;
   const uint64_t hold_ns = clock.to_ns(clock.now() - held.start_ticks + held.paused_ticks);
-  record_duration(hold_ns, held.weight, held.entry->hold_sum_ns, held.entry->hold_max_ns,
-                  held.entry->hold_histogram);
-  ++held.entry->hold_samples;
+  InsideLockscope inside;
+  SiteDetail* detail = self.sites.detail(*held.entry);
+  if (!detail) return;
+  self.sites.record_duration(hold_ns, held.weight, detail->hold_sum_ns, detail->hold_max_ns,
+                             detail->hold_histogram);
+  ++detail->hold_samples;
 }
 
 void record_owner_change(LockSlot& slot, uint32_t tid) {
@@ -84,26 +83,33 @@ void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t
 
 void record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                     const AcquireOutcome& outcome) {
+  InsideLockscope inside;
   const LocatedSite located = locate_site(self, lock, op, site);
   SiteStats* entry = located.stats;
   if (!entry) return;
   const format::Primitive primitive = format::operation_primitive(op);
   ++entry->count;
+  const bool failed = !acquired(outcome.result);
+  SiteDetail* detail = nullptr;
+  if ((outcome.contended || failed) && !(detail = self.sites.detail(*entry))) {
+    runtime().count(format::Counter::kDroppedSites);
+    return;
+  }
   // A wait that ended in a timeout is still time spent waiting; an immediate error (EDEADLK from
   // an error-checking mutex its owner relocks) is not.
-  if (outcome.contended && (acquired(outcome.result) || outcome.result == ETIMEDOUT)) {
-    record_duration(outcome.wait_ns, 1, entry->wait_sum_ns, entry->wait_max_ns,
-                    entry->wait_histogram);
+  if (outcome.contended && (!failed || outcome.result == ETIMEDOUT)) {
+    self.sites.record_duration(outcome.wait_ns, 1, detail->wait_sum_ns, detail->wait_max_ns,
+                               detail->wait_histogram);
     record_thread_wait(self, primitive, outcome.wait_ns);
-    if (outcome.blocker == Blocker::kReaders) ++entry->behind_readers;
-    if (outcome.blocker == Blocker::kWriter) ++entry->behind_writer;
+    if (outcome.blocker == Blocker::kReaders) ++detail->behind_readers;
+    if (outcome.blocker == Blocker::kWriter) ++detail->behind_writer;
   }
-  if (!acquired(outcome.result)) {
-    ++entry->failed;
+  if (failed) {
+    ++detail->failed;
     ++self.failed;
     return;
   }
-  if (outcome.contended) ++entry->contended;
+  if (outcome.contended) ++detail->contended;
   if (format::operation_class(op) != format::OperationClass::kAcquire) return;  // nothing held
   ++self.acquisitions;
   if (outcome.contended) ++self.contended;
@@ -131,6 +137,7 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
 
 void record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
                     format::Operation default_operation) {
+  InsideLockscope inside;
   Runtime& rt = runtime();
   format::Operation op = default_operation;
   if (result == 0) {
@@ -144,7 +151,7 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
       op = static_cast<format::Operation>(held.release_operation);
       if (op != format::Operation::kReadUnlock) note_release_owner(rt.locks.slot(held.slot), self.tid);
       if (held.weight != 0 && held.entry != nullptr && held.epoch == self.epoch)
-        finish_timed_hold(held);
+        finish_timed_hold(self, held);
       found = true;
       break;
     }
@@ -154,31 +161,49 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
   SiteStats* entry = locate_site(self, lock, op, site).stats;
   if (!entry) return;
   ++entry->count;
-  if (result != 0) ++entry->failed;
+  if (result != 0) {
+    if (SiteDetail* detail = self.sites.detail(*entry)) ++detail->failed;
+    else rt.count(format::Counter::kDroppedSites);
+  }
 }
 
 void record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                   int waiters_seen) {
+  InsideLockscope inside;
   SiteStats* entry = locate_site(self, lock, op, site).stats;
   if (!entry) return;
   ++entry->count;
-  if (waiters_seen > 0) ++entry->with_waiters;
-  if (waiters_seen == 0) ++entry->without_waiters;
+  if (waiters_seen < 0) return;
+  SiteDetail* detail = self.sites.detail(*entry);
+  if (!detail) {
+    runtime().count(format::Counter::kDroppedSites);
+    return;
+  }
+  if (waiters_seen > 0) ++detail->with_waiters;
+  if (waiters_seen == 0) ++detail->without_waiters;
 }
 
 void record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                  uint64_t wait_ns, bool waited, bool failed, bool arrived_last) {
+  InsideLockscope inside;
   SiteStats* entry = locate_site(self, lock, op, site).stats;
   if (!entry) return;
   ++entry->count;
-  if (failed) ++entry->failed;
+  if (!failed && !arrived_last && !waited) return;
+  SiteDetail* detail = self.sites.detail(*entry);
+  if (!detail) {
+    runtime().count(format::Counter::kDroppedSites);
+    return;
+  }
+  if (failed) ++detail->failed;
   if (arrived_last) {
-    ++entry->arrived_last;
+    ++detail->arrived_last;
     ++self.barrier_last_arrivals;
   }
   if (waited) {
-    if (!failed) ++entry->contended;
-    record_duration(wait_ns, 1, entry->wait_sum_ns, entry->wait_max_ns, entry->wait_histogram);
+    if (!failed) ++detail->contended;
+    self.sites.record_duration(wait_ns, 1, detail->wait_sum_ns, detail->wait_max_ns,
+                               detail->wait_histogram);
     record_thread_wait(self, format::operation_primitive(op), wait_ns);
   }
 }

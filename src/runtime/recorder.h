@@ -92,7 +92,7 @@ inline SiteCacheEntry* cached_site(ThreadState& self, const void* lock, uintptr_
 // Sampled per site (1st, N+1th, ... acquisition): a thread alternating between locks must not alias
 // onto one of them. Out of line: the clock read is rare and keeps the fast path's registers free.
 __attribute__((noinline)) void start_sampled_hold(HeldLock& held, SiteStats& stats);
-__attribute__((noinline)) void finish_timed_hold(HeldLock& held);
+__attribute__((noinline)) void finish_timed_hold(ThreadState& self, HeldLock& held);
 
 // Book-keeping of an uncontended acquisition at a cached site: thread-local stores, plus the lock's
 // owner field, which the lock we now hold serialises for us.
@@ -220,7 +220,7 @@ inline int release(const void* lock, uintptr_t site, Release real_release,
     errno = saved_errno;
     return result;
   }
-  if (__builtin_expect(top.weight != 0, 0) && top.epoch == self->epoch) finish_timed_hold(top);
+  if (__builtin_expect(top.weight != 0, 0) && top.epoch == self->epoch) finish_timed_hold(*self, top);
   --self->held_depth;
   ++cached->stats->count;
   ++self->releases;

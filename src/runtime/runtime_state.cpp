@@ -24,7 +24,7 @@ __thread ThreadState* tls_thread = nullptr;
 constinit Runtime g_runtime;
 namespace {
 __thread bool tls_inside = false;
-__thread bool tls_exited = false;
+__thread bool tls_unregistered = false;  // no slot could be had: pass through from now on
 }  // namespace
 
 void InternalSpinlock::lock() {
@@ -33,12 +33,12 @@ void InternalSpinlock::lock() {
   }
 }
 
-InsideLockscope::InsideLockscope() : saved_(tls_thread) {
+InsideLockscope::InsideLockscope() : saved_(tls_thread), was_inside_(tls_inside) {
   tls_thread = nullptr;
   tls_inside = true;
 }
 InsideLockscope::~InsideLockscope() {
-  tls_inside = false;
+  tls_inside = was_inside_;
   tls_thread = saved_;
 }
 
@@ -117,16 +117,6 @@ void parse_config(Runtime& rt, uint64_t& tsc_hz) {
 
 void thread_exit_destructor(void* value);
 
-// Adds a thread's table to the process-wide one (under the merge lock); what does not fit is
-// counted as dropped.
-void merge_into_process_table(SiteTable& sites) {
-  Runtime& rt = g_runtime;
-  rt.merge_lock.lock();
-  const uint64_t dropped = rt.merged.merge_from(sites);
-  rt.merge_lock.unlock();
-  if (dropped) rt.count(format::Counter::kDroppedSites, dropped);
-}
-
 void reset_process_identity(Runtime& rt) {
   rt.pid = static_cast<uint32_t>(getpid());
   rt.ppid = static_cast<uint32_t>(getppid());
@@ -137,102 +127,67 @@ void reset_process_identity(Runtime& rt) {
   rt.start_monotonic_ns = Clock::monotonic_ns();
 }
 
-bool take_site_table(SiteTable& into) {
-  Runtime& rt = g_runtime;
-  rt.merge_lock.lock();
-  if (rt.table_pool_size > 0) {
-    into = rt.table_pool[--rt.table_pool_size];
-    rt.merge_lock.unlock();
-    return true;
-  }
-  rt.merge_lock.unlock();
-  return into.create(kThreadSiteCapacity);
-}
-
-void give_back_site_table(SiteTable& table) {
-  Runtime& rt = g_runtime;
-  table.clear();
-  rt.merge_lock.lock();
-  if (rt.table_pool_size < sizeof(rt.table_pool) / sizeof(rt.table_pool[0])) {
-    rt.table_pool[rt.table_pool_size++] = table;
-    table = SiteTable{};
-  }
-  rt.merge_lock.unlock();
-}
-
+// Called marked inside lockscope (current_thread_slow), so the merge lock is signal-safe here.
 ThreadState* register_thread() {
   Runtime& rt = g_runtime;
-  const uint32_t index = rt.thread_count.fetch_add(1, std::memory_order_acq_rel);
-  if (index >= kMaxThreads) {
+  uint64_t dropped = 0;
+  rt.merge_lock.lock();
+  ThreadState* self = rt.threads.claim(rt.merged, dropped);
+  rt.merge_lock.unlock();
+  if (dropped) rt.count(format::Counter::kDroppedSites, dropped);
+  if (!self) {
     rt.count(format::Counter::kDroppedThreads);
     return nullptr;
   }
-  ThreadState* self = &rt.threads[index];
-  std::memset(static_cast<void*>(self), 0, sizeof(ThreadState));
   self->tid = static_cast<uint32_t>(syscall(SYS_gettid));
   self->handle = pthread_self();
-  self->epoch = 1;
   if (self->tid == rt.pid) self->flags |= format::kThreadMain;
-  if (!take_site_table(self->sites)) {
-    rt.count(format::Counter::kDroppedThreads);
-    return nullptr;
-  }
   read_thread_name(self->tid, self->name);
   rt.count(format::Counter::kThreadsSeen);
   if (!(self->flags & format::kThreadMain)) pthread_setspecific(rt.exit_key, self);
   return self;
 }
 
+// The thread's pthread key destructor: other keys' destructors and signal handlers may still lock
+// after it, so the slot stays the thread's and keeps recording (thread_registry.h).
 void thread_exit_destructor(void* value) {
   auto* self = static_cast<ThreadState*>(value);
   Runtime& rt = g_runtime;
   if (!self || static_cast<uint32_t>(getpid()) != rt.pid) return;
   InsideLockscope inside;
   read_thread_name(self->tid, self->name);
-  merge_into_process_table(self->sites);
-  give_back_site_table(self->sites);
-  self->flags |= format::kThreadExited;
-  tls_exited = true;
+  rt.merge_lock.lock();
+  rt.threads.mark_exiting(*self);
+  rt.merge_lock.unlock();
 }
 
 void after_fork_in_child() {
   Runtime& rt = g_runtime;
   if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady)) return;
-  ThreadState* parent_thread = tls_thread;
+  ThreadState* self = tls_thread;
   rt.merge_lock.reset();
   reset_process_identity(rt);
   rt.parent_was_profiled = true;
   rt.profile_written.store(false, std::memory_order_relaxed);
   rt.exit_status = -1;
   for (auto& counter : rt.counters) counter.store(0, std::memory_order_relaxed);
-  // Tables of the parent's other threads: those threads do not exist here; recycle their tables.
-  const uint32_t parent_threads = rt.thread_count.load(std::memory_order_relaxed);
-  for (uint32_t i = 0; i < parent_threads && i < kMaxThreads; ++i) {
-    ThreadState& other = rt.threads[i];
-    if (&other != parent_thread && !(other.flags & format::kThreadExited) && other.sites.capacity())
-      give_back_site_table(other.sites);
-  }
-  rt.merged.clear();
+  // The parent's other threads do not exist here, and the child's profile starts empty.
+  rt.threads.reset_after_fork(self);
+  rt.merged.reset();
   rt.locks.reset_counts_after_fork();
-  rt.thread_count.store(0, std::memory_order_relaxed);
-  tls_thread = nullptr;
-  if (!parent_thread) return;
+  if (!self) return;
   // The forking thread continues in the child, still holding what it held: keep its held locks
-  // (untimed) so their unlocks balance.
+  // (untimed, their entries are gone) so their unlocks balance.
+  self->sites.reset();
+  const uint32_t depth = self->held_depth;
   HeldLock held[kMaxHeldLocks];
-  const uint32_t depth = parent_thread->held_depth;
-  std::memcpy(held, parent_thread->held, sizeof(held));
-  SiteTable table = parent_thread->sites;
-  table.clear();
-  ThreadState* self = &rt.threads[rt.thread_count.fetch_add(1)];
-  if (self != parent_thread) std::memset(static_cast<void*>(self), 0, sizeof(ThreadState));
-  else std::memset(static_cast<void*>(self), 0, offsetof(ThreadState, sites));
-  self->sites = table;
+  std::memcpy(held, self->held, sizeof(held));
+  std::memset(static_cast<void*>(self), 0, offsetof(ThreadState, sites));
+  std::memset(self->site_cache, 0, sizeof(self->site_cache));
   self->tid = rt.pid;
   self->handle = pthread_self();
   self->flags = format::kThreadMain;
-  self->epoch = 1;
-  std::memset(self->site_cache, 0, sizeof(self->site_cache));
+  ++self->epoch;
   self->held_depth = depth;
   for (uint32_t i = 0; i < depth; ++i) {
     self->held[i] = held[i];
@@ -241,7 +196,6 @@ void after_fork_in_child() {
   }
   read_thread_name(self->tid, self->name);
   rt.count(format::Counter::kThreadsSeen);
-  tls_thread = self;
 }
 
 }  // namespace
@@ -259,13 +213,9 @@ bool ensure_initialized() {
   parse_config(rt, tsc_hz);
   rt.clock.initialize(tsc_hz);
   reset_process_identity(rt);
-  void* threads = mmap(nullptr, sizeof(ThreadState) * kMaxThreads, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  bool ok = threads != MAP_FAILED && rt.locks.create(kLockCapacity, kRetiredLockCapacity) &&
-            rt.merged.create(kMergedSiteCapacity) &&
+  bool ok = rt.locks.create(kLockCapacity, kRetiredLockCapacity) &&
             pthread_key_create(&rt.exit_key, thread_exit_destructor) == 0;
   if (ok) {
-    rt.threads = static_cast<ThreadState*>(threads);
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
   } else {
     RawLine().append("cannot allocate its tables; the program runs unprofiled").emit();
@@ -279,7 +229,7 @@ bool ensure_initialized() {
 
 ThreadState* current_thread_slow() {
   Runtime& rt = g_runtime;
-  if (tls_inside || tls_exited) {
+  if (tls_inside || tls_unregistered) {
     rt.count(format::Counter::kReentrantCalls);
     return nullptr;
   }
@@ -295,25 +245,20 @@ ThreadState* current_thread_slow() {
   tls_inside = false;
   errno = saved_errno;
   tls_thread = self;
-  if (!self) tls_exited = true;  // could not register: pass through from now on
+  if (!self) tls_unregistered = true;
   return self;
 }
 
 bool has_recorded_events() {
   Runtime& rt = g_runtime;
-  if (rt.merged.used() > 0) return true;
-  const uint32_t count = rt.thread_count.load(std::memory_order_acquire);
-  for (uint32_t i = 0; i < count && i < kMaxThreads; ++i) {
-    const ThreadState& t = rt.threads[i];
+  if (rt.merged.used() > 0 || rt.threads.finished_count() > 0) return true;
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
+    const ThreadState& t = rt.threads.slot(i);
+    if (t.state.load(std::memory_order_acquire) == static_cast<uint32_t>(SlotState::kFree))
+      continue;
     if (t.acquisitions + t.releases + t.failed > 0 || t.sites.used() > 0) return true;
   }
   return false;
-}
-
-void flush_thread_sites(ThreadState& self) {
-  merge_into_process_table(self.sites);
-  self.sites.clear();
-  ++self.epoch;
 }
 
 }  // namespace lockscope::runtime

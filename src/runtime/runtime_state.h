@@ -1,11 +1,15 @@
 // The runtime's process-wide state and the per-thread recording state.
 //
 // Lifecycle: the first interposed call (which may come before our constructor) or the constructor
-// initialises the runtime: config from LOCKSCOPE_CONFIG, clock, tables. Each thread registers on its
-// first call: a ThreadState slot (kept after the thread exits: it is that thread's record in the
-// profile) and a SiteTable from the pool. A pthread key destructor folds an exiting thread's table
-// into the process-wide one. fork() children reset to an empty profile of their own; exec and exit
-// write the profile (profile_writer.h).
+// initialises the runtime: config from LOCKSCOPE_CONFIG, clock, tables. Each thread claims a
+// ThreadState slot on its first call (thread_registry.h: it records into it until the kernel says
+// the thread is gone, late exit-time calls included; then its numbers are folded into the process
+// table and the slot is reused). fork() children reset to an empty profile of their own; exec and
+// exit write the profile (profile_writer.h).
+//
+// Signal safety: the internal spinlock is only ever taken by code marked inside lockscope
+// (InsideLockscope), so a signal handler that interrupts it and locks passes through (counted as a
+// reentrant call) instead of spinning on a lock its own thread holds.
 #pragma once
 
 #include <pthread.h>
@@ -17,15 +21,13 @@
 #include "runtime/clock.h"
 #include "runtime/lock_table.h"
 #include "runtime/site_table.h"
+#include "runtime/thread_registry.h"
 
 namespace lockscope::runtime {
 
 inline constexpr uint32_t kMaxHeldLocks = 64;
-inline constexpr size_t kThreadSiteCapacity = 1024;
-inline constexpr size_t kMergedSiteCapacity = size_t{1} << 16;
 inline constexpr size_t kLockCapacity = size_t{1} << 16;
 inline constexpr size_t kRetiredLockCapacity = size_t{1} << 16;
-inline constexpr uint32_t kMaxThreads = 1u << 16;
 inline constexpr uint32_t kDefaultHoldSamplePeriod = 32;
 
 struct HeldLock {
@@ -56,7 +58,7 @@ struct SiteCacheEntry {
 inline constexpr uint32_t kSiteCacheSize = 256;
 
 struct ThreadState {
-  // The thread's record (survives the thread).
+  // The thread's record (folded into a finished-thread record once the thread is gone).
   uint32_t tid;
   uint32_t flags;  // format::ThreadFlags
   pthread_t handle;
@@ -76,6 +78,9 @@ struct ThreadState {
   uint32_t held_depth;
   HeldLock held[kMaxHeldLocks];
   SiteCacheEntry site_cache[kSiteCacheSize];
+  // The slot itself (thread_registry.h).
+  std::atomic<uint32_t> state;  // SlotState
+  uint32_t index;
 };
 
 // A spinlock for the runtime's own rare paths (merging, table pool): never the program's mutexes,
@@ -109,14 +114,10 @@ struct Runtime {
   int exit_status = -1;
 
   LockTable locks;
-  SiteTable merged;  // sites of exited threads and flushed tables
+  SiteTable merged;          // sites of threads that are gone; guarded by merge_lock
+  ThreadRegistry threads;    // guarded by merge_lock
   InternalSpinlock merge_lock;
-  ThreadState* threads = nullptr;
-  std::atomic<uint32_t> thread_count{0};
   pthread_key_t exit_key = 0;
-
-  SiteTable table_pool[64];
-  uint32_t table_pool_size = 0;  // guarded by merge_lock
 
   std::atomic<uint64_t> counters[16] = {};
   void count(format::Counter which, uint64_t n = 1) {
@@ -129,7 +130,8 @@ extern Runtime g_runtime;
 inline Runtime& runtime() { return g_runtime; }
 
 // The calling thread's state, or nullptr when it must not record: runtime not ready, a call made
-// from inside lockscope, or a thread past its exit destructor.
+// from inside lockscope (or a signal handler that interrupted it), or a thread that could not get a
+// slot.
 ThreadState* current_thread_slow();
 // __thread, not thread_local: no TLS wrapper call on the hot path (initial-exec, constant init).
 extern __thread ThreadState* tls_thread;
@@ -138,7 +140,8 @@ inline ThreadState* current_thread() {
   return __builtin_expect(self != nullptr, 1) ? self : current_thread_slow();
 }
 
-// Marks the calling thread as inside lockscope (pass-through) for the scope's lifetime.
+// Marks the calling thread as inside lockscope for the scope's lifetime: its own interposed calls,
+// and those of a signal handler that interrupts it, pass through unrecorded. Nests.
 class InsideLockscope {
  public:
   InsideLockscope();
@@ -148,14 +151,13 @@ class InsideLockscope {
 
  private:
   ThreadState* saved_;
+  bool was_inside_;
 };
 
 bool ensure_initialized();
 // True when any lock operation was recorded in this process image (so an exec that follows a
 // fork with no locking in between leaves no empty file behind).
 bool has_recorded_events();
-// Folds a full thread table into the merged table and clears it.
-void flush_thread_sites(ThreadState& self);
 // Reads /proc/self/task/<tid>/comm into `name` (keeps the old name on failure).
 void read_thread_name(uint32_t tid, char (&name)[16]);
 

@@ -6,57 +6,138 @@
 
 namespace lockscope::runtime {
 
-bool SiteTable::create(size_t capacity) {
-  const size_t entry_bytes = capacity * sizeof(SiteStats);
-  void* memory = mmap(nullptr, entry_bytes + capacity * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (memory == MAP_FAILED) return false;
-  entries_ = static_cast<SiteStats*>(memory);
-  order_ = reinterpret_cast<uint32_t*>(static_cast<char*>(memory) + entry_bytes);
-  capacity_ = capacity;
-  used_ = 0;
+bool histogram_add(SparseHistogram*& histogram, BumpArena& arena, int bucket, uint64_t weight) {
+  const uint64_t tag = static_cast<uint64_t>(bucket) << 56;
+  if (histogram) {
+    uint64_t* bins = histogram->bins();
+    for (uint32_t i = 0; i < histogram->size; ++i)
+      if ((bins[i] & ~kBinCountMask) == tag) {
+        bins[i] += weight;
+        return true;
+      }
+  }
+  if (!histogram || histogram->size == histogram->capacity) {
+    uint32_t capacity = histogram ? histogram->capacity * 2 : 4;
+    if (capacity > LogHistogramLayout::kBuckets) capacity = LogHistogramLayout::kBuckets;
+    auto* grown = static_cast<SparseHistogram*>(
+        arena.allocate(sizeof(SparseHistogram) + capacity * sizeof(uint64_t)));
+    if (!grown) return false;
+    grown->capacity = capacity;
+    if (histogram) {
+      std::memcpy(grown->bins(), histogram->bins(), histogram->size * sizeof(uint64_t));
+      grown->size = histogram->size;
+    }
+    histogram = grown;  // the old block stays in the arena (readers may still hold it)
+  }
+  histogram->bins()[histogram->size] = tag | weight;
+  ++histogram->size;
   return true;
 }
 
-void add_stats(SiteStats& into, const SiteStats& from) {
-  into.count += from.count;
-  into.contended += from.contended;
-  into.failed += from.failed;
-  into.wait_sum_ns += from.wait_sum_ns;
-  if (from.wait_max_ns > into.wait_max_ns) into.wait_max_ns = from.wait_max_ns;
-  into.hold_sum_ns += from.hold_sum_ns;
-  if (from.hold_max_ns > into.hold_max_ns) into.hold_max_ns = from.hold_max_ns;
-  into.hold_samples += from.hold_samples;
-  into.behind_readers += from.behind_readers;
-  into.behind_writer += from.behind_writer;
-  into.with_waiters += from.with_waiters;
-  into.without_waiters += from.without_waiters;
-  into.arrived_last += from.arrived_last;
-  for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
-    into.wait_histogram[b] += from.wait_histogram[b];
-    into.hold_histogram[b] += from.hold_histogram[b];
+SiteStats* SiteTable::find_or_insert(const SiteKey& key) {
+  if (used() * 2 >= index_capacity_ && !grow_index() && used() + 1 >= index_capacity_)
+    return nullptr;
+  const size_t mask = index_capacity_ - 1;
+  for (size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+    const uint32_t number = index_[i];
+    if (number == 0) {
+      const size_t at = used();
+      SiteStats* entry = entries_.append([&](SiteStats& fresh) { fresh.key = key; });
+      if (entry) index_[i] = static_cast<uint32_t>(at + 1);
+      return entry;
+    }
+    SiteStats& entry = entries_[number - 1];
+    if (entry.key == key) return &entry;
   }
 }
 
-uint64_t SiteTable::merge_from(SiteTable& other) {
+bool SiteTable::grow_index() {
+  const size_t capacity = index_capacity_ ? index_capacity_ * 2 : 256;
+  if (capacity > (size_t{1} << 32)) return false;
+  void* memory = mmap(nullptr, capacity * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (memory == MAP_FAILED) return false;
+  auto* index = static_cast<uint32_t*>(memory);
+  const size_t mask = capacity - 1;
+  for (size_t n = 0; n < used(); ++n) {
+    size_t i = hash(entries_[n].key) & mask;
+    while (index[i] != 0) i = (i + 1) & mask;
+    index[i] = static_cast<uint32_t>(n + 1);
+  }
+  if (index_) munmap(index_, index_capacity_ * sizeof(uint32_t));
+  index_ = index;
+  index_capacity_ = capacity;
+  return true;
+}
+
+SiteDetail* SiteTable::allocate_detail(SiteStats& stats) {
+  stats.detail = static_cast<SiteDetail*>(arena_.allocate(sizeof(SiteDetail)));
+  return stats.detail;
+}
+
+namespace {
+bool add_histogram(SparseHistogram*& into, BumpArena& arena, const SparseHistogram* from) {
+  bool ok = true;
+  for_each_bin(from, [&](int bucket, uint64_t count) {
+    ok = histogram_add(into, arena, bucket, count) && ok;
+  });
+  return ok;
+}
+}  // namespace
+
+uint64_t SiteTable::merge_from(const SiteTable& other) {
   uint64_t dropped = 0;
-  for (size_t i = 0; i < other.used_; ++i) {
-    const SiteStats& source = other.inserted(i);
+  for (size_t n = 0; n < other.used(); ++n) {
+    const SiteStats& source = other.inserted(n);
     SiteStats* target = find_or_insert(source.key);
     if (!target) {
       dropped += source.count;
       continue;
     }
-    add_stats(*target, source);
+    target->count += source.count;
+    const SiteDetail* from = source.detail;
+    if (!from) continue;
+    SiteDetail* into = detail(*target);
+    if (!into) {
+      dropped += source.count;
+      continue;
+    }
+    into->contended += from->contended;
+    into->failed += from->failed;
+    into->wait_sum_ns += from->wait_sum_ns;
+    if (from->wait_max_ns > into->wait_max_ns) into->wait_max_ns = from->wait_max_ns;
+    into->hold_sum_ns += from->hold_sum_ns;
+    if (from->hold_max_ns > into->hold_max_ns) into->hold_max_ns = from->hold_max_ns;
+    into->hold_samples += from->hold_samples;
+    into->behind_readers += from->behind_readers;
+    into->behind_writer += from->behind_writer;
+    into->with_waiters += from->with_waiters;
+    into->without_waiters += from->without_waiters;
+    into->arrived_last += from->arrived_last;
+    if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) ||
+        !add_histogram(into->hold_histogram, arena_, from->hold_histogram))
+      dropped += source.count;
   }
   return dropped;
 }
 
-void SiteTable::clear() {
-  if (!entries_ || used_ == 0) return;
-  // MADV_DONTNEED on a private anonymous mapping gives zero pages back on the next touch.
-  madvise(entries_, capacity_ * (sizeof(SiteStats) + sizeof(uint32_t)), MADV_DONTNEED);
-  used_ = 0;
+void SiteTable::reset() {
+  entries_.reset();
+  arena_.reset();
+  if (index_) munmap(index_, index_capacity_ * sizeof(uint32_t));
+  index_ = nullptr;
+  index_capacity_ = 0;
+}
+
+void SiteTable::abandon() {
+  entries_.abandon();
+  arena_.abandon();
+  index_ = nullptr;
+  index_capacity_ = 0;
+}
+
+size_t SiteTable::bytes_mapped() const {
+  return arena_.bytes_mapped() + index_capacity_ * sizeof(uint32_t);
 }
 
 }  // namespace lockscope::runtime

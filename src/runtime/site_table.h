@@ -1,19 +1,45 @@
 // Per-(lock generation, call site, operation) statistics, aggregated at the source.
 //
-// Each thread records into its own SiteTable without locks or atomics; when a thread exits, or its
-// table fills past three quarters, the table is merged into the process-wide table under the merge
-// spinlock and cleared. Tables are mmap'd once with MAP_NORESERVE: only the pages of used entries
-// are ever touched, so a 1024-entry table of 3.3 KB entries costs a few pages per thread.
+// Each thread records into its own SiteTable without locks or atomics; the process-wide table
+// (sites of threads that are gone) is written under the runtime's merge lock. A table only grows:
+// entries live in a ChunkedArray, so their addresses never change and the hot path may keep
+// pointers to them; the hash index of entry numbers is rebuilt at twice the size when half full,
+// off the hot path (only a first use of a (lock, site, operation) inserts). An entry is 48 bytes:
+// what was never needed is never allocated — the detail block (waits, failures, timed holds, events)
+// comes on first use, and each histogram is sparse, in blocks that double as buckets are touched.
+// So a thread that touches 100,000 locks once costs a few MB, not hundreds, and no table ever fills.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "common/log_histogram.h"
+#include "runtime/bump_arena.h"
+#include "runtime/chunked_array.h"
 
 namespace lockscope::runtime {
 
 using Histogram = uint64_t[LogHistogramLayout::kBuckets];
+
+// The non-zero buckets of a latency histogram: `size` bins of `capacity`, each the bucket in the
+// top 8 bits and the count in the low 56, in a block of the table's arena.
+struct SparseHistogram {
+  uint32_t capacity;
+  uint32_t size;
+  uint64_t* bins() { return reinterpret_cast<uint64_t*>(this + 1); }
+  const uint64_t* bins() const { return reinterpret_cast<const uint64_t*>(this + 1); }
+};
+static_assert(LogHistogramLayout::kBuckets <= 256, "a bucket must fit the bin's top 8 bits");
+inline constexpr uint64_t kBinCountMask = (uint64_t{1} << 56) - 1;
+
+// Adds `weight` to `bucket`, allocating or enlarging the block; false when out of memory.
+bool histogram_add(SparseHistogram*& histogram, BumpArena& arena, int bucket, uint64_t weight);
+template <typename Visit>
+void for_each_bin(const SparseHistogram* histogram, Visit visit) {
+  if (!histogram) return;
+  for (uint32_t i = 0; i < histogram->size; ++i)
+    visit(static_cast<int>(histogram->bins()[i] >> 56), histogram->bins()[i] & kBinCountMask);
+}
 
 struct SiteKey {
   uint32_t lock_slot;   // index in the LockTable
@@ -23,11 +49,8 @@ struct SiteKey {
   bool operator==(const SiteKey&) const = default;
 };
 
-struct SiteStats {
-  SiteKey key;
-  bool used;
-  uint32_t hold_countdown;  // acquisitions of this site until its next timed hold (count's line)
-  uint64_t count;
+// Everything about a site but its count: allocated the first time any of it is needed.
+struct SiteDetail {
   uint64_t contended;
   uint64_t failed;
   uint64_t wait_sum_ns;
@@ -40,40 +63,47 @@ struct SiteStats {
   uint64_t with_waiters;     // signal/broadcast sent while a thread waited on the condvar
   uint64_t without_waiters;  // ... while none did
   uint64_t arrived_last;     // barrier: arrivals that completed it
-  Histogram wait_histogram;
-  Histogram hold_histogram;  // scaled like hold_sum_ns
+  SparseHistogram* wait_histogram;
+  SparseHistogram* hold_histogram;  // scaled like hold_sum_ns
 };
+
+// The hot path reads and writes `count` and `hold_countdown` only: one cache line per site.
+struct SiteStats {
+  SiteKey key;
+  uint32_t hold_countdown;  // acquisitions of this site until its next timed hold
+  uint32_t reserved;
+  uint64_t count;
+  SiteDetail* detail;  // nullptr until needed (see SiteTable::detail)
+};
+static_assert(sizeof(SiteStats) == 48);
 
 class SiteTable {
  public:
-  // Maps `capacity` (a power of two) entries; false when mmap fails.
-  bool create(size_t capacity);
-  // The entry for `key`, inserted if new; nullptr when the table is too full to insert.
-  SiteStats* find_or_insert(const SiteKey& key) {
-    size_t index = hash(key) & (capacity_ - 1);
-    for (size_t probe = 0; probe < kMaxProbe; ++probe) {
-      SiteStats& entry = entries_[index];
-      if (!entry.used) {
-        if (used_ >= capacity_ - capacity_ / 4) return nullptr;
-        entry.used = true;
-        entry.key = key;
-        order_[used_++] = static_cast<uint32_t>(index);
-        return &entry;
-      }
-      if (entry.key == key) return &entry;
-      index = (index + 1) & (capacity_ - 1);
-    }
-    return nullptr;
+  // The entry for `key`, inserted if new; nullptr only when the kernel refuses memory.
+  SiteStats* find_or_insert(const SiteKey& key);
+  size_t used() const { return entries_.size(); }
+  // The i-th inserted entry, i < used().
+  SiteStats& inserted(size_t i) const { return entries_[i]; }
+  // The entry's detail block, allocated on first use; nullptr when out of memory.
+  SiteDetail* detail(SiteStats& stats) {
+    return __builtin_expect(stats.detail != nullptr, 1) ? stats.detail : allocate_detail(stats);
   }
-  bool nearly_full() const { return used_ >= capacity_ / 2; }
-  size_t capacity() const { return capacity_; }
-  size_t used() const { return used_; }
-  // The i-th inserted entry, i < used(): lets merges and the writer skip never-touched pages.
-  SiteStats& inserted(size_t i) { return entries_[order_[i]]; }
-  // Adds every entry of `other` into this table; returns how many could not be inserted.
-  uint64_t merge_from(SiteTable& other);
-  // Zeroes the table and gives its pages back to the kernel.
-  void clear();
+  // A duration into a detail's sum, max and histogram (`weight` times); false when out of memory.
+  bool record_duration(uint64_t ns, uint64_t weight, uint64_t& sum, uint64_t& max,
+                       SparseHistogram*& histogram) {
+    sum += ns * weight;
+    if (ns > max) max = ns;
+    return histogram_add(histogram, arena_, LogHistogramLayout::bucket_of(ns), weight);
+  }
+  // Adds every entry of `other` into this table; returns the count of calls that could not be
+  // added (out of memory).
+  uint64_t merge_from(const SiteTable& other);
+  // Empties the table and gives all its memory back.
+  void reset();
+  // Forgets the memory without unmapping it: a forked child's copy of another thread's table,
+  // which that thread may have been changing at the fork.
+  void abandon();
+  size_t bytes_mapped() const;
 
   static size_t hash(const SiteKey& key) {
     uint64_t h = key.site * 0x9E3779B97F4A7C15ull;
@@ -83,14 +113,14 @@ class SiteTable {
   }
 
  private:
-  static constexpr size_t kMaxProbe = 64;
-  SiteStats* entries_ = nullptr;
-  uint32_t* order_ = nullptr;  // indices of used entries, in insertion order
-  size_t capacity_ = 0;
-  size_t used_ = 0;
-};
+  SiteDetail* allocate_detail(SiteStats& stats);
+  bool grow_index();
 
-void add_stats(SiteStats& into, const SiteStats& from);
+  ChunkedArray<SiteStats, 6> entries_;
+  uint32_t* index_ = nullptr;  // entry number + 1 per slot; 0 = empty
+  size_t index_capacity_ = 0;  // a power of two, kept at least twice used()
+  BumpArena arena_;
+};
 
 inline void record_duration(uint64_t ns, uint64_t weight, uint64_t& sum, uint64_t& max,
                             Histogram& histogram) {

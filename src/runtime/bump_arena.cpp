@@ -1,0 +1,39 @@
+#include "runtime/bump_arena.h"
+
+#include <sys/mman.h>
+
+namespace lockscope::runtime {
+
+void* BumpArena::allocate(size_t bytes) {
+  bytes = (bytes + 15) & ~size_t{15};
+  if (!last_ || static_cast<size_t>(end_ - next_) < bytes) {
+    const size_t header = (sizeof(Chunk) + 15) & ~size_t{15};
+    const size_t size = bytes + header > kChunkBytes ? bytes + header : kChunkBytes;
+    void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (memory == MAP_FAILED) return nullptr;
+    auto* chunk = static_cast<Chunk*>(memory);
+    chunk->previous = last_;
+    chunk->size = size;
+    last_ = chunk;
+    next_ = static_cast<char*>(memory) + header;
+    end_ = static_cast<char*>(memory) + size;
+    mapped_ += size;
+  }
+  void* result = next_;
+  next_ += bytes;
+  return result;
+}
+
+void BumpArena::reset() {
+  for (Chunk* chunk = last_; chunk;) {
+    Chunk* previous = chunk->previous;
+    munmap(chunk, chunk->size);
+    chunk = previous;
+  }
+  last_ = nullptr;
+  next_ = end_ = nullptr;
+  mapped_ = 0;
+}
+
+}  // namespace lockscope::runtime

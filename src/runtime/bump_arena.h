@@ -1,0 +1,33 @@
+// Memory for a recording table's optional parts (site details, histograms): bump allocation from
+// chunks mapped on demand, all given back at once by reset(). Zero-filled, never moved, never freed
+// one by one — a histogram that outgrows its block gets a bigger block and the old one stays
+// behind, so the waste is bounded by what is in use. One writer at a time (the table's owner).
+#pragma once
+
+#include <cstddef>
+
+namespace lockscope::runtime {
+
+class BumpArena {
+ public:
+  // `bytes` of zeroed memory aligned to 16; nullptr when the kernel refuses the memory.
+  void* allocate(size_t bytes);
+  // Unmaps every chunk.
+  void reset();
+  // Forgets the chunks without unmapping them (a forked child's copy of another owner's state).
+  void abandon() { last_ = nullptr; }
+  size_t bytes_mapped() const { return mapped_; }
+
+ private:
+  struct Chunk {
+    Chunk* previous;
+    size_t size;  // bytes mapped, header included
+  };
+  static constexpr size_t kChunkBytes = 64 * 1024;
+  Chunk* last_ = nullptr;
+  char* next_ = nullptr;
+  char* end_ = nullptr;
+  size_t mapped_ = 0;
+};
+
+}  // namespace lockscope::runtime

@@ -1,0 +1,94 @@
+// Append-only storage whose elements never move: chunk k holds (1 << kFirstLog2) << k elements and
+// is mapped (anonymous, MAP_NORESERVE, so zero-filled) only when its first element is appended.
+//
+// Why: the hot path keeps raw pointers into the recording tables (a thread's site cache, its held
+// locks). A table that grows by rehashing would invalidate them; this one grows by adding chunks,
+// so a pointer stays valid until reset(). Address space grows with use (at most twice what is
+// used), so nothing large is reserved at start-up and a `ulimit -v` program still gets profiled.
+//
+// Appends need one writer at a time (the owning thread, or a caller holding a lock). Other threads
+// may read elements [0, size()) concurrently: the chunk pointer and the size are published with
+// release stores after the memory is mapped and the element filled in by the appender.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace lockscope::runtime {
+
+template <typename T, unsigned kFirstLog2>
+class ChunkedArray {
+ public:
+  static constexpr unsigned kChunks = 40;
+
+  // A new element at index size(), zero-filled, then given to `fill` before readers can see it;
+  // nullptr when the kernel refuses the memory.
+  template <typename Fill>
+  T* append(Fill fill) {
+    const size_t index = size_.load(std::memory_order_relaxed);
+    T* element = slot(index);
+    if (!element) return nullptr;
+    fill(*element);
+    size_.store(index + 1, std::memory_order_release);
+    return element;
+  }
+  T* append() {
+    return append([](T&) {});
+  }
+  // Element `index`, mapping its chunk if needed (index may be >= size(): a stack that shrinks and
+  // grows again reuses its slots); nullptr when the kernel refuses the memory.
+  T* slot(size_t index) {
+    unsigned chunk;
+    size_t offset;
+    locate(index, chunk, offset);
+    if (chunk >= kChunks) return nullptr;
+    T* base = chunks_[chunk].load(std::memory_order_acquire);
+    if (!base) {
+      void* memory = mmap(nullptr, chunk_bytes(chunk), PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (memory == MAP_FAILED) return nullptr;
+      base = static_cast<T*>(memory);
+      chunks_[chunk].store(base, std::memory_order_release);
+    }
+    return base + offset;
+  }
+  // Element i < size() (or any slot() already mapped).
+  T& operator[](size_t index) const {
+    unsigned chunk;
+    size_t offset;
+    locate(index, chunk, offset);
+    return chunks_[chunk].load(std::memory_order_acquire)[offset];
+  }
+  size_t size() const { return size_.load(std::memory_order_acquire); }
+  // Unmaps every chunk: the array is empty again and holds no memory.
+  void reset() {
+    for (unsigned k = 0; k < kChunks; ++k)
+      if (T* base = chunks_[k].exchange(nullptr, std::memory_order_acq_rel))
+        munmap(base, chunk_bytes(k));
+    size_.store(0, std::memory_order_release);
+  }
+  // Forgets the chunks without unmapping them (a forked child's copy of another owner's state).
+  void abandon() {
+    for (auto& chunk : chunks_) chunk.store(nullptr, std::memory_order_relaxed);
+    size_.store(0, std::memory_order_relaxed);
+  }
+
+ private:
+  static constexpr size_t kFirst = size_t{1} << kFirstLog2;
+  static size_t chunk_bytes(unsigned chunk) { return (kFirst << chunk) * sizeof(T); }
+  // index + kFirst = kFirst * 2^chunk + offset, with offset < kFirst * 2^chunk.
+  static void locate(size_t index, unsigned& chunk, size_t& offset) {
+    const size_t shifted = index + kFirst;
+    const unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(shifted));
+    chunk = top - kFirstLog2;
+    offset = shifted - (size_t{1} << top);
+  }
+
+  std::atomic<T*> chunks_[kChunks] = {};
+  std::atomic<size_t> size_{0};
+};
+
+}  // namespace lockscope::runtime

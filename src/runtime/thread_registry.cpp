@@ -1,0 +1,115 @@
+#include "runtime/thread_registry.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "runtime/runtime_state.h"
+
+namespace lockscope::runtime {
+namespace {
+
+// The kernel's word on whether a thread of this process still exists.
+bool thread_is_gone(uint32_t tid) {
+  const int saved_errno = errno;
+  const bool gone = syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH;
+  errno = saved_errno;
+  return gone;
+}
+
+// Zeroes everything of a slot but its site table (empty, or reset by the caller) and identity.
+void clear_slot(ThreadState& thread) {
+  std::memset(static_cast<void*>(&thread), 0, offsetof(ThreadState, sites));
+  std::memset(static_cast<void*>(&thread.epoch), 0,
+              offsetof(ThreadState, state) - offsetof(ThreadState, epoch));
+}
+
+}  // namespace
+
+format::ThreadRecord thread_record_of(const ThreadState& t) {
+  format::ThreadRecord record{};
+  record.tid = t.tid;
+  record.flags = t.flags;
+  std::memcpy(record.name, t.name, sizeof(record.name));
+  record.name[15] = '\0';
+  record.acquisitions = t.acquisitions;
+  record.releases = t.releases;
+  record.contended = t.contended;
+  record.failed = t.failed;
+  record.wait_sum_ns = t.wait_sum_ns;
+  record.wait_max_ns = t.wait_max_ns;
+  std::memcpy(record.wait_ns_by_primitive, t.wait_ns_by_primitive,
+              sizeof(record.wait_ns_by_primitive));
+  record.barrier_last_arrivals = t.barrier_last_arrivals;
+  return record;
+}
+
+ThreadState* ThreadRegistry::claim(SiteTable& merged, uint64_t& dropped) {
+  if (free_.size() == 0 && exiting_.size() > 0) reclaim_gone(merged, dropped);
+  ThreadState* thread = nullptr;
+  if (free_.size() > 0) {
+    thread = &slots_[free_.pop()];
+  } else {
+    const size_t index = slots_.size();
+    thread = slots_.append([&](ThreadState& fresh) { fresh.index = static_cast<uint32_t>(index); });
+    if (!thread) return nullptr;
+  }
+  clear_slot(*thread);
+  thread->epoch = 1;
+  thread->state.store(static_cast<uint32_t>(SlotState::kLive), std::memory_order_release);
+  return thread;
+}
+
+void ThreadRegistry::mark_exiting(ThreadState& thread) {
+  thread.flags |= format::kThreadExited;
+  if (exiting_.push(thread.index))
+    thread.state.store(static_cast<uint32_t>(SlotState::kExiting), std::memory_order_release);
+  // else: out of memory; the slot stays live (its numbers are still written), never reused
+}
+
+void ThreadRegistry::reclaim_gone(SiteTable& merged, uint64_t& dropped) {
+  for (size_t i = exiting_.size(); i-- > 0;) {
+    ThreadState& thread = slots_[exiting_[i]];
+    if (!thread_is_gone(thread.tid)) continue;
+    fold(thread, merged, dropped);
+    thread.sites.reset();
+    exiting_.remove_at(i);
+    thread.state.store(static_cast<uint32_t>(SlotState::kFree), std::memory_order_release);
+    free_.push(thread.index);  // out of memory: the slot is simply not reused
+  }
+}
+
+void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& dropped) {
+  dropped += merged.merge_from(thread.sites);
+  format::ThreadRecord record = thread_record_of(thread);
+  record.wait_histogram.first = static_cast<uint32_t>(finished_bins_.size());
+  for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
+    if (!thread.wait_histogram[b]) continue;
+    const format::HistogramBin bin{static_cast<uint32_t>(b), 0, thread.wait_histogram[b]};
+    if (!finished_bins_.append([&](format::HistogramBin& into) { into = bin; })) break;
+    ++record.wait_histogram.count;
+  }
+  if (!finished_.append([&](format::ThreadRecord& into) { into = record; }))
+    dropped += thread.acquisitions + thread.releases;
+}
+
+void ThreadRegistry::reset_after_fork(ThreadState* keep) {
+  free_.clear();
+  exiting_.clear();
+  for (size_t i = slots_.size(); i-- > 0;) {
+    ThreadState& thread = slots_[i];
+    if (&thread == keep) continue;
+    // Another thread may have been changing its table at the fork: forget it, never touch it.
+    thread.sites.abandon();
+    clear_slot(thread);
+    thread.state.store(static_cast<uint32_t>(SlotState::kFree), std::memory_order_relaxed);
+    free_.push(static_cast<uint32_t>(i));
+  }
+  finished_.reset();
+  finished_bins_.reset();
+}
+
+}  // namespace lockscope::runtime

@@ -1,0 +1,59 @@
+// The runtime never breaks the program: locks taken late in a thread's exit, and signal handlers
+// that lock while the interrupted thread is inside lockscope's own book-keeping.
+#include <gtest/gtest.h>
+
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+using format::Operation;
+
+TEST(Robustness, LocksInKeyDestructorsAndSignalHandlersAtThreadExitAreRecorded) {
+  constexpr int kThreads = 8;
+  TemporaryDirectory dir;
+  const ProcessProfile process =
+      record_unchanged(dir, "thread_exit_locks", {std::to_string(kThreads)});
+  // Two destructor rounds per thread, each locking once: recorded, not passed through.
+  const FoundSite lock = find_site(process, "thread_exit_locks", "destructor-lock", Operation::kLock);
+  ASSERT_NE(lock.site, nullptr) << "the key destructor's locks are missing from the profile";
+  EXPECT_EQ(lock.site->count, 2u * kThreads);
+  const SiteSummary* unlock =
+      site_of(*lock.lock, "thread_exit_locks", "destructor-unlock", Operation::kUnlock);
+  ASSERT_NE(unlock, nullptr);
+  EXPECT_EQ(unlock->count, 2u * kThreads);
+  const SiteSummary* worker =
+      site_of(*lock.lock, "thread_exit_locks", "worker-lock", Operation::kLock);
+  ASSERT_NE(worker, nullptr);
+  EXPECT_EQ(worker->count, static_cast<uint64_t>(kThreads));
+  // The signal handler's sem_post, run inside the last destructor round of each thread.
+  const FoundSite post = find_site(process, "thread_exit_locks", "signal-post", Operation::kSemPost);
+  ASSERT_NE(post.site, nullptr);
+  EXPECT_EQ(post.site->count, static_cast<uint64_t>(kThreads));
+  // Each worker's own row carries its late locks: 1 in the thread function + 2 in destructors.
+  int workers = 0;
+  for (const ThreadSummary& thread : process.threads) {
+    if (thread.flags & format::kThreadMain) continue;
+    ++workers;
+    EXPECT_EQ(thread.acquisitions, 3u) << "tid " << thread.tid;
+    EXPECT_EQ(thread.releases, 3u) << "tid " << thread.tid;
+  }
+  EXPECT_EQ(workers, kThreads);
+}
+
+TEST(Robustness, SignalHandlerThatLocksDuringInternalBookKeepingNeverHangs) {
+  TemporaryDirectory dir;
+  constexpr int kPasses = 12;
+  const ProcessProfile process =
+      record_unchanged(dir, "signal_during_merge", {std::to_string(kPasses)});
+  // Every worker acquisition is counted, whatever the handler did in between.
+  uint64_t worker_acquisitions = 0;
+  const int line = marker_line("signal_during_merge", "worker-lock");
+  for (const LockSummary& lock : process.locks)
+    if (const SiteSummary* site = site_at(lock, "signal_during_merge.c", line, Operation::kLock))
+      worker_acquisitions += site->count;
+  EXPECT_EQ(worker_acquisitions, static_cast<uint64_t>(kPasses) * 4096u);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
