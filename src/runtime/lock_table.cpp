@@ -1,39 +1,79 @@
 #include "runtime/lock_table.h"
 
+#include <sched.h>
 #include <sys/mman.h>
+
+#include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
 
-bool LockTable::create(size_t capacity, size_t retired_capacity) {
-  const size_t slot_bytes = capacity * sizeof(LockSlot);
-  const size_t retired_bytes = retired_capacity * sizeof(RetiredLock);
-  const size_t bytes = slot_bytes + retired_bytes + capacity * sizeof(uint32_t);
-  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+void LockTable::lock() {
+  for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins)
+    if (spins > 64) sched_yield();
+}
+
+uint32_t LockTable::insert(uintptr_t address) {
+  InsideLockscope inside;  // a signal handler must not spin on the lock its own thread holds
+  lock();
+  uint32_t number = find(address);
+  if (number == kNoSlot) {
+    Index* index = index_.load(std::memory_order_relaxed);
+    if ((!index || (slots_.size() + 1) * 2 > index->capacity) && !grow_index() &&
+        (!index || slots_.size() + 2 > index->capacity)) {
+      unlock();
+      return kNoSlot;
+    }
+    index = index_.load(std::memory_order_relaxed);
+    const size_t at = slots_.size();
+    if (slots_.append([&](LockSlot& fresh) {
+          fresh.address.store(address, std::memory_order_relaxed);
+        })) {
+      const size_t mask = index->capacity - 1;
+      size_t i = hash(address) & mask;
+      while (index->numbers()[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & mask;
+      index->numbers()[i].store(static_cast<uint32_t>(at + 1), std::memory_order_release);
+      number = static_cast<uint32_t>(at);
+    }
+  }
+  unlock();
+  return number;
+}
+
+bool LockTable::grow_index() {
+  Index* old = index_.load(std::memory_order_relaxed);
+  const size_t capacity = old ? old->capacity * 2 : 4096;
+  if (capacity > (size_t{1} << 32)) return false;
+  void* memory = mmap(nullptr, sizeof(Index) + capacity * sizeof(uint32_t), PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (memory == MAP_FAILED) return false;
-  // Zero-filled pages are valid atomics in the initial state.
-  slots_ = static_cast<LockSlot*>(memory);
-  capacity_ = capacity;
-  retired_ = reinterpret_cast<RetiredLock*>(static_cast<char*>(memory) + slot_bytes);
-  retired_capacity_ = retired_capacity;
-  used_list_ = reinterpret_cast<uint32_t*>(static_cast<char*>(memory) + slot_bytes + retired_bytes);
+  auto* index = static_cast<Index*>(memory);
+  index->capacity = capacity;
+  const size_t mask = capacity - 1;
+  for (size_t n = 0; n < slots_.size(); ++n) {
+    size_t i = hash(slots_[n].address.load(std::memory_order_relaxed)) & mask;
+    while (index->numbers()[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & mask;
+    index->numbers()[i].store(static_cast<uint32_t>(n + 1), std::memory_order_relaxed);
+  }
+  index_.store(index, std::memory_order_release);  // the old one stays mapped: see the header
   return true;
 }
 
-void LockTable::retire_generation(uint32_t index) {
-  LockSlot& s = slots_[index];
-  const size_t at = retired_used_.fetch_add(1, std::memory_order_acq_rel);
-  if (at < retired_capacity_) {
-    retired_[at] = RetiredLock{s.address.load(std::memory_order_relaxed),
-                               index,
-                               s.generation.load(std::memory_order_relaxed),
-                               s.kind.load(std::memory_order_relaxed),
-                               s.flags.load(std::memory_order_relaxed),
-                               s.init_site.load(std::memory_order_relaxed),
-                               s.owner_changes.load(std::memory_order_relaxed),
-                               s.primitive.load(std::memory_order_relaxed),
-                               s.capacity.load(std::memory_order_relaxed)};
-  }
+void LockTable::retire_generation(uint32_t number) {
+  LockSlot& s = slots_[number];
+  InsideLockscope inside;
+  lock();
+  const RetiredLock finished{s.address.load(std::memory_order_relaxed),
+                             number,
+                             s.generation.load(std::memory_order_relaxed),
+                             s.kind.load(std::memory_order_relaxed),
+                             s.flags.load(std::memory_order_relaxed),
+                             s.init_site.load(std::memory_order_relaxed),
+                             s.owner_changes.load(std::memory_order_relaxed),
+                             s.primitive.load(std::memory_order_relaxed),
+                             s.capacity.load(std::memory_order_relaxed)};
+  if (!retired_.append([&](RetiredLock& into) { into = finished; }))
+    retired_dropped_.fetch_add(1, std::memory_order_relaxed);
+  unlock();
   s.generation.fetch_add(1, std::memory_order_relaxed);
   s.kind.store(0, std::memory_order_relaxed);
   s.flags.store(0, std::memory_order_relaxed);
@@ -47,19 +87,15 @@ void LockTable::retire_generation(uint32_t index) {
   s.waiters.store(0, std::memory_order_relaxed);
 }
 
-uint64_t LockTable::retired_dropped() const {
-  const size_t n = retired_used_.load(std::memory_order_acquire);
-  return n > retired_capacity_ ? n - retired_capacity_ : 0;
-}
-
-void LockTable::reset_counts_after_fork() {
-  const size_t used = used_count();
-  for (size_t i = 0; i < used; ++i) {
-    LockSlot& s = slots_[used_list_[i]];
+void LockTable::reset_after_fork() {
+  locked_.store(false, std::memory_order_relaxed);
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    LockSlot& s = slots_[i];
     s.owner_changes.store(0, std::memory_order_relaxed);
     s.last_owner.store(0, std::memory_order_relaxed);
   }
-  retired_used_.store(0, std::memory_order_relaxed);
+  retired_.reset();
+  retired_dropped_.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace lockscope::runtime

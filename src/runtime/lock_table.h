@@ -1,5 +1,11 @@
-// Process-wide identity of every lock seen: address -> slot, lock-free (insertion by CAS on the
-// address), fixed size, mmap'd with MAP_NORESERVE.
+// Process-wide identity of every lock seen: address -> slot. Lookups are lock-free; a new address
+// is inserted under a small internal lock (once per lock, off the hot path), and the table grows
+// without moving anything: slots live in a ChunkedArray (their numbers and addresses are stable,
+// so sites and site caches keep them), and the hash index of slot numbers is rebuilt at twice the
+// size when half full and published with one pointer swap. A reader still probing the old index
+// may miss a newer lock; it then takes the insertion path, which looks again in the current index.
+// Old indexes are never unmapped (a reader may still be in one): their total is below the final
+// index's size.
 //
 // A lock is (address, generation): pthread_mutex_init after the address was used, and
 // pthread_mutex_destroy, start a new generation; the finished one is copied to the retired list so
@@ -11,24 +17,28 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/chunked_array.h"
+
 namespace lockscope::runtime {
 
+// One cache line per lock. Condvar and barrier fields share it with the owner fields: those are
+// written only for mutexes and rwlocks, so no line is hot for both.
 struct alignas(64) LockSlot {
-  std::atomic<uintptr_t> address;  // 0 = free
-  std::atomic<uint32_t> generation;
-  std::atomic<uint32_t> kind;   // format::MutexKind
-  std::atomic<uint32_t> flags;  // format::LockFlags
-  std::atomic<uint32_t> last_owner;  // tid
-  std::atomic<bool> used;  // acquired since its generation began (zero-init: not yet)
+  std::atomic<uintptr_t> address;  // 0 = not yet filled
   std::atomic<uintptr_t> init_site;
   std::atomic<uint64_t> owner_changes;
-  std::atomic<uint32_t> primitive;  // format::Primitive; 0 until first seen
-  std::atomic<uint32_t> capacity;   // barrier count, semaphore initial value
-  // Condvars and barriers only, on their own line: written by every waiter and signaller.
-  alignas(64) std::atomic<uint32_t> waiters;  // threads inside a condition wait on it
-  std::atomic<uint64_t> last_signal_ticks;    // clock at its latest signal/broadcast
-  std::atomic<uint64_t> arrivals;             // barrier arrivals since init
+  std::atomic<uint64_t> last_signal_ticks;  // condvar: clock at its latest signal/broadcast
+  std::atomic<uint64_t> arrivals;           // barrier arrivals since init
+  std::atomic<uint32_t> generation;
+  std::atomic<uint32_t> flags;       // format::LockFlags
+  std::atomic<uint32_t> last_owner;  // tid
+  std::atomic<uint32_t> capacity;    // barrier count, semaphore initial value
+  std::atomic<uint32_t> waiters;     // threads inside a condition or semaphore wait on it
+  std::atomic<uint8_t> kind;         // format::MutexKind
+  std::atomic<uint8_t> primitive;    // format::Primitive; 0 until first seen
+  std::atomic<bool> used;            // acquired since its generation began
 };
+static_assert(sizeof(LockSlot) == 64);
 
 struct RetiredLock {  // a finished generation
   uintptr_t address;
@@ -45,43 +55,24 @@ struct RetiredLock {  // a finished generation
 class LockTable {
  public:
   static constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
-  bool create(size_t capacity, size_t retired_capacity);
 
-  // Slot index of `address`, inserted if new; kNoSlot when the table is full.
+  // Slot number of `address`, inserted if new; kNoSlot only when the kernel refuses memory.
   uint32_t find_or_insert(uintptr_t address) {
-    size_t index = hash(address) & (capacity_ - 1);
-    for (size_t probe = 0; probe < kMaxProbe; ++probe) {
-      LockSlot& slot = slots_[index];
-      uintptr_t current = slot.address.load(std::memory_order_acquire);
-      if (current == address) return static_cast<uint32_t>(index);
-      if (current == 0) {
-        if (slot.address.compare_exchange_strong(current, address, std::memory_order_acq_rel)) {
-          used_list_[used_count_.fetch_add(1, std::memory_order_acq_rel)] =
-              static_cast<uint32_t>(index);
-          return static_cast<uint32_t>(index);
-        }
-        if (current == address) return static_cast<uint32_t>(index);
-      }
-      index = (index + 1) & (capacity_ - 1);
-    }
-    return kNoSlot;
+    const uint32_t found = find(address);
+    return found != kNoSlot ? found : insert(address);
   }
-  LockSlot& slot(uint32_t index) { return slots_[index]; }
-  // Slots in use, in insertion order (index i < used_count()); avoids scanning the whole table.
-  size_t used_count() const { return used_count_.load(std::memory_order_acquire); }
-  uint32_t used_slot(size_t i) const { return used_list_[i]; }
-  size_t capacity() const { return capacity_; }
+  LockSlot& slot(uint32_t number) const { return slots_[number]; }
+  // Slots 0 .. size()-1 are every lock seen, in insertion order.
+  size_t size() const { return slots_.size(); }
 
   // Ends the current generation of a slot (destroy, or init of a used address).
-  void retire_generation(uint32_t index);
-  size_t retired_count() const {
-    size_t n = retired_used_.load(std::memory_order_acquire);
-    return n < retired_capacity_ ? n : retired_capacity_;
-  }
+  void retire_generation(uint32_t number);
+  size_t retired_count() const { return retired_.size(); }
   const RetiredLock& retired(size_t i) const { return retired_[i]; }
-  uint64_t retired_dropped() const;
-  // After fork(): keep identities and init sites, forget owners and counts.
-  void reset_counts_after_fork();
+  uint64_t retired_dropped() const { return retired_dropped_.load(std::memory_order_relaxed); }
+  // After fork(), in the child: keep identities and init sites, forget owners, counts and the
+  // parent's finished generations.
+  void reset_after_fork();
 
   static size_t hash(uintptr_t address) {
     uint64_t h = (address >> 3) * 0x9E3779B97F4A7C15ull;
@@ -89,14 +80,31 @@ class LockTable {
   }
 
  private:
-  static constexpr size_t kMaxProbe = 128;
-  LockSlot* slots_ = nullptr;
-  size_t capacity_ = 0;
-  RetiredLock* retired_ = nullptr;
-  size_t retired_capacity_ = 0;
-  std::atomic<size_t> retired_used_{0};
-  uint32_t* used_list_ = nullptr;
-  std::atomic<size_t> used_count_{0};
+  struct Index {
+    size_t capacity;  // a power of two
+    std::atomic<uint32_t>* numbers() { return reinterpret_cast<std::atomic<uint32_t>*>(this + 1); }
+  };
+  uint32_t find(uintptr_t address) const {
+    Index* index = index_.load(std::memory_order_acquire);
+    if (!index) return kNoSlot;
+    const size_t mask = index->capacity - 1;
+    for (size_t i = hash(address) & mask;; i = (i + 1) & mask) {
+      const uint32_t number = index->numbers()[i].load(std::memory_order_acquire);
+      if (number == 0) return kNoSlot;
+      if (slots_[number - 1].address.load(std::memory_order_relaxed) == address)
+        return number - 1;
+    }
+  }
+  uint32_t insert(uintptr_t address);
+  bool grow_index();
+  void lock();
+  void unlock() { locked_.store(false, std::memory_order_release); }
+
+  ChunkedArray<LockSlot, 10> slots_;
+  std::atomic<Index*> index_{nullptr};
+  ChunkedArray<RetiredLock, 8> retired_;
+  std::atomic<uint64_t> retired_dropped_{0};
+  std::atomic<bool> locked_{false};
 };
 
 }  // namespace lockscope::runtime

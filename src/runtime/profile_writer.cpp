@@ -158,11 +158,11 @@ format::LockRecord lock_record(const ModuleList& modules, uintptr_t address, uin
 void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules, SiteTable& all) {
   LockTable& locks = rt.locks;
   LockIndex index;
-  const size_t live = locks.used_count();
+  const size_t live = locks.size();
   if (!index.create(live + locks.retired_count() + 16)) return;
   uint32_t next = 0;
   for (size_t i = 0; i < live; ++i) {
-    const uint32_t s = locks.used_slot(i);
+    const auto s = static_cast<uint32_t>(i);
     LockSlot& slot = locks.slot(s);
     const uint32_t generation = slot.generation.load(std::memory_order_relaxed);
     // A destroyed lock's next generation, never initialised nor used, is not a lock at all.

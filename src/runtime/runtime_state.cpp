@@ -174,7 +174,7 @@ void after_fork_in_child() {
   // The parent's other threads do not exist here, and the child's profile starts empty.
   rt.threads.reset_after_fork(self);
   rt.merged.reset();
-  rt.locks.reset_counts_after_fork();
+  rt.locks.reset_after_fork();
   if (!self) return;
   // The forking thread continues in the child, still holding what it held: keep its held locks
   // (untimed, their entries are gone) so their unlocks balance.
@@ -213,8 +213,7 @@ bool ensure_initialized() {
   parse_config(rt, tsc_hz);
   rt.clock.initialize(tsc_hz);
   reset_process_identity(rt);
-  bool ok = rt.locks.create(kLockCapacity, kRetiredLockCapacity) &&
-            pthread_key_create(&rt.exit_key, thread_exit_destructor) == 0;
+  const bool ok = pthread_key_create(&rt.exit_key, thread_exit_destructor) == 0;
   if (ok) {
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
   } else {

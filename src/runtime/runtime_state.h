@@ -26,8 +26,6 @@
 namespace lockscope::runtime {
 
 inline constexpr uint32_t kMaxHeldLocks = 64;
-inline constexpr size_t kLockCapacity = size_t{1} << 16;
-inline constexpr size_t kRetiredLockCapacity = size_t{1} << 16;
 inline constexpr uint32_t kDefaultHoldSamplePeriod = 32;
 
 struct HeldLock {
