@@ -25,6 +25,15 @@ void* BumpArena::allocate(size_t bytes) {
   return result;
 }
 
+bool BumpArena::rewind() {
+  if (!last_) return true;
+  if (last_->previous) return false;
+  char* start = reinterpret_cast<char*>(last_) + ((sizeof(Chunk) + 15) & ~size_t{15});
+  __builtin_memset(start, 0, static_cast<size_t>(next_ - start));
+  next_ = start;
+  return true;
+}
+
 void BumpArena::reset() {
   for (Chunk* chunk = last_; chunk;) {
     Chunk* previous = chunk->previous;

@@ -14,6 +14,9 @@ class BumpArena {
   void* allocate(size_t bytes);
   // Unmaps every chunk.
   void reset();
+  // Empties the arena for reuse, keeping (and zeroing the used part of) a single chunk; false when
+  // it has several (the caller resets instead).
+  bool rewind();
   // Forgets the chunks without unmapping them (a forked child's copy of another owner's state).
   void abandon() { last_ = nullptr; }
   size_t bytes_mapped() const { return mapped_; }

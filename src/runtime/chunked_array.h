@@ -70,6 +70,16 @@ class ChunkedArray {
         munmap(base, chunk_bytes(k));
     size_.store(0, std::memory_order_release);
   }
+  // Empties the array for reuse, keeping its memory, when everything is in the first chunk (zeroes
+  // the used part); false otherwise (the caller resets instead).
+  bool clear_in_first_chunk() {
+    const size_t used = size_.load(std::memory_order_relaxed);
+    if (used > kFirst) return false;
+    if (T* base = chunks_[0].load(std::memory_order_relaxed))
+      __builtin_memset(static_cast<void*>(base), 0, used * sizeof(T));
+    size_.store(0, std::memory_order_release);
+    return true;
+  }
   // Forgets the chunks without unmapping them (a forked child's copy of another owner's state).
   void abandon() {
     for (auto& chunk : chunks_) chunk.store(nullptr, std::memory_order_relaxed);

@@ -1,26 +1,20 @@
 #include "runtime/lock_table.h"
 
-#include <sched.h>
 #include <sys/mman.h>
 
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
 
-void LockTable::lock() {
-  for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins)
-    if (spins > 64) sched_yield();
-}
-
 uint32_t LockTable::insert(uintptr_t address) {
   InsideLockscope inside;  // a signal handler must not spin on the lock its own thread holds
-  lock();
+  lock_.lock();
   uint32_t number = find(address);
   if (number == kNoSlot) {
     Index* index = index_.load(std::memory_order_relaxed);
     if ((!index || (slots_.size() + 1) * 2 > index->capacity) && !grow_index() &&
         (!index || slots_.size() + 2 > index->capacity)) {
-      unlock();
+      lock_.unlock();
       return kNoSlot;
     }
     index = index_.load(std::memory_order_relaxed);
@@ -35,7 +29,7 @@ uint32_t LockTable::insert(uintptr_t address) {
       number = static_cast<uint32_t>(at);
     }
   }
-  unlock();
+  lock_.unlock();
   return number;
 }
 
@@ -61,7 +55,7 @@ bool LockTable::grow_index() {
 void LockTable::retire_generation(uint32_t number) {
   LockSlot& s = slots_[number];
   InsideLockscope inside;
-  lock();
+  lock_.lock();
   const RetiredLock finished{s.address.load(std::memory_order_relaxed),
                              number,
                              s.generation.load(std::memory_order_relaxed),
@@ -73,7 +67,7 @@ void LockTable::retire_generation(uint32_t number) {
                              s.capacity.load(std::memory_order_relaxed)};
   if (!retired_.append([&](RetiredLock& into) { into = finished; }))
     retired_dropped_.fetch_add(1, std::memory_order_relaxed);
-  unlock();
+  lock_.unlock();
   s.generation.fetch_add(1, std::memory_order_relaxed);
   s.kind.store(0, std::memory_order_relaxed);
   s.flags.store(0, std::memory_order_relaxed);
@@ -88,7 +82,7 @@ void LockTable::retire_generation(uint32_t number) {
 }
 
 void LockTable::reset_after_fork() {
-  locked_.store(false, std::memory_order_relaxed);
+  lock_.reset();
   for (size_t i = 0; i < slots_.size(); ++i) {
     LockSlot& s = slots_[i];
     s.owner_changes.store(0, std::memory_order_relaxed);

@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "runtime/chunked_array.h"
+#include "runtime/internal_lock.h"
 
 namespace lockscope::runtime {
 
@@ -97,14 +98,12 @@ class LockTable {
   }
   uint32_t insert(uintptr_t address);
   bool grow_index();
-  void lock();
-  void unlock() { locked_.store(false, std::memory_order_release); }
 
   ChunkedArray<LockSlot, 10> slots_;
   std::atomic<Index*> index_{nullptr};
   ChunkedArray<RetiredLock, 8> retired_;
   std::atomic<uint64_t> retired_dropped_{0};
-  std::atomic<bool> locked_{false};
+  InternalLock lock_;
 };
 
 }  // namespace lockscope::runtime

@@ -19,6 +19,7 @@
 
 #include "common/profile_format.h"
 #include "runtime/clock.h"
+#include "runtime/internal_lock.h"
 #include "runtime/lock_table.h"
 #include "runtime/site_table.h"
 #include "runtime/thread_registry.h"
@@ -81,18 +82,6 @@ struct ThreadState {
   uint32_t index;
 };
 
-// A spinlock for the runtime's own rare paths (merging, table pool): never the program's mutexes,
-// which we interpose.
-class InternalSpinlock {
- public:
-  void lock();
-  void unlock() { locked_.store(false, std::memory_order_release); }
-  void reset() { locked_.store(false, std::memory_order_relaxed); }
-
- private:
-  std::atomic<bool> locked_{false};
-};
-
 enum class RuntimeStatus : int { kUninitialized = 0, kInitializing = 1, kReady = 2, kFailed = 3 };
 
 struct Runtime {
@@ -114,7 +103,7 @@ struct Runtime {
   LockTable locks;
   SiteTable merged;          // sites of threads that are gone; guarded by merge_lock
   ThreadRegistry threads;    // guarded by merge_lock
-  InternalSpinlock merge_lock;
+  InternalLock merge_lock;
   pthread_key_t exit_key = 0;
 
   std::atomic<uint64_t> counters[16] = {};

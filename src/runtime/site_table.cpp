@@ -129,6 +129,15 @@ void SiteTable::reset() {
   index_capacity_ = 0;
 }
 
+void SiteTable::clear_for_reuse() {
+  constexpr size_t kSmallIndex = 256;
+  if (index_capacity_ <= kSmallIndex && entries_.clear_in_first_chunk() && arena_.rewind()) {
+    if (index_) std::memset(index_, 0, index_capacity_ * sizeof(uint32_t));
+    return;
+  }
+  reset();
+}
+
 void SiteTable::abandon() {
   entries_.abandon();
   arena_.abandon();

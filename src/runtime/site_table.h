@@ -100,16 +100,26 @@ class SiteTable {
   uint64_t merge_from(const SiteTable& other);
   // Empties the table and gives all its memory back.
   void reset();
+  // Empties the table for another thread: a small one keeps its memory (zeroed in place, no system
+  // call: mapping and unmapping for each short-lived thread costs more than the thread itself),
+  // a large one is reset.
+  void clear_for_reuse();
   // Forgets the memory without unmapping it: a forked child's copy of another thread's table,
   // which that thread may have been changing at the fork.
   void abandon();
   size_t bytes_mapped() const;
 
+  // A full 64-bit mix (murmur3's finaliser): keys differ in a few bits of the lock slot or site,
+  // and linear probing needs the low bits of the hash to differ too.
   static size_t hash(const SiteKey& key) {
-    uint64_t h = key.site * 0x9E3779B97F4A7C15ull;
-    h ^= (static_cast<uint64_t>(key.lock_slot) << 20 | key.generation << 4 | key.operation) *
-         0xC2B2AE3D27D4EB4Full;
-    return static_cast<size_t>(h ^ (h >> 29));
+    uint64_t h = key.site ^ ((static_cast<uint64_t>(key.lock_slot) << 32 |
+                              static_cast<uint64_t>(key.generation) << 8 | key.operation) *
+                             0x9E3779B97F4A7C15ull);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    return static_cast<size_t>(h ^ (h >> 33));
   }
 
  private:

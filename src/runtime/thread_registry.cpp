@@ -15,7 +15,7 @@ namespace {
 // The kernel's word on whether a thread of this process still exists.
 bool thread_is_gone(uint32_t tid) {
   const int saved_errno = errno;
-  const bool gone = syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH;
+  const bool gone = syscall(SYS_tgkill, g_runtime.pid, tid, 0) != 0 && errno == ESRCH;
   errno = saved_errno;
   return gone;
 }
@@ -75,7 +75,7 @@ void ThreadRegistry::reclaim_gone(SiteTable& merged, uint64_t& dropped) {
     ThreadState& thread = slots_[exiting_[i]];
     if (!thread_is_gone(thread.tid)) continue;
     fold(thread, merged, dropped);
-    thread.sites.reset();
+    thread.sites.clear_for_reuse();
     exiting_.remove_at(i);
     thread.state.store(static_cast<uint32_t>(SlotState::kFree), std::memory_order_release);
     free_.push(thread.index);  // out of memory: the slot is simply not reused

@@ -1,0 +1,43 @@
+// The lock of the runtime's own rare paths (thread slots, the process table, new lock identities):
+// never one of the program's mutexes, which we interpose. A futex lock (Drepper's three states:
+// 0 free, 1 locked, 2 locked with sleepers), not a spinlock: with more threads than cores a
+// preempted holder made spinners yield by the thousand when thousands of short-lived threads came
+// and went. Only ever taken by code marked inside lockscope, so a signal handler of the holding
+// thread never waits for it (runtime_state.h).
+#pragma once
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace lockscope::runtime {
+
+class InternalLock {
+ public:
+  void lock() {
+    uint32_t expected = 0;
+    if (state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return;
+    if (expected != 2) expected = state_.exchange(2, std::memory_order_acquire);
+    while (expected != 0) {
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAIT_PRIVATE, 2, nullptr,
+              nullptr, 0);
+      expected = state_.exchange(2, std::memory_order_acquire);
+    }
+  }
+  void unlock() {
+    if (state_.exchange(0, std::memory_order_release) == 2)
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAKE_PRIVATE, 1, nullptr,
+              nullptr, 0);
+  }
+  // After fork(), in the child: the holder, if any, does not exist there.
+  void reset() { state_.store(0, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint32_t> state_{0};
+};
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
+
+}  // namespace lockscope::runtime
