@@ -4,8 +4,12 @@
 #   micro: lockscope_overhead_bench (CPU ns per uncontended pair; added = median - plain median)
 #   heavy: lockscope_lock_heavy     (wall time, whole program)
 #   git:   git repack -a -f -d on a generated repository (make_git_repo.sh)
+#   sysbench: sysbench mutex, 2 threads over 4,096 mutexes (wall time, whole program)
+#   threads: 10,000 short-lived threads, 4 at a time (wall time, and peak memory of the process)
+#   scale: 10^6 distinct locks and 10^5 threads over one process's life, once each: time, and the
+#          profile's own counts (count_profile.py) against what the program did
 # Each profiled configuration runs at --hold-sample 32 (the default) and 1 (every hold timed).
-# Usage: compare.sh [-n RUNS] [-b BUILD_DIR] [-c GIT_COMMITS] [micro|heavy|git]...
+# Usage: compare.sh [-n RUNS] [-b BUILD_DIR] [-c GIT_COMMITS] [micro|heavy|git|sysbench|threads|scale]...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 runs=10
@@ -112,6 +116,36 @@ summarize() {
     }'
 }
 
+scale_fixture() { echo "$build/tests/integration/fixtures/fixture_scale"; }
+
+# peak LABEL CMD...: peak resident memory (KB) of CMD plain and with the runtime preloaded
+# directly (the CLI's own memory left out), alternating; medians.
+peak() {
+  local label=$1
+  shift
+  for ((i = 0; i < runs; ++i)); do
+    echo "plain $(/usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1)"
+    rm -rf "$work/prof" && mkdir -p "$work/prof"
+    echo "profiled $(LD_PRELOAD="$build/lib/liblockscope.so" LOCKSCOPE_CONFIG="dir=$work/prof" \
+      /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1)"
+  done | medians | awk -v label="$label" '
+    { m[$1] = $2 }
+    END { printf "== %s: peak RSS, median of runs\nplain %d KB, profiled %d KB, extra %.1f MB\n",
+          label, m["plain"], m["profiled"], (m["profiled"] - m["plain"]) / 1024 }'
+}
+
+# once LABEL CMD...: one profiled run, its time and the profile's own counts.
+once() {
+  local label=$1
+  shift
+  rm -rf "$work/prof"
+  local TIMEFORMAT='%R'
+  echo "== $label"
+  echo "plain:    $({ time "$@" >/dev/null; } 2>&1) s"
+  echo "profiled: $({ time "$lockscope" record -o "$work/prof" -- "$@" >/dev/null 2>&1; } 2>&1) s"
+  python3 "$here/count_profile.py" "$work/prof"
+}
+
 for part in $parts; do
   case $part in
     micro) micro ;;
@@ -120,7 +154,16 @@ for part in $parts; do
       "$here/make_git_repo.sh" "$work/repo" "$commits"
       git -C "$work/repo" repack -a -f -d -q  # warm the page cache and settle the pack layout
       whole "git repack -a -f -d ($commits commits)" git -C "$work/repo" repack -a -f -d -q ;;
-    *) echo "compare.sh: unknown part '$part' (micro, heavy, git)" >&2; exit 2 ;;
+    sysbench)
+      command -v sysbench >/dev/null || { echo "sysbench is not installed (apt-get install sysbench)"; continue; }
+      whole "sysbench mutex: 2 threads, 4,096 mutexes" sysbench mutex --threads=2 --mutex-num=4096 run ;;
+    threads)
+      whole "10,000 short-lived threads (4 at a time)" "$(scale_fixture)" threads 10000
+      peak "10,000 short-lived threads" "$(scale_fixture)" threads 10000 ;;
+    scale)
+      once "10^6 distinct mutexes, each taken once by 2 threads" "$(scale_fixture)" locks 1000000
+      once "10^5 short-lived threads, each locking once" "$(scale_fixture)" threads 100000 ;;
+    *) echo "compare.sh: unknown part '$part' (micro, heavy, git, sysbench, threads, scale)" >&2; exit 2 ;;
   esac
   echo
 done
