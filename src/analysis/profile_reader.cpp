@@ -142,6 +142,24 @@ LatencyHistogram histogram(const std::vector<format::HistogramBin>& bins, format
   return out;
 }
 
+// The most hold time physically possible for holds taken by `op` in `process`: an exclusive lock
+// is held by one thread at a time, so at most for the process's lifetime; a read side by each
+// thread at once. Sampled hold estimates (one timed hold standing for N) are capped at this:
+// a preempted sampled hold must not make a lock held longer than the run.
+uint64_t most_held(const ProcessProfile& process, format::Operation op) {
+  if (format::is_read_side(op))
+    return process.duration_ns * std::max<uint64_t>(1, process.threads.size());
+  return process.duration_ns;
+}
+
+void cap_hold_estimates(const ProcessProfile& process, LockSummary& lock) {
+  const uint64_t lifetime = process.duration_ns;
+  const uint64_t shared = lifetime * std::max<uint64_t>(1, process.threads.size());
+  lock.write_side.hold_sum_ns = std::min(lock.write_side.hold_sum_ns, lifetime);
+  lock.read_side.hold_sum_ns = std::min(lock.read_side.hold_sum_ns, shared);
+  lock.hold_sum_ns = std::min(lock.hold_sum_ns, lock.read_side.acquisitions ? shared : lifetime);
+}
+
 CodeLocation location(uint32_t module, uint64_t offset, size_t module_count) {
   if (module != format::kNoModule && module >= module_count)
     throw BadFile("a call site refers to a module that is not in the module map");
@@ -236,8 +254,8 @@ ProcessProfile decode(const SectionSet& file) {
     site.failed = std::min(s.failed, s.count);
     site.wait_sum_ns = s.wait_sum_ns;
     site.wait_max_ns = s.wait_max_ns;
-    site.hold_sum_ns = s.hold_sum_ns;
-    site.hold_max_ns = s.hold_max_ns;
+    site.hold_sum_ns = std::min(s.hold_sum_ns, most_held(out, site.operation));
+    site.hold_max_ns = std::min(s.hold_max_ns, out.duration_ns);
     site.hold_samples = s.hold_samples;
     site.behind_readers = s.behind_readers;
     site.behind_writer = s.behind_writer;
@@ -248,7 +266,10 @@ ProcessProfile decode(const SectionSet& file) {
     site.hold = histogram(bins, s.hold_histogram);
     out.locks[s.lock_index].sites.push_back(std::move(site));
   }
-  for (LockSummary& lock : out.locks) lock.finish();
+  for (LockSummary& lock : out.locks) {
+    lock.finish();
+    cap_hold_estimates(out, lock);
+  }
   for (const auto& c : file.records<format::CounterRecord>(SectionType::kCounters))
     out.counters[static_cast<format::Counter>(c.id)] += c.value;
   return out;

@@ -50,10 +50,15 @@ LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation o
 }
 
 void start_sampled_hold(HeldLock& held, SiteStats& stats) {
-  stats.hold_countdown = g_runtime.hold_sample_period - 1;
-  // The site's first acquisition stands for itself; each later sample for the N acquisitions since
-  // the previous one. So a site taken once is exact, and no estimate exceeds what was acquired.
-  held.weight = stats.count <= 1 ? 1 : g_runtime.hold_sample_period;
+  const uint32_t period = g_runtime.hold_sample_period;
+  // A site's first `period` acquisitions are all timed, so a cold site is exact; after that 1 in
+  // `period`, each sample standing for itself and the period - 1 acquisitions that follow it.
+  if (stats.count <= period) {
+    held.weight = 1;
+  } else {
+    held.weight = period;
+    stats.hold_countdown = period - 1;
+  }
   held.paused_ticks = 0;
   held.start_ticks = g_runtime.clock.now();
 }

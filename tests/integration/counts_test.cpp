@@ -126,14 +126,34 @@ TEST(Counts, HoldSamplingScalesToTheExactCount) {
                                              marker_line("counter_threads", "counter-lock"));
   ASSERT_NE(lock, nullptr);
   EXPECT_EQ(process.hold_sample_period, 8u);
-  // One thread, no contention: the 1st, 9th, 17th... holds are timed (1000 of 8000); the first
-  // stands for itself, each later one for the 8 acquisitions since the previous sample.
+  // One thread, no contention: the first 8 holds are all timed (a cold site is exact), then the
+  // 9th, 17th, ... 7993rd, each standing for itself and the 7 after it: 8 + 999 timed holds whose
+  // weights add up to exactly the 8000 acquisitions.
   EXPECT_EQ(lock->sites.size(), 2u);
   for (const SiteSummary& site : lock->sites)
     if (site.operation == Operation::kLock) {
-      EXPECT_EQ(site.hold_samples, 1000u);
-      EXPECT_EQ(site.hold.total(), 1u + 999u * 8u);
+      EXPECT_EQ(site.hold_samples, 8u + 999u);
+      EXPECT_EQ(site.hold.total(), 8000u);
     }
+}
+
+TEST(Counts, AColdSiteHasEveryHoldTimedAtTheDefaultSampling) {
+  // 20 holds of 2 ms at the default 1-in-32 sampling: fewer acquisitions than the period, so every
+  // one is timed, and the total is the sum of 20 holds, not one hold (which the old estimator
+  // reported: 20 holds of 3 ms as 3.1 ms).
+  TemporaryDirectory dir;
+  const int rounds = 20;
+  const ProcessProfile process = record_single_process(dir, "sleepy_holder", {std::to_string(rounds)});
+  EXPECT_EQ(process.hold_sample_period, 32u);
+  const int holder_line = marker_line("sleepy_holder", "holder-lock");
+  const LockSummary* lock = lock_acquired_at(process, "sleepy_holder.c", holder_line);
+  ASSERT_NE(lock, nullptr);
+  const SiteSummary* holder = site_at(*lock, "sleepy_holder.c", holder_line, Operation::kLock);
+  ASSERT_NE(holder, nullptr);
+  EXPECT_EQ(holder->hold_samples, unsigned(rounds));
+  EXPECT_EQ(holder->hold.total(), unsigned(rounds));
+  EXPECT_GE(holder->hold_sum_ns, rounds * 2'000'000ull);
+  EXPECT_LE(lock->hold_sum_ns, process.duration_ns) << "an exclusive lock is held at most for the run";
 }
 
 }  // namespace
