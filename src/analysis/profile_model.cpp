@@ -183,6 +183,8 @@ std::string exit_path_name(format::ExitPath path) {
     case format::ExitPath::kExit: return "exit";
     case format::ExitPath::kUnderscoreExit: return "_exit";
     case format::ExitPath::kExec: return "exec";
+    case format::ExitPath::kSignal: return "signal";
+    case format::ExitPath::kQuickExit: return "quick_exit";
   }
   return "unknown";
 }

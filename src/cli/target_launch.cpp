@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 
 #include "cli/cli_error.h"
 #include "common/config_string.h"
@@ -28,6 +29,23 @@ std::string runtime_library_path() {
   return library.string();
 }
 
+namespace {
+
+// Signals sent to lockscope by another process (`kill -TERM`, a supervisor, a timeout) go on to the
+// program, and lockscope keeps waiting for it, as `time` and `perf record` do: the program ends as
+// it would have, its profile is written, and lockscope ends with its status. Signals the terminal
+// sends to the whole foreground group (Ctrl-C, Ctrl-\, hang-up) reached the program already.
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+volatile sig_atomic_t g_target_pid = 0;
+
+void forward_to_target(int signal_number, siginfo_t* info, void*) {
+  const bool sent_by_a_process = info->si_code == SI_USER || info->si_code == SI_QUEUE;
+  if (g_target_pid > 0 && sent_by_a_process && info->si_pid != g_target_pid)
+    kill(g_target_pid, signal_number);
+}
+
+}  // namespace
+
 TargetOutcome launch_target(const LaunchSettings& settings) {
   std::string preload = settings.runtime_library;
   if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing)
@@ -41,16 +59,21 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
   for (const std::string& argument : settings.arguments) argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);
 
-  struct sigaction ignore {}, old_int {}, old_quit {};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
+  struct sigaction forward {}, old_actions[std::size(kForwardedSignals)] {};
+  forward.sa_sigaction = forward_to_target;
+  forward.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&forward.sa_mask);
+  for (size_t i = 0; i < std::size(kForwardedSignals); ++i) {
+    sigaction(kForwardedSignals[i], nullptr, &old_actions[i]);
+    // A signal lockscope was started ignoring (nohup) stays ignored, for it and for the program.
+    if (old_actions[i].sa_handler != SIG_IGN) sigaction(kForwardedSignals[i], &forward, nullptr);
+  }
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   const pid_t child = fork();
   if (child < 0) throw CliError(fmt::format("cannot start the program: fork: {}", std::strerror(errno)));
   if (child == 0) {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGQUIT, &old_quit, nullptr);
+    for (size_t i = 0; i < std::size(kForwardedSignals); ++i)
+      sigaction(kForwardedSignals[i], &old_actions[i], nullptr);
     setenv("LD_PRELOAD", preload.c_str(), 1);
     setenv(kConfigVariable, config.c_str(), 1);
     execv(settings.executable.c_str(), argv.data());
@@ -59,15 +82,17 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
                std::strerror(error));
     _exit(error == ENOENT ? kExitNotFound : kExitNotRunnable);
   }
+  g_target_pid = child;
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  g_target_pid = 0;
   // Descendants orphaned by the target (a forked child outliving its parent) were re-parented to
   // us (subreaper): wait for them too, or their profiles would be missing from the report.
   while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
+  for (size_t i = 0; i < std::size(kForwardedSignals); ++i)
+    sigaction(kForwardedSignals[i], &old_actions[i], nullptr);
   TargetOutcome outcome;
   if (WIFSIGNALED(status)) {
     outcome.signaled = true;

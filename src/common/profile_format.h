@@ -80,6 +80,8 @@ enum class ExitPath : uint32_t {
   kExit = 1,       // exit() / return from main: library destructor
   kUnderscoreExit = 2,  // _exit() / _Exit()
   kExec = 3,       // the image was replaced by execve(); a new file follows for the same pid
+  kSignal = 4,     // a signal whose default action ends the process; exit_status = its number
+  kQuickExit = 5,  // quick_exit(), after the at_quick_exit handlers
 };
 
 struct ProcessRecord {

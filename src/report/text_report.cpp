@@ -2,6 +2,7 @@
 // sites with L/U and file:line), done properly — per process, sortable, with a legend for every
 // column and a footer that states anything dropped, distrusted or estimated.
 #include <fmt/core.h>
+#include <string.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -30,6 +31,10 @@ std::string command_text(const ProcessProfile& process) {
 
 std::string exit_text(const ProcessProfile& process) {
   if (process.exit_path == format::ExitPath::kExec) return "exec";
+  if (process.exit_path == format::ExitPath::kSignal) {
+    const char* name = sigabbrev_np(process.exit_status);
+    return name ? fmt::format("SIG{}", name) : fmt::format("signal {}", process.exit_status);
+  }
   if (process.exit_status < 0) return exit_path_name(process.exit_path);
   return fmt::format("{} {}", exit_path_name(process.exit_path), process.exit_status);
 }

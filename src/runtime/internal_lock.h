@@ -7,6 +7,7 @@
 #pragma once
 
 #include <linux/futex.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,6 +26,17 @@ class InternalLock {
       syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAIT_PRIVATE, 2, nullptr,
               nullptr, 0);
       expected = state_.exchange(2, std::memory_order_acquire);
+    }
+  }
+  // For a signal handler that must not wait for ever (its own thread may be the holder): tries
+  // for about `milliseconds`, sleeping between tries; false if the lock never came free.
+  bool try_lock_for(int milliseconds) {
+    for (int waited = 0;; ++waited) {
+      uint32_t expected = 0;
+      if (state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return true;
+      if (waited >= milliseconds) return false;
+      const struct timespec pause = {0, 1000000};
+      syscall(SYS_nanosleep, &pause, nullptr);
     }
   }
   void unlock() {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "runtime/process_exit.h"
 #include "runtime/profile_writer.h"
 #include "runtime/interpose.h"
 #include "runtime/real_functions.h"
@@ -30,10 +31,10 @@ bool is_profiled_process() {
 }
 
 // Writes the profile once per process image; returns true if this call wrote it.
-bool write_once(ExitPath path, int status, char* written) {
+bool write_once(ExitPath path, int status, char* written, bool from_signal = false) {
   if (!is_profiled_process()) return false;
   if (runtime().profile_written.exchange(true)) return false;
-  if (lockscope::runtime::write_profile(path, status, written)) return true;
+  if (lockscope::runtime::write_profile(path, status, written, from_signal)) return true;
   return false;
 }
 
@@ -85,9 +86,31 @@ LOCKSCOPE_EXPORT int __libc_start_main(MainFunction main, int argc, char** argv,
   return real_start(main_with_exit_handler, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
+void lockscope::runtime::write_profile_on_signal(int signal_number) {
+  char written[4096];
+  write_once(ExitPath::kSignal, signal_number, written, true);
+}
+
+// quick_exit(): the program's at_quick_exit handlers run first (ours was registered before any of
+// theirs, and they run in reverse order), then ours writes with the status remembered here.
+static int g_quick_exit_status = -1;
+static void write_at_quick_exit() {
+  char written[4096];
+  write_once(ExitPath::kQuickExit, g_quick_exit_status, written);
+}
+
+LOCKSCOPE_EXPORT void quick_exit(int status) {
+  using QuickExit = void (*)(int);
+  static QuickExit real_quick_exit = reinterpret_cast<QuickExit>(dlsym(RTLD_NEXT, "quick_exit"));
+  g_quick_exit_status = status;
+  real_quick_exit(status);
+  __builtin_unreachable();
+}
+
 __attribute__((constructor)) static void lockscope_start() {
   // Initialise and register the main thread now rather than at its first lock.
   lockscope::runtime::current_thread();
+  at_quick_exit(write_at_quick_exit);
 }
 
 __attribute__((destructor)) static void lockscope_finish() {

@@ -277,15 +277,23 @@ bool write_all(int fd, const unsigned char* data, size_t size) {
 
 }  // namespace
 
-bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out) {
+bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, bool from_signal) {
   Runtime& rt = runtime();
+  const bool interrupted_lockscope = inside_lockscope();
   InsideLockscope inside;
   const int saved_errno = errno;
   // Everything recorded: exited threads (merged) plus live threads' tables, into a scratch table so
   // the recording state is left untouched.
   SiteTable all;
   uint64_t dropped = 0;
-  rt.merge_lock.lock();
+  if (!from_signal) {
+    rt.merge_lock.lock();
+  } else if (!rt.merge_lock.try_lock_for(interrupted_lockscope ? 0 : 1000)) {
+    // The signal interrupted the lock's holder (this thread, or one that never lets go).
+    RawLine().append("profile of pid ").append(rt.pid)
+        .append(" not written: the signal arrived while lockscope's own lock was held").emit();
+    return false;
+  }
   dropped += all.merge_from(rt.merged);
   for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
     const ThreadState& t = rt.threads.slot(i);

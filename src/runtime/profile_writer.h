@@ -7,7 +7,9 @@
 
 namespace lockscope::runtime {
 
-// Returns true when written; `path_out` (>= 4096 bytes) receives the file name.
-bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out);
+// Returns true when written; `path_out` (>= 4096 bytes) receives the file name. From a signal
+// handler (`from_signal`), the internal lock is only tried: the interrupted code may hold it.
+bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out,
+                   bool from_signal = false);
 
 }  // namespace lockscope::runtime

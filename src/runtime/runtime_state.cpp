@@ -16,6 +16,7 @@
 extern char** environ;
 
 #include "common/config_string.h"
+#include "runtime/fatal_signals.h"
 #include "runtime/raw_log.h"
 #include "runtime/real_functions.h"
 
@@ -212,6 +213,7 @@ bool ensure_initialized() {
   const bool ok = pthread_key_create(&rt.exit_key, thread_exit_destructor) == 0;
   if (ok) {
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
+    install_fatal_signal_handlers();
   } else {
     RawLine().append("cannot allocate its tables; the program runs unprofiled").emit();
   }
@@ -243,6 +245,8 @@ ThreadState* current_thread_slow() {
   if (!self) tls_unregistered = true;
   return self;
 }
+
+bool inside_lockscope() { return tls_inside; }
 
 bool has_recorded_events() {
   Runtime& rt = g_runtime;

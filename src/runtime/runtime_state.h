@@ -141,6 +141,8 @@ class InsideLockscope {
   bool was_inside_;
 };
 
+// True while the calling thread runs lockscope's own code (an InsideLockscope scope).
+bool inside_lockscope();
 bool ensure_initialized();
 // True when any lock operation was recorded in this process image (so an exec that follows a
 // fork with no locking in between leaves no empty file behind).

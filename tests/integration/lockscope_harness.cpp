@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,37 +22,54 @@ extern char** environ;
 namespace lockscope::testing {
 namespace fs = std::filesystem;
 
-namespace {
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
 }
-}  // namespace
 
-CommandResult run_command(const std::vector<std::string>& argv) {
-  TemporaryDirectory capture;
-  const std::string out_path = capture / "stdout", err_path = capture / "stderr";
+StartedCommand start_command(const std::vector<std::string>& argv, const TemporaryDirectory& capture,
+                             const std::string& tag, const std::vector<std::string>* environment) {
+  StartedCommand started{-1, capture / (tag + ".out"), capture / (tag + ".err")};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> args;
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, started.out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, started.err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args, envp;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  if (environment) {
+    for (const std::string& e : *environment) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
+  const int spawned = posix_spawn(&started.pid, args[0], &actions, nullptr, args.data(),
+                                  environment ? envp.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) throw std::runtime_error("posix_spawn failed for " + argv[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  return started;
+}
+
+CommandResult finish_command(const StartedCommand& started, int status) {
   CommandResult result;
   if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  result.out = slurp(out_path);
-  result.err = slurp(err_path);
+  result.out = slurp(started.out_path);
+  result.err = slurp(started.err_path);
   return result;
+}
+
+CommandResult run_command(const std::vector<std::string>& argv,
+                          const std::vector<std::string>* environment) {
+  TemporaryDirectory capture;
+  const StartedCommand started = start_command(argv, capture, "command", environment);
+  int status = 0;
+  while (waitpid(started.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return finish_command(started, status);
 }
 
 CommandResult run_lockscope(const std::vector<std::string>& args) {

@@ -2,6 +2,8 @@
 // temporary directory, find a fixture's marked line, load a profile the way `lockscope report` does.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -16,7 +18,12 @@ struct CommandResult {
   std::string err;
 };
 
-CommandResult run_command(const std::vector<std::string>& argv);
+class TemporaryDirectory;
+
+// Runs a command to its end, stdin from /dev/null, stdout and stderr captured; `environment`
+// replaces the test's own when given.
+CommandResult run_command(const std::vector<std::string>& argv,
+                          const std::vector<std::string>* environment = nullptr);
 // `lockscope ARGS...` with the CLI under test.
 CommandResult run_lockscope(const std::vector<std::string>& args);
 
@@ -37,6 +44,18 @@ class TemporaryDirectory {
  private:
   std::string path_;
 };
+
+// A command started in the background (stdin /dev/null, stdout and stderr to files named after
+// `tag` in `capture`); finish_command() collects its end once the caller has waited for it.
+struct StartedCommand {
+  pid_t pid = -1;
+  std::string out_path, err_path;
+};
+StartedCommand start_command(const std::vector<std::string>& argv, const TemporaryDirectory& capture,
+                             const std::string& tag,
+                             const std::vector<std::string>* environment = nullptr);
+CommandResult finish_command(const StartedCommand& started, int status);
+std::string slurp(const std::string& path);  // a whole file ("" when unreadable)
 
 Profile load_profile(const std::string& directory);  // read + symbolize
 std::vector<std::string> profile_files(const std::string& directory);

@@ -34,13 +34,6 @@ namespace fs = std::filesystem;
 using format::Operation;
 using format::Primitive;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 bool executable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
 
 std::string jemalloc_library() {
@@ -66,50 +59,9 @@ std::vector<std::string> environment_with(const std::string& name, const std::st
   return result;
 }
 
-// A command started in the background, stdout and stderr to files in `capture`.
-struct Started {
-  pid_t pid = -1;
-  std::string out_path, err_path;
-};
-
-Started start_command(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                      const TemporaryDirectory& capture, const std::string& tag) {
-  Started started{-1, capture / (tag + ".out"), capture / (tag + ".err")};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, started.out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, started.err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> args, envp;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  const int spawned = posix_spawn(&started.pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) throw std::runtime_error("posix_spawn failed for " + argv[0]);
-  return started;
-}
-
-CommandResult collect(const Started& started, int status) {
-  CommandResult result;
-  if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  result.out = slurp(started.out_path);
-  result.err = slurp(started.err_path);
-  return result;
-}
-
 CommandResult run_with_environment(const std::vector<std::string>& argv,
                                    const std::vector<std::string>& env) {
-  TemporaryDirectory capture;
-  const Started started = start_command(argv, env, capture, "command");
-  int status = 0;
-  while (waitpid(started.pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return collect(started, status);
+  return run_command(argv, &env);
 }
 
 std::vector<std::string> record_command(const TemporaryDirectory& dir,
@@ -356,7 +308,7 @@ class RecordedServer {
  public:
   RecordedServer(const std::vector<std::string>& command, const std::string& pid_file,
                  const TemporaryDirectory& capture)
-      : started_(start_command(command, current_environment(), capture, "record")),
+      : started_(start_command(command, capture, "record")),
         pid_file_(pid_file) {}
   ~RecordedServer() {
     if (done_) return;
@@ -394,10 +346,10 @@ class RecordedServer {
     return false;
   }
 
-  CommandResult result(int status) const { return collect(started_, status); }
+  CommandResult result(int status) const { return finish_command(started_, status); }
 
  private:
-  Started started_;
+  StartedCommand started_;
   std::string pid_file_;
   pid_t server_ = -1;
   bool done_ = false;

@@ -1,0 +1,9 @@
+// The profile writes of the ways a process ends (process_exit.cpp), for the other entry points.
+#pragma once
+
+namespace lockscope::runtime {
+
+// From a fatal signal's stand-in handler: writes the profile once (ExitPath::kSignal).
+void write_profile_on_signal(int signal_number);
+
+}  // namespace lockscope::runtime

@@ -1,0 +1,132 @@
+// The run is never lost: a program that dies of a signal, re-raises from its own handler or calls
+// quick_exit still has its profile, dies the same way, and sees its own signal dispositions; a
+// signal sent to lockscope goes on to the program.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+const SiteSummary* counted_site(const ProcessProfile& process) {
+  return find_site(process, "fatal_signal", "counted-lock", format::Operation::kLock).site;
+}
+
+// Runs MODE plain and recorded: the same death, the same output, one profile written by the
+// signal's stand-in handler.
+ProcessProfile record_death(const TemporaryDirectory& dir, const std::string& mode) {
+  const CommandResult plain = run_command({fixture("fatal_signal"), mode});
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("fatal_signal"), mode});
+  EXPECT_EQ(recorded.signal, plain.signal) << recorded.err;
+  EXPECT_EQ(recorded.exit_status, plain.exit_status) << recorded.err;
+  EXPECT_EQ(recorded.out, plain.out);
+  Profile profile = load_profile(dir.path());
+  EXPECT_TRUE(profile.problems.empty());
+  if (profile.processes.size() != 1) {
+    ADD_FAILURE() << "expected one profile, got " << profile.processes.size() << "\n" << recorded.err;
+    return {};
+  }
+  return profile.processes[0];
+}
+
+struct Death {
+  const char* mode;
+  int signal;
+};
+
+class DiesOfSignal : public ::testing::TestWithParam<Death> {};
+
+TEST_P(DiesOfSignal, TheProfileIsWrittenAndTheProgramDiesOfTheSameSignal) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_death(dir, GetParam().mode);
+  EXPECT_EQ(process.exit_path, format::ExitPath::kSignal);
+  EXPECT_EQ(process.exit_status, GetParam().signal);
+  const SiteSummary* site = counted_site(process);
+  ASSERT_NE(site, nullptr);
+  EXPECT_EQ(site->count, 1000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(FatalSignals, DiesOfSignal,
+                         ::testing::Values(Death{"term", SIGTERM}, Death{"int", SIGINT},
+                                           Death{"abort", SIGABRT}, Death{"segv", SIGSEGV}),
+                         [](const auto& info) { return std::string(info.param.mode); });
+
+TEST(FatalSignals, TheProgramsOwnHandlerRunsAndItsReRaiseIsRecorded) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_death(dir, "handler");
+  EXPECT_EQ(process.exit_path, format::ExitPath::kSignal);
+  EXPECT_EQ(process.exit_status, SIGTERM);
+  const SiteSummary* site = counted_site(process);
+  ASSERT_NE(site, nullptr);
+  EXPECT_EQ(site->count, 1001u) << "the handler's own lock is in the profile";
+}
+
+TEST(FatalSignals, TheProgramSeesTheDispositionsItSetNeverTheStandIn) {
+  const CommandResult plain = run_command({fixture("fatal_signal"), "query"});
+  TemporaryDirectory dir;
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("fatal_signal"), "query"});
+  EXPECT_EQ(recorded.exit_status, 0);
+  EXPECT_EQ(recorded.out, plain.out);
+  EXPECT_EQ(plain.out.find("SOMETHING ELSE"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("after SIG_DFL          SIGINT default"), std::string::npos) << plain.out;
+}
+
+TEST(FatalSignals, QuickExitWritesAfterTheAtQuickExitHandlers) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_death(dir, "quick");
+  EXPECT_EQ(process.exit_path, format::ExitPath::kQuickExit);
+  EXPECT_EQ(process.exit_status, 7);
+  const SiteSummary* site = counted_site(process);
+  ASSERT_NE(site, nullptr);
+  EXPECT_EQ(site->count, 1001u) << "the at_quick_exit handler's lock is in the profile";
+}
+
+TEST(FatalSignals, SigtermToLockscopeGoesToTheProgramAndLockscopeWaitsForIt) {
+  TemporaryDirectory dir, capture;
+  const StartedCommand started = start_command(
+      {LOCKSCOPE_CLI, "record", "-o", dir.path(), "--", fixture("fatal_signal"), "wait"}, capture,
+      "record");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (slurp(started.out_path).find("ready") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_NE(slurp(started.out_path).find("ready"), std::string::npos);
+  ASSERT_EQ(kill(started.pid, SIGTERM), 0);
+  int status = 0;
+  pid_t ended = 0;
+  while (std::chrono::steady_clock::now() < deadline &&
+         (ended = waitpid(started.pid, &status, WNOHANG)) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (ended != started.pid) {
+    kill(started.pid, SIGKILL);
+    waitpid(started.pid, &status, 0);
+    FAIL() << "lockscope did not end after SIGTERM";
+  }
+  const CommandResult result = finish_command(started, status);
+  EXPECT_EQ(result.signal, SIGTERM) << "lockscope ends like the program: killed by SIGTERM\n"
+                                    << result.err;
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u) << result.err;
+  const ProcessProfile& process = profile.processes[0];
+  EXPECT_EQ(process.exit_path, format::ExitPath::kSignal);
+  EXPECT_EQ(process.exit_status, SIGTERM);
+  errno = 0;
+  EXPECT_EQ(kill(static_cast<pid_t>(process.pid), 0), -1) << "the program was left running";
+  EXPECT_EQ(errno, ESRCH);
+  const SiteSummary* site = counted_site(process);
+  ASSERT_NE(site, nullptr);
+  EXPECT_EQ(site->count, 1000u);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
