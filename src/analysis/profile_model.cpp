@@ -76,7 +76,7 @@ void LockSummary::finish() {
   static_cast<SideSummary&>(*this) = {};
   read_side = {};
   write_side = {};
-  releases = events = reacquisitions = reacquire_wait_ns = 0;
+  releases = events = reacquisitions = reacquire_wait_ns = wakeups = wake_latency_ns = 0;
   LatencyHistogram reacquire_waits;
   for (const SiteSummary& site : sites) {
     if (site.operation == format::Operation::kCondReacquire) {
@@ -87,6 +87,12 @@ void LockSummary::finish() {
       wait_sum_ns += site.wait_sum_ns;
       wait_max_ns = std::max(wait_max_ns, site.wait_max_ns);
       reacquire_waits.add(site.wait);
+      continue;
+    }
+    if (site.operation == format::Operation::kCondWake) {
+      // Not a wait for the condition, nor a call of its own: the wake-up latency of the waits.
+      wakeups += site.count;
+      wake_latency_ns += site.wait_sum_ns;
       continue;
     }
     switch (format::operation_class(site.operation)) {
@@ -130,6 +136,7 @@ std::string operation_name(format::Operation operation) {
     case format::Operation::kCondSignal: return "signal";
     case format::Operation::kCondBroadcast: return "broadcast";
     case format::Operation::kCondReacquire: return "cond-reacquire";
+    case format::Operation::kCondWake: return "cond-wake";
     case format::Operation::kSpinLock: return "spin_lock";
     case format::Operation::kSpinTryLock: return "spin_trylock";
     case format::Operation::kSemWait: return "sem_wait";

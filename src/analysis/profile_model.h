@@ -96,6 +96,8 @@ struct LockSummary : SideSummary {
   uint64_t events = 0;              // signals, broadcasts, posts
   uint64_t reacquisitions = 0;      // mutex re-taken inside pthread_cond_wait
   uint64_t reacquire_wait_ns = 0;   // ... and the time that took (part of wait_sum_ns)
+  uint64_t wakeups = 0;             // condvar: waits woken by a signal (cond-wake sites)
+  uint64_t wake_latency_ns = 0;     // ... from the signal to the return, less mutex contention
   SideSummary read_side;   // rwlock only
   SideSummary write_side;  // rwlock only
   void finish();

@@ -181,7 +181,9 @@ enum class Operation : uint16_t {
   kSemClockWait = 27,
   kSemPost = 28,
   kBarrierWait = 29,
-  kLast = kBarrierWait,
+  kCondWake = 30,  // condvar: wake-up latency, from the waking signal to the wait's return (less
+                   // the time the signaller still held the mutex: that is the mutex's re-acquire)
+  kLast = kCondWake,
 };
 
 enum class OperationClass { kAcquire, kRelease, kWait, kEvent };
@@ -198,6 +200,7 @@ constexpr OperationClass operation_class(Operation op) {
     case Operation::kCondTimedWait:
     case Operation::kCondClockWait:
     case Operation::kCondReacquire:
+    case Operation::kCondWake:
     case Operation::kSemWait:
     case Operation::kSemTryWait:
     case Operation::kSemTimedWait:
@@ -219,6 +222,7 @@ constexpr bool is_write_side(Operation op) {
 }
 
 constexpr Primitive operation_primitive(Operation op) {
+  if (op == Operation::kCondWake) return Primitive::kCondVar;
   if (op <= Operation::kUnlock || op == Operation::kCondReacquire) return Primitive::kMutex;
   if (op <= Operation::kWriteUnlock) return Primitive::kRwLock;
   if (op <= Operation::kCondBroadcast) return Primitive::kCondVar;

@@ -99,6 +99,8 @@ json lock_json(const LockSummary& lock, const ProcessProfile& process) {
               {"events", lock.events},
               {"reacquisitions", lock.reacquisitions},
               {"reacquire_wait_ns", lock.reacquire_wait_ns},
+              {"wakeups", lock.wakeups},
+              {"wake_latency_ns", lock.wake_latency_ns},
               {"destroyed", (lock.flags & format::kLockDestroyed) != 0},
               {"acquisitions", lock.acquisitions},
               {"releases", lock.releases},

@@ -1,10 +1,15 @@
-// Condition variables. A wait is split in two: waiting for the condition, and glibc re-acquiring the
-// mutex afterwards — internally, past our interposition. The split point is the latest signal or
-// broadcast sent on that condvar after the wait began (each sender stamps the condvar's slot with
-// the clock just before waking); without one (timeout, spurious wake-up) the whole wait counts as
-// waiting for the condition. The re-acquire is recorded on the mutex (operation cond-reacquire) and
-// the mutex's hold clock stops for the whole wait, so holds never include condition waits.
-// Signals and broadcasts count whether lockscope saw a thread waiting on the condvar.
+// Condition variables. A wait is split in three:
+//   * the wait for the condition (operation wait/timedwait/clockwait, on the condvar): from the call
+//     to the latest signal or broadcast sent on the condvar during the call (each sender stamps
+//     the condvar's slot with the clock just before waking). Without one, or when the wait timed
+//     out (ETIMEDOUT: no signal was consumed), the whole call is condition wait;
+//   * the mutex contention of glibc's internal re-acquire (cond-reacquire, on the mutex): when the
+//     signaller held this mutex as its innermost lock while signalling, from the signal to that
+//     lock's release (the release stamps the condvar). Otherwise it was not contended, as far as
+//     lockscope can tell;
+//   * the wake-up latency (cond-wake, on the condvar): the rest, up to the return.
+// A held, timed mutex's hold clock stops for the whole call, so holds never include condition
+// waits. Signals and broadcasts count whether lockscope saw a thread waiting on the condvar.
 #include <errno.h>
 #include <pthread.h>
 
@@ -18,6 +23,8 @@ using lockscope::runtime::HeldLock;
 using lockscope::runtime::LockSlot;
 using lockscope::runtime::ThreadState;
 using lockscope::runtime::real;
+using lockscope::runtime::signaller_held_slot;
+using lockscope::runtime::signaller_release_ticks;
 using lockscope::runtime::resolve_real_functions;
 
 namespace {
@@ -47,18 +54,31 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   const uint64_t end = rt.clock.now();
   const int result_errno = errno;
   if (held && held->weight) held->start_ticks = end;
-  uint64_t woken = end;
+  const bool timed_out = result == ETIMEDOUT;
+  const bool mutex_held = result == 0 || timed_out;
+  const uint32_t mutex_slot = held ? held->slot : rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
+  if (mutex_held && mutex_slot != lockscope::runtime::LockTable::kNoSlot)
+    lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), self->tid);  // inside its section
+  uint64_t woken = end, released = end;  // the waking signal; the signaller's release of the mutex
   if (slot) {
     slot->waiters.fetch_sub(1, std::memory_order_relaxed);
     const uint64_t signalled = slot->last_signal_ticks.load(std::memory_order_acquire);
-    if (signalled > start && signalled < end) woken = signalled;
+    if (!timed_out && signalled > start && signalled < end) {
+      woken = released = signalled;
+      const uint64_t release = signaller_release_ticks(*slot).load(std::memory_order_acquire);
+      if (signaller_held_slot(*slot).load(std::memory_order_relaxed) == mutex_slot + 1 &&
+          release > signalled && release < end)
+        released = release;
+    }
   }
-  const bool timed_out = result == ETIMEDOUT;
   lockscope::runtime::record_wait(*self, condition, op, site, rt.clock.to_ns(woken - start), true,
                                   result != 0);
-  if (result == 0 || timed_out)  // the mutex is held again
+  if (woken != end)
+    lockscope::runtime::record_wait(*self, condition, Operation::kCondWake, site,
+                                    rt.clock.to_ns(end - released), true, false);
+  if (mutex_held)
     lockscope::runtime::record_wait(*self, mutex, Operation::kCondReacquire, site,
-                                    rt.clock.to_ns(end - woken), woken != end, false);
+                                    rt.clock.to_ns(released - woken), released != woken, false);
   errno = result_errno;
   return result;
 }
@@ -69,8 +89,15 @@ int send(Operation op, pthread_cond_t* condition, uintptr_t site, Send real_send
   if (self == nullptr) return real_send();
   const int saved_errno = errno;
   int waiters = -1;
-  if (LockSlot* slot = lockscope::runtime::locate_site(*self, condition, op, site).slot) {
+  const lockscope::runtime::LocatedSite located =
+      lockscope::runtime::locate_site(*self, condition, op, site);
+  if (LockSlot* slot = located.slot) {
     waiters = static_cast<int>(slot->waiters.load(std::memory_order_relaxed));
+    // Which lock a woken waiter may still wait for: our innermost, released later (finish_held).
+    HeldLock* innermost = self->held_depth ? &self->held[self->held_depth - 1] : nullptr;
+    signaller_held_slot(*slot).store(innermost ? innermost->slot + 1 : 0,
+                                     std::memory_order_relaxed);
+    if (innermost) innermost->signalled_slot = located.slot_index + 1;
     slot->last_signal_ticks.store(lockscope::runtime::g_runtime.clock.now(),
                                   std::memory_order_release);
   }

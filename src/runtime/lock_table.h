@@ -41,6 +41,11 @@ struct alignas(64) LockSlot {
 };
 static_assert(sizeof(LockSlot) == 64);
 
+// A condvar has no owner and no arrivals: its slot keeps, in those fields, the lock its latest
+// signaller held innermost (slot + 1, 0 = none) and when that lock was released after the signal.
+inline std::atomic<uint32_t>& signaller_held_slot(LockSlot& condvar) { return condvar.last_owner; }
+inline std::atomic<uint64_t>& signaller_release_ticks(LockSlot& condvar) { return condvar.arrivals; }
+
 struct RetiredLock {  // a finished generation
   uintptr_t address;
   uint32_t slot;

@@ -63,6 +63,12 @@ void start_sampled_hold(HeldLock& held, SiteStats& stats) {
   held.start_ticks = g_runtime.clock.now();
 }
 
+void stamp_release_after_signal(HeldLock& held) {
+  signaller_release_ticks(g_runtime.locks.slot(held.signalled_slot - 1))
+      .store(g_runtime.clock.now(), std::memory_order_release);
+  held.signalled_slot = 0;
+}
+
 void finish_timed_hold(ThreadState& self, HeldLock& held) {
   const Clock& clock = g_runtime.clock;
   const uint64_t hold_ns = clock.to_ns(clock.now() - held.start_ticks + held.paused_ticks);
@@ -75,9 +81,12 @@ void finish_timed_hold(ThreadState& self, HeldLock& held) {
 }
 
 void record_owner_change(LockSlot& slot, uint32_t tid) {
-  const uint32_t previous_owner = slot.last_owner.exchange(tid, std::memory_order_relaxed);
-  if (previous_owner != 0 && previous_owner != tid)
-    slot.owner_changes.fetch_add(1, std::memory_order_relaxed);
+  // Plain loads and stores: the caller holds the lock, which orders every update (note_owner).
+  const uint32_t previous_owner = slot.last_owner.load(std::memory_order_relaxed);
+  slot.last_owner.store(tid, std::memory_order_relaxed);
+  if (previous_owner != 0)
+    slot.owner_changes.store(slot.owner_changes.load(std::memory_order_relaxed) + 1,
+                             std::memory_order_relaxed);
 }
 
 void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t wait_ns) {
@@ -118,6 +127,7 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   if (format::operation_class(op) != format::OperationClass::kAcquire) return;  // nothing held
   ++self.acquisitions;
   if (outcome.contended) ++self.contended;
+  if (!format::is_read_side(op)) note_owner(*located.slot, self.tid);
   if (self.held_depth >= kMaxHeldLocks) {
     runtime().count(format::Counter::kHeldStackOverflow);
     return;
@@ -129,6 +139,7 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   held.entry = entry;
   held.paused_ticks = 0;  // read only when the hold is timed
   held.release_operation = static_cast<uint16_t>(release_operation_for(op));
+  held.signalled_slot = 0;
   if (outcome.contended) {
     held.start_ticks = outcome.end_ticks;
     held.weight = 1;
@@ -154,7 +165,6 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
       for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
       --self.held_depth;
       op = static_cast<format::Operation>(held.release_operation);
-      if (op != format::Operation::kReadUnlock) note_release_owner(rt.locks.slot(held.slot), self.tid);
       if (held.weight != 0 && held.entry != nullptr && held.epoch == self.epoch)
         finish_timed_hold(self, held);
       found = true;

@@ -64,11 +64,12 @@ void record_wait(ThreadState& self, const void* lock, format::Operation op, uint
 void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t wait_ns);
 void record_owner_change(LockSlot& slot, uint32_t tid);
 
-// Owner changes are counted at release, outside the critical section: releases of an exclusive
-// lock happen in the same order as its acquisitions, so "released by a different thread than the
-// previous release" is "acquired by a different thread than the previous owner". Doing it inside
-// the critical section would add a second contended cache line to every handoff.
-inline void note_release_owner(LockSlot& slot, uint32_t tid) {
+// Owner changes (HANDOFFS) are counted at acquisition, inside the critical section of an
+// exclusive lock (mutex, spinlock, rwlock write side), the mutex re-taken inside a condition wait
+// included: the lock itself orders these updates, so the count is exact. (Counted at release,
+// outside the critical section, two releases could update the owner in the other order.) The
+// owner's cache line is prefetched before the trylock, so its transfer overlaps the lock word's.
+inline void note_owner(LockSlot& slot, uint32_t tid) {
   if (__builtin_expect(slot.last_owner.load(std::memory_order_relaxed) != tid, 0))
     record_owner_change(slot, tid);
 }
@@ -93,6 +94,10 @@ inline SiteCacheEntry* cached_site(ThreadState& self, const void* lock, uintptr_
 // onto one of them. Out of line: the clock read is rare and keeps the fast path's registers free.
 __attribute__((noinline)) void start_sampled_hold(HeldLock& held, SiteStats& stats);
 __attribute__((noinline)) void finish_timed_hold(ThreadState& self, HeldLock& held);
+// Before the real unlock of a lock held while signalling a condvar (held.signalled_slot): stamps
+// the condvar with the release time. Before, not after: the woken waiter may return from its wait
+// as soon as the lock is free, and reads the stamp then.
+__attribute__((noinline)) void stamp_release_after_signal(HeldLock& held);
 
 // Book-keeping of an uncontended acquisition at a cached site: thread-local stores, plus the lock's
 // owner field, which the lock we now hold serialises for us.
@@ -107,6 +112,7 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   held.entry = &stats;
   held.release_operation = static_cast<uint16_t>(
       release_operation_for(static_cast<format::Operation>(cached.operation)));
+  held.signalled_slot = 0;
   if (__builtin_expect(stats.hold_countdown != 0, 1)) {
     --stats.hold_countdown;
     held.weight = 0;
@@ -182,6 +188,7 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   const int result = calls.try_acquire();
   if (__builtin_expect(result != 0, 0))
     return acquire_slow(self, cached->lock, cached->site, result, calls);
+  if constexpr (!format::is_read_side(Calls::kOperation)) note_owner(*cached->slot, self->tid);
   record_cached_acquire(*self, *cached);
   return 0;
 }
@@ -190,6 +197,12 @@ template <typename Release>
 __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, uintptr_t site,
                                            Release real_release,
                                            format::Operation default_operation) {
+  if (self)
+    for (uint32_t i = self->held_depth; i-- > 0;)
+      if (self->held[i].lock == lock) {
+        if (self->held[i].signalled_slot) stamp_release_after_signal(self->held[i]);
+        break;
+      }
   const int result = real_release();
   if (self == nullptr) return result;
   const int saved_errno = errno;
@@ -213,6 +226,7 @@ inline int release(const void* lock, uintptr_t site, Release real_release,
       cached_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
   if (__builtin_expect(cached == nullptr, 0))
     return release_slow(self, lock, site, real_release, default_operation);
+  if (__builtin_expect(top.signalled_slot != 0, 0)) stamp_release_after_signal(top);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;
@@ -224,8 +238,6 @@ inline int release(const void* lock, uintptr_t site, Release real_release,
   --self->held_depth;
   ++cached->stats->count;
   ++self->releases;
-  if (top.release_operation != static_cast<uint16_t>(format::Operation::kReadUnlock))
-    note_release_owner(*cached->slot, self->tid);  // owners are a notion of exclusive locks
   return 0;
 }
 

@@ -190,6 +190,7 @@ void after_fork_in_child() {
     self->held[i] = held[i];
     self->held[i].entry = nullptr;
     self->held[i].weight = 0;
+    self->held[i].signalled_slot = 0;
   }
   read_thread_name(self->tid, self->name);
   rt.count(format::Counter::kThreadsSeen);

@@ -38,6 +38,10 @@ struct HeldLock {
   uint64_t paused_ticks;  // held time before a condition wait released and re-took the lock
   uint32_t weight;      // 0: hold not timed; 1: timed (contended); N: sampled 1 in N
   uint16_t release_operation;  // format::Operation its release is counted as (rwlock: by side)
+  // Condvar slot + 1 when this thread signalled that condvar while this was its innermost lock:
+  // the release then stamps the condvar, so a woken waiter can tell its wait for this mutex
+  // (contention) from its wake-up latency (interpose_condvar.cpp). 0 otherwise.
+  uint32_t signalled_slot;
 };
 
 // A direct-mapped cache of the thread's recent (lock, call site, operation) -> stats entry, so that

@@ -1,6 +1,8 @@
 // Exact counts, call-site lines and measured waits from fixtures run under the real runtime.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "lockscope_harness.h"
 
 namespace lockscope::testing {
@@ -176,6 +178,35 @@ TEST(Counts, ConditionWaitIsNotCountedAsHoldTime) {
   ASSERT_NE(consumer, nullptr);
   EXPECT_EQ(consumer->hold_samples, 1u);
   EXPECT_LT(consumer->hold_max_ns, 15'000'000u) << "the 20 ms condition wait leaked into the hold";
+}
+
+}  // namespace
+}  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+// HANDOFFS against the program's own count, made inside every critical section (re-acquisitions
+// inside pthread_cond_wait included): exact, not an estimate.
+TEST(Handoffs, OwnerChangesEqualWhatTheProgramCountedInsideItsCriticalSections) {
+  TemporaryDirectory dir;
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("handoffs"), "2000"});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  long pong = -1, busy = -1;
+  const size_t at = recorded.err.find("pong_changes");
+  ASSERT_NE(at, std::string::npos) << recorded.err;
+  ASSERT_EQ(std::sscanf(recorded.err.c_str() + at, "pong_changes %ld busy_changes %ld", &pong, &busy), 2);
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  const ProcessProfile& process = profile.processes[0];
+  const FoundSite pong_lock = find_site(process, "handoffs", "pong-lock", Operation::kLock);
+  const FoundSite busy_lock = find_site(process, "handoffs", "busy-lock", Operation::kLock);
+  ASSERT_NE(pong_lock.lock, nullptr);
+  ASSERT_NE(busy_lock.lock, nullptr);
+  EXPECT_GT(pong, 2000) << "the ping-pong hands the mutex over inside every wait";
+  EXPECT_EQ(pong_lock.lock->owner_changes, static_cast<uint64_t>(pong));
+  EXPECT_EQ(busy_lock.lock->owner_changes, static_cast<uint64_t>(busy));
 }
 
 }  // namespace
