@@ -288,7 +288,11 @@ enum class Counter : uint32_t {
   kThreadsSeen = 7,
   kThreadsLiveAtExit = 8,   // their latest counts may be incomplete
   kDroppedThreads = 9,      // thread table full: that thread's calls are passed through unrecorded
-  kLast = kDroppedThreads,
+  kWaitsInProgress = 10,    // threads blocked when the file was written: their waits counted so far
+  kHoldsInProgress = 11,    // locks held when the file was written: timed ones counted so far
+  kCallsAfterSnapshot = 12, // calls of still-running threads while the file was being assembled:
+                            // not in it
+  kLast = kCallsAfterSnapshot,
 };
 
 struct CounterRecord {

@@ -156,6 +156,9 @@ json process_json(const ProcessProfile& process) {
       {format::Counter::kThreadsSeen, "threads_seen"},
       {format::Counter::kThreadsLiveAtExit, "threads_live_at_exit"},
       {format::Counter::kDroppedThreads, "dropped_threads"},
+      {format::Counter::kWaitsInProgress, "waits_in_progress_at_exit"},
+      {format::Counter::kHoldsInProgress, "holds_in_progress_at_exit"},
+      {format::Counter::kCallsAfterSnapshot, "calls_after_snapshot"},
   };
   for (const auto& [counter, name] : names) counters[name] = process.counter(counter);
   return {{"file", process.file},

@@ -307,13 +307,14 @@ void write_footer(const Profile& profile, std::ostream& out) {
   for (const ProcessProfile& process : profile.processes)
     if (process.hold_sample_period > 1) pids_by_sample_period[process.hold_sample_period].push_back(process.pid);
   for (const auto& [period, pids] : pids_by_sample_period)
-    notes.push_back(fmt::format("{}: uncontended holds timed 1 in {} per call site and scaled (HOLD "
-                                "TOTAL is an estimate; contended holds are all timed; "
-                                "--hold-sample 1 times every hold)",
+    notes.push_back(fmt::format("{}: uncontended holds past a call site's first {} timed 1 in {} "
+                                "and scaled (HOLD TOTAL is an estimate, capped at the run's "
+                                "length; contended holds are all timed; --hold-sample 1 times "
+                                "every hold)",
                                 pids.size() == profile.processes.size()
                                     ? std::string("all processes")
                                     : fmt::format("pid {}", fmt::join(pids, ", ")),
-                                period));
+                                period, period));
   for (const ProcessProfile& process : profile.processes) {
     const std::pair<format::Counter, const char*> counters[] = {
         {format::Counter::kDroppedSites, "events not recorded: call-site table full"},
@@ -321,11 +322,16 @@ void write_footer(const Profile& profile, std::ostream& out) {
         {format::Counter::kUnbalancedUnlocks, "unlocks of locks not seen acquired by that thread"},
         {format::Counter::kHeldStackOverflow, "holds not timed: more than 64 nested locks"},
         {format::Counter::kReentrantCalls, "calls passed through unrecorded (from inside "
-                                           "lockscope, or after the thread's exit handler)"},
+                                           "lockscope, or a signal handler that interrupted it)"},
         {format::Counter::kBootstrapCalls, "calls before the runtime was ready (unrecorded)"},
-        {format::Counter::kDroppedThreads, "threads not listed: thread table full"},
+        {format::Counter::kDroppedThreads, "threads not listed: no memory for their slots"},
         {format::Counter::kThreadsLiveAtExit, "threads still running at exit (latest counts may "
                                               "be incomplete)"},
+        {format::Counter::kWaitsInProgress, "waits still blocked at exit (counted up to the exit)"},
+        {format::Counter::kHoldsInProgress, "locks still held at exit (timed holds counted up to "
+                                            "the exit)"},
+        {format::Counter::kCallsAfterSnapshot, "calls by still-running threads while the profile "
+                                               "was written (not in it)"},
     };
     for (const auto& [counter, text] : counters)
       if (uint64_t value = process.counter(counter); value > 0 &&

@@ -31,7 +31,11 @@ LOCKSCOPE_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
   }
   errno = saved_errno;
   const uint64_t start = rt.clock.now();
-  const int result = functions().barrier_wait(barrier);
+  int result;
+  {
+    lockscope::runtime::BlockedScope blocked(*self, barrier, Operation::kBarrierWait, site, start);
+    result = functions().barrier_wait(barrier);
+  }
   const uint64_t end = rt.clock.now();
   const int result_errno = errno;
   const bool failed = result != 0 && result != PTHREAD_BARRIER_SERIAL_THREAD;

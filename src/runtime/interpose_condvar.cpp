@@ -50,7 +50,11 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   if (held && held->weight) held->paused_ticks += start - held->start_ticks;
   if (slot) slot->waiters.fetch_add(1, std::memory_order_relaxed);
   errno = saved_errno;
-  const int result = real_wait();
+  int result;
+  {
+    lockscope::runtime::BlockedScope blocked(*self, condition, op, site, start, held ? mutex : nullptr);
+    result = real_wait();
+  }
   const uint64_t end = rt.clock.now();
   const int result_errno = errno;
   if (held && held->weight) held->start_ticks = end;

@@ -10,6 +10,7 @@
 #include "runtime/byte_buffer.h"
 #include "runtime/module_map.h"
 #include "runtime/raw_log.h"
+#include "runtime/recorder.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -227,19 +228,104 @@ bool records_now(const ThreadState& t) {
   return (state == SlotState::kLive || state == SlotState::kExiting) && t.tid != 0;
 }
 
-// Threads still holding a slot (running, or past their exit destructor), then those long gone.
-uint64_t fill_threads(Sections& out, Runtime& rt) {
-  uint64_t live = 0;
+// A thread that still holds a slot (running, or past its exit destructor), read in one go: its
+// totals, what it is blocked in or holding, and how many calls its table had then.
+struct LiveThread {
+  format::ThreadRecord record;
+  uint64_t calls_at_snapshot;
+  uint32_t slot;
+  int extra_wait_bucket;  // the in-progress lock wait's bucket, -1 when none
+};
+
+uint64_t calls_in(const SiteTable& table) {
+  uint64_t calls = 0;
+  for (size_t i = 0; i < table.used(); ++i) calls += table.inserted(i).count;
+  return calls;
+}
+
+// The wait a thread is blocked in, and the timed holds it has, counted up to `now` into `all` and
+// its record (so that the profile of a server stopped with threads in a wait shows them waiting).
+void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThread& live,
+                     uint64_t now, uint64_t (&counters)[16]) {
+  const BlockedCall blocked = t.blocked;  // a racy copy: the thread runs on
+  if (blocked.lock && blocked.since_ticks < now) {
+    const uint32_t slot = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(blocked.lock));
+    const uint64_t ns = rt.clock.to_ns(now - blocked.since_ticks);
+    const auto op = static_cast<format::Operation>(blocked.operation);
+    SiteStats* entry = slot == LockTable::kNoSlot ? nullptr : all.find_or_insert(SiteKey{
+        slot, rt.locks.slot(slot).generation.load(std::memory_order_relaxed), blocked.site,
+        blocked.operation});
+    if (SiteDetail* detail = entry ? all.detail(*entry) : nullptr) {
+      ++entry->count;
+      ++detail->contended;
+      all.record_duration(ns, 1, detail->wait_sum_ns, detail->wait_max_ns, detail->wait_histogram);
+      const format::Primitive primitive = format::operation_primitive(op);
+      live.record.wait_ns_by_primitive[static_cast<uint32_t>(primitive)] += ns;
+      if (is_lock_wait(primitive)) {
+        live.record.wait_sum_ns += ns;
+        if (ns > live.record.wait_max_ns) live.record.wait_max_ns = ns;
+        ++live.record.contended;
+        live.extra_wait_bucket = LogHistogramLayout::bucket_of(ns);
+      }
+      ++counters[static_cast<int>(format::Counter::kWaitsInProgress)];
+    }
+  }
+  const uint32_t depth = t.held_depth < kMaxHeldLocks ? t.held_depth : kMaxHeldLocks;
+  for (uint32_t i = 0; i < depth; ++i) {
+    const HeldLock held = t.held[i];
+    ++counters[static_cast<int>(format::Counter::kHoldsInProgress)];
+    if (held.weight == 0 || held.entry == nullptr || held.epoch != t.epoch) continue;
+    // A condition wait's mutex is not held while it waits: its hold so far is what was paused.
+    const uint64_t ticks = held.lock == blocked.released && blocked.lock
+                               ? held.paused_ticks
+                               : now - held.start_ticks + held.paused_ticks;
+    SiteStats* entry = all.find_or_insert(held.entry->key);
+    if (SiteDetail* detail = entry ? all.detail(*entry) : nullptr) {
+      all.record_duration(rt.clock.to_ns(ticks), 1, detail->hold_sum_ns, detail->hold_max_ns,
+                          detail->hold_histogram);
+      ++detail->hold_samples;
+    }
+  }
+}
+
+// One pass over the slots, under the merge lock: each thread's sites, totals and in-progress calls
+// are read together, so that a profile's thread totals and site totals agree.
+uint64_t snapshot_threads(Runtime& rt, SiteTable& all, ByteBuffer& live, uint64_t (&counters)[16]) {
+  uint64_t dropped = 0;
+  const uint64_t now = rt.clock.now();
   for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
     ThreadState& t = rt.threads.slot(i);
     if (!records_now(t)) continue;
-    if (!(t.flags & format::kThreadExited)) {
-      ++live;
-      read_thread_name(t.tid, t.name);
-    }
-    format::ThreadRecord record = thread_record_of(t);
-    record.wait_histogram = out.add_histogram(t.wait_histogram);
-    out.threads.append_record(record);
+    if (!(t.flags & format::kThreadExited)) read_thread_name(t.tid, t.name);
+    LiveThread thread{thread_record_of(t), calls_in(t.sites), static_cast<uint32_t>(i), -1};
+    dropped += all.merge_from(t.sites);
+    add_in_progress(rt, t, all, thread, now, counters);
+    live.append_record(thread);
+  }
+  return dropped;
+}
+
+// Calls that threads still running made after their snapshot: not in this file, but counted.
+uint64_t calls_since_snapshot(Runtime& rt, ByteBuffer& live) {
+  uint64_t calls = 0;
+  const auto* threads = reinterpret_cast<const LiveThread*>(live.data());
+  for (size_t i = 0; i < live.size() / sizeof(LiveThread); ++i) {
+    const ThreadState& t = rt.threads.slot(threads[i].slot);
+    if (records_now(t)) calls += calls_in(t.sites) - threads[i].calls_at_snapshot;
+  }
+  return calls;
+}
+
+// Threads that still hold a slot (as snapshot), then those long gone.
+uint64_t fill_threads(Sections& out, Runtime& rt, ByteBuffer& live) {
+  uint64_t running = 0;
+  auto* threads = reinterpret_cast<LiveThread*>(live.data());
+  for (size_t i = 0; i < live.size() / sizeof(LiveThread); ++i) {
+    LiveThread& thread = threads[i];
+    if (!(thread.record.flags & format::kThreadExited)) ++running;
+    thread.record.wait_histogram = out.add_histogram(rt.threads.slot(thread.slot).wait_histogram);
+    if (thread.extra_wait_bucket >= 0) out.add_bin(thread.record.wait_histogram, thread.extra_wait_bucket, 1);
+    out.threads.append_record(thread.record);
   }
   for (size_t i = 0; i < rt.threads.finished_count(); ++i) {
     format::ThreadRecord record = rt.threads.finished(i);
@@ -251,7 +337,7 @@ uint64_t fill_threads(Sections& out, Runtime& rt) {
     record.wait_histogram = ref;
     out.threads.append_record(record);
   }
-  return live;
+  return running;
 }
 
 bool append_section(ByteBuffer& file, SectionType type, size_t record_size, ByteBuffer& payload) {
@@ -294,11 +380,11 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
         .append(" not written: the signal arrived while lockscope's own lock was held").emit();
     return false;
   }
+  uint64_t counter_values[16];
+  for (int i = 0; i < 16; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
+  ByteBuffer live;
   dropped += all.merge_from(rt.merged);
-  for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
-    const ThreadState& t = rt.threads.slot(i);
-    if (records_now(t)) dropped += all.merge_from(t.sites);
-  }
+  dropped += snapshot_threads(rt, all, live, counter_values);
 
   ModuleList modules;
   Sections out;
@@ -306,11 +392,12 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   fill_process(out, rt, exit_path, exit_status);
   fill_modules(out, modules);
   fill_locks_and_sites(out, rt, modules, all);
-  const uint64_t live_threads = fill_threads(out, rt);
+  const uint64_t live_threads = fill_threads(out, rt, live);
+  counter_values[static_cast<int>(format::Counter::kCallsAfterSnapshot)] =
+      calls_since_snapshot(rt, live);
   rt.merge_lock.unlock();
   constexpr uint32_t kLastCounter = static_cast<uint32_t>(format::Counter::kLast);
-  uint64_t counter_values[16];
-  for (int i = 0; i < 16; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
+  static_assert(kLastCounter < 16, "counter_values and Runtime::counters hold 16");
   counter_values[static_cast<int>(format::Counter::kDroppedSites)] += dropped;
   counter_values[static_cast<int>(format::Counter::kThreadsLiveAtExit)] = live_threads;
   counter_values[static_cast<int>(format::Counter::kDroppedLocks)] += rt.locks.retired_dropped();

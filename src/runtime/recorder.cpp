@@ -19,12 +19,6 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   return entry;
 }
 
-// Blocked on a lock (mutex, rwlock, and the mutex re-acquire after a condition wait). Spinning is
-// CPU burned and condition, semaphore and barrier waits are other kinds: kept apart by primitive.
-bool is_lock_wait(format::Primitive primitive) {
-  return primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock;
-}
-
 }  // namespace
 
 LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site) {

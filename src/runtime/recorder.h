@@ -62,6 +62,11 @@ void record_event(ThreadState& self, const void* lock, format::Operation op, uin
 void record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                  uint64_t wait_ns, bool waited, bool failed, bool arrived_last = false);
 void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t wait_ns);
+// Blocked on a lock (mutex, rwlock, and the mutex re-acquire after a condition wait). Spinning is
+// CPU burned and condition, semaphore and barrier waits are other kinds: kept apart by primitive.
+constexpr bool is_lock_wait(format::Primitive primitive) {
+  return primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock;
+}
 void record_owner_change(LockSlot& slot, uint32_t tid);
 
 // Owner changes (HANDOFFS) are counted at acquisition, inside the critical section of an
@@ -152,7 +157,10 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
     if constexpr (requires { calls.blocker(); }) outcome.blocker = calls.blocker();
     const Clock& clock = g_runtime.clock;
     const uint64_t start = clock.now();
-    outcome.result = calls.blocking_acquire();
+    {
+      BlockedScope blocked(*self, lock, Calls::kOperation, site, start);
+      outcome.result = calls.blocking_acquire();
+    }
     outcome.end_ticks = clock.now();
     outcome.wait_ns = clock.to_ns(outcome.end_ticks - start);
     outcome.contended = true;

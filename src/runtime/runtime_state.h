@@ -60,6 +60,16 @@ struct SiteCacheEntry {
 };
 inline constexpr uint32_t kSiteCacheSize = 256;
 
+// The blocking call a thread is inside (a contended acquire, a condition, semaphore or barrier
+// wait), so that a profile written meanwhile counts the wait up to then.
+struct BlockedCall {
+  const void* lock;      // nullptr: not blocked
+  const void* released;  // a condition wait's mutex (its hold clock is paused), else nullptr
+  uintptr_t site;
+  uint64_t since_ticks;
+  uint16_t operation;    // format::Operation
+};
+
 struct ThreadState {
   // The thread's record (folded into a finished-thread record once the thread is gone).
   uint32_t tid;
@@ -79,6 +89,7 @@ struct ThreadState {
   SiteTable sites;
   uint32_t epoch;  // starts at 1; +1 at each flush of `sites`
   uint32_t held_depth;
+  BlockedCall blocked;
   HeldLock held[kMaxHeldLocks];
   SiteCacheEntry site_cache[kSiteCacheSize];
   // The slot itself (thread_registry.h).
@@ -130,6 +141,28 @@ inline ThreadState* current_thread() {
   ThreadState* self = tls_thread;
   return __builtin_expect(self != nullptr, 1) ? self : current_thread_slow();
 }
+
+// Marks `thread` blocked in a call for the scope's lifetime (see BlockedCall). Signal fences keep
+// the compiler from moving the marks across the real call; a writer on another thread reads them
+// racily, as it reads every live thread's counts.
+class BlockedScope {
+ public:
+  BlockedScope(ThreadState& thread, const void* lock, format::Operation op, uintptr_t site,
+               uint64_t since_ticks, const void* released = nullptr)
+      : thread_(thread) {
+    thread.blocked = BlockedCall{lock, released, site, since_ticks, static_cast<uint16_t>(op)};
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  ~BlockedScope() {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    thread_.blocked.lock = nullptr;
+  }
+  BlockedScope(const BlockedScope&) = delete;
+  BlockedScope& operator=(const BlockedScope&) = delete;
+
+ private:
+  ThreadState& thread_;
+};
 
 // Marks the calling thread as inside lockscope for the scope's lifetime: its own interposed calls,
 // and those of a signal handler that interrupts it, pass through unrecorded. Nests.

@@ -116,3 +116,37 @@ TEST(Scale, TwentyThousandShortLivedThreadsAreEachARowWithTheirCounts) {
 
 }  // namespace
 }  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+TEST(AtExit, ThreadsStillBlockedAndLocksStillHeldAreCountedUpToTheExit) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "blocked_at_exit");
+  EXPECT_EQ(process.counter(format::Counter::kWaitsInProgress), 3u);
+  EXPECT_GE(process.counter(format::Counter::kHoldsInProgress), 3u)
+      << "main's mutex and read lock, the condition waiter's mutex";
+  struct Blocked {
+    const char* marker;
+    format::Operation op;
+  };
+  for (const Blocked& b : {Blocked{"blocked-lock", format::Operation::kLock},
+                           Blocked{"blocked-wait", format::Operation::kCondWait},
+                           Blocked{"blocked-wrlock", format::Operation::kWriteLock}}) {
+    const FoundSite site = find_site(process, "blocked_at_exit", b.marker, b.op);
+    ASSERT_NE(site.site, nullptr) << b.marker;
+    EXPECT_EQ(site.site->contended, 1u) << b.marker;
+    EXPECT_GE(site.site->wait_sum_ns, 50 * kMs) << b.marker << ": blocked since before the 50 ms";
+    EXPECT_LE(site.site->wait_sum_ns, process.duration_ns) << b.marker;
+  }
+  const FoundSite main_lock = find_site(process, "blocked_at_exit", "main-lock", format::Operation::kLock);
+  ASSERT_NE(main_lock.site, nullptr);
+  EXPECT_GE(main_lock.site->hold_sum_ns, 50 * kMs) << "main held it to the end";
+  // The threads' own rows say the same: the blocked mutex and write-lock waiters waited.
+  uint64_t lock_waits = 0;
+  for (const ThreadSummary& thread : process.threads) lock_waits += thread.wait_sum_ns;
+  EXPECT_GE(lock_waits, 100 * kMs);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
