@@ -6,10 +6,12 @@
 #   git:   git repack -a -f -d on a generated repository (make_git_repo.sh)
 #   sysbench: sysbench mutex, 2 threads over 4,096 mutexes (wall time, whole program)
 #   threads: 10,000 short-lived threads, 4 at a time (wall time, and peak memory of the process)
+#   memcached: memcached -t 4 on 127.0.0.1 under memcaslap (2 threads, 16 connections, 3 s): the
+#          throughput (TPS) plain and under lockscope record, alternating; median ratio
 #   scale: 10^6 distinct locks and 10^5 threads over one process's life, once each: time, and the
 #          profile's own counts (count_profile.py) against what the program did
 # Each profiled configuration runs at --hold-sample 32 (the default) and 1 (every hold timed).
-# Usage: compare.sh [-n RUNS] [-b BUILD_DIR] [-c GIT_COMMITS] [micro|heavy|git|sysbench|threads|scale]...
+# Usage: compare.sh [-n RUNS] [-b BUILD_DIR] [-c GIT_COMMITS] [micro|heavy|git|sysbench|threads|memcached|scale]...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 runs=10
@@ -146,6 +148,39 @@ once() {
   python3 "$here/count_profile.py" "$work/prof"
 }
 
+# memcached_tps CONFIG: one memcached run (plain or recorded), loaded for 3 s; prints its TPS.
+memcached_tps() {
+  local port=$((20000 + RANDOM % 20000)) server
+  local command=(memcached -t 4 -p "$port" -U 0 -l 127.0.0.1)
+  [ "$(id -u)" -eq 0 ] && command+=(-u root)
+  rm -rf "$work/prof"
+  if [ "$1" = plain ]; then "${command[@]}" & else "$lockscope" record -o "$work/prof" -- "${command[@]}" 2>/dev/null & fi
+  server=$!
+  for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+  memcaslap -s "127.0.0.1:$port" -t 3s -T 2 -c 16 2>&1 | awk '/^Run time/ { for (i = 1; i <= NF; ++i) if ($i == "TPS:") print $(i + 1) }'
+  kill -TERM "$server"
+  wait "$server" 2>/dev/null || true
+}
+
+memcached_part() {
+  command -v memcached >/dev/null && command -v memcaslap >/dev/null ||
+    { echo "memcached or memcaslap is not installed (apt-get install memcached libmemcached-tools)"; return; }
+  for ((i = 0; i < runs; ++i)); do
+    local plain profiled
+    plain=$(memcached_tps plain)
+    profiled=$(memcached_tps record)
+    echo "plain $plain"
+    echo "profiled $profiled"
+    echo "ratio $(echo "$profiled / $plain" | bc -l)"
+  done | medians | awk -v runs="$runs" '
+    { m[$1] = $2; lo[$1] = $3; hi[$1] = $4 }
+    END {
+      printf "== memcached -t 4 under memcaslap (2 threads, 16 connections, 3 s), median of %d alternating runs\n", runs
+      printf "plain %.0f TPS (%.0f…%.0f), recorded %.0f TPS (%.0f…%.0f): %.1f %% of plain (median of per-round ratios)\n",
+             m["plain"], lo["plain"], hi["plain"], m["profiled"], lo["profiled"], hi["profiled"], 100 * m["ratio"]
+    }'
+}
+
 for part in $parts; do
   case $part in
     micro) micro ;;
@@ -160,10 +195,11 @@ for part in $parts; do
     threads)
       whole "10,000 short-lived threads (4 at a time)" "$(scale_fixture)" threads 10000
       peak "10,000 short-lived threads" "$(scale_fixture)" threads 10000 ;;
+    memcached) memcached_part ;;
     scale)
       once "10^6 distinct mutexes, each taken once by 2 threads" "$(scale_fixture)" locks 1000000
       once "10^5 short-lived threads, each locking once" "$(scale_fixture)" threads 100000 ;;
-    *) echo "compare.sh: unknown part '$part' (micro, heavy, git, sysbench, threads, scale)" >&2; exit 2 ;;
+    *) echo "compare.sh: unknown part '$part' (micro, heavy, git, sysbench, threads, memcached, scale)" >&2; exit 2 ;;
   esac
   echo
 done

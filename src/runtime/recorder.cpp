@@ -150,12 +150,14 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
   InsideLockscope inside;
   Runtime& rt = runtime();
   format::Operation op = default_operation;
+  SiteStats* acquire_entry = nullptr;  // of the held lock released here, when known
   if (result == 0) {
     // Usually the innermost held lock; search down for out-of-order unlocks.
     bool found = false;
     for (uint32_t i = self.held_depth; i-- > 0;) {
       if (self.held[i].lock != lock) continue;
       HeldLock held = self.held[i];
+      if (held.epoch == self.epoch) acquire_entry = held.entry;
       for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
       --self.held_depth;
       op = static_cast<format::Operation>(held.release_operation);
@@ -170,6 +172,10 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
   SiteStats* entry = locate_site(self, lock, op, site).stats;
   if (!entry) return;
   ++entry->count;
+  if (acquire_entry) {  // the next release of a lock taken there goes straight to `entry`
+    acquire_entry->release_site = site;
+    acquire_entry->release_stats = entry;
+  }
   if (result != 0) {
     if (SiteDetail* detail = self.sites.detail(*entry)) ++detail->failed;
     else rt.count(format::Counter::kDroppedSites);

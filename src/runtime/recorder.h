@@ -233,21 +233,28 @@ inline int release(const void* lock, uintptr_t site, Release real_release,
                        0))
     return release_slow(self, lock, site, real_release, default_operation);
   HeldLock& top = self->held[self->held_depth - 1];
-  SiteCacheEntry* cached =
-      cached_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
-  if (__builtin_expect(cached == nullptr, 0))
-    return release_slow(self, lock, site, real_release, default_operation);
+  // The release entry: the one the acquire site's locks were last released at, else the cache.
+  SiteStats* stats = top.entry && top.entry->release_site == site && top.epoch == self->epoch
+                         ? top.entry->release_stats
+                         : nullptr;
+  if (__builtin_expect(stats == nullptr, 0)) {
+    SiteCacheEntry* cached =
+        cached_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
+    if (__builtin_expect(cached == nullptr, 0))
+      return release_slow(self, lock, site, real_release, default_operation);
+    stats = cached->stats;
+  }
   if (__builtin_expect(top.signalled_slot != 0, 0)) stamp_release_after_signal(top);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;
-    record_release(*self, cached->lock, cached->site, result, default_operation);
+    record_release(*self, lock, site, result, default_operation);
     errno = saved_errno;
     return result;
   }
   if (__builtin_expect(top.weight != 0, 0) && top.epoch == self->epoch) finish_timed_hold(*self, top);
   --self->held_depth;
-  ++cached->stats->count;
+  ++stats->count;
   ++self->releases;
   return 0;
 }

@@ -67,15 +67,20 @@ struct SiteDetail {
   SparseHistogram* hold_histogram;  // scaled like hold_sum_ns
 };
 
-// The hot path reads and writes `count` and `hold_countdown` only: one cache line per site.
-struct SiteStats {
+// The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
+// acquire site, the release site its locks were last released at. That pair lets a release go
+// straight from the held lock to its own entry: on a thread that uses more (lock, site) pairs
+// than its site cache holds (a server's thousands of item locks), a release then costs no lookup.
+struct alignas(64) SiteStats {
   SiteKey key;
   uint32_t hold_countdown;  // acquisitions of this site until its next timed hold
   uint32_t reserved;
   uint64_t count;
   SiteDetail* detail;  // nullptr until needed (see SiteTable::detail)
+  uintptr_t release_site;     // acquire site: the call site of the latest release ...
+  SiteStats* release_stats;   // ... and that release's entry (same lock generation)
 };
-static_assert(sizeof(SiteStats) == 48);
+static_assert(sizeof(SiteStats) == 64);
 
 class SiteTable {
  public:
