@@ -10,6 +10,7 @@
 #include "runtime/byte_buffer.h"
 #include "runtime/module_map.h"
 #include "runtime/raw_log.h"
+#include "runtime/unloaded_modules.h"
 #include "runtime/recorder.h"
 #include "runtime/runtime_state.h"
 
@@ -389,6 +390,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   ModuleList modules;
   Sections out;
   modules.collect();
+  append_unloaded_modules(modules);
   fill_process(out, rt, exit_path, exit_status);
   fill_modules(out, modules);
   fill_locks_and_sites(out, rt, modules, all);

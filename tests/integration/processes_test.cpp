@@ -160,3 +160,23 @@ TEST(Processes, DemoSharesItsJournalLockWithTheForkedChild) {
 
 }  // namespace
 }  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+// A plugin's lock sites keep their file:line although the plugin was unloaded before the profile
+// was written (the module map is otherwise read at the write).
+TEST(Modules, APluginsSitesStaySymbolizedAfterDlclose) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "dlopen_plugin", {PLUGIN_LIBRARY});
+  const int line = marker_line("plugin_library", "plugin-lock");
+  const LockSummary* lock = lock_acquired_at(process, "plugin_library.c", line);
+  ASSERT_NE(lock, nullptr) << "the plugin's lock site is not at plugin_library.c:" << line;
+  const SiteSummary* site = site_at(*lock, "plugin_library.c", line, format::Operation::kLock);
+  ASSERT_NE(site, nullptr);
+  EXPECT_EQ(site->count, 100u);
+  EXPECT_EQ(site->location.function, "plugin_work");
+}
+
+}  // namespace
+}  // namespace lockscope::testing
