@@ -136,6 +136,7 @@ enum LockFlags : uint32_t {
   kLockRobust = 1u << 3,
   kLockPriorityInherit = 1u << 4,
   kLockPriorityProtect = 1u << 5,
+  kLockOwnerDied = 1u << 6,    // a robust mutex acquired with EOWNERDEAD: its owner died holding it
 };
 
 struct LockRecord {

@@ -102,6 +102,7 @@ json lock_json(const LockSummary& lock, const ProcessProfile& process) {
               {"wakeups", lock.wakeups},
               {"wake_latency_ns", lock.wake_latency_ns},
               {"destroyed", (lock.flags & format::kLockDestroyed) != 0},
+              {"owner_died", (lock.flags & format::kLockOwnerDied) != 0},
               {"acquisitions", lock.acquisitions},
               {"releases", lock.releases},
               {"contended", lock.contended},

@@ -190,15 +190,35 @@ std::string site_detail(const SiteSummary& site) {
   return text;
 }
 
-// Other processes of the profile with a process-shared lock at the same address: after fork, the
-// same lock in shared memory (each process records its own use of it).
+// The profiled process a process descends from, as far as the profile knows (fork/exec chains).
+uint32_t family_of(const Profile& profile, uint32_t pid) {
+  for (size_t hops = 0; hops < profile.processes.size(); ++hops) {
+    const ProcessProfile* parent = nullptr;
+    for (const ProcessProfile& p : profile.processes)
+      if (p.pid == pid) {
+        for (const ProcessProfile& q : profile.processes)
+          if (q.pid == p.ppid && q.pid != p.pid) parent = &q;
+        break;
+      }
+    if (!parent) return pid;
+    pid = parent->pid;
+  }
+  return pid;
+}
+
+// Other processes of the same family (fork/exec) with a process-shared lock of the same address
+// and generation: after fork, the same lock in shared memory (each process records its own use of
+// it). Another generation, or an unrelated process, is another lock.
 std::string shared_with(const Profile& profile, const LockRow& row) {
   if (!(row.lock->flags & format::kLockProcessShared)) return {};
+  const uint32_t family = family_of(profile, row.process->pid);
   std::vector<uint32_t> pids;
   for (const ProcessProfile& process : profile.processes) {
-    if (&process == row.process) continue;
+    if (&process == row.process || process.pid == row.process->pid) continue;
+    if (family_of(profile, process.pid) != family) continue;
     for (const LockSummary& lock : process.locks)
-      if (lock.address == row.lock->address && (lock.flags & format::kLockProcessShared) &&
+      if (lock.address == row.lock->address && lock.generation == row.lock->generation &&
+          (lock.flags & format::kLockProcessShared) &&
           lock.acquisitions + lock.failed + lock.events > 0) {
         pids.push_back(process.pid);
         break;
@@ -315,6 +335,12 @@ void write_footer(const Profile& profile, std::ostream& out) {
                                     ? std::string("all processes")
                                     : fmt::format("pid {}", fmt::join(pids, ", ")),
                                 period, period));
+  for (const ProcessProfile& process : profile.processes)
+    for (const LockSummary& lock : process.locks)
+      if (lock.flags & format::kLockOwnerDied)
+        notes.push_back(fmt::format("pid {}: {} {:#x} was acquired with EOWNERDEAD: a thread or "
+                                    "process died holding it (the program recovered it)",
+                                    process.pid, lock_kind_name(lock), lock.address));
   for (const ProcessProfile& process : profile.processes) {
     const std::pair<format::Counter, const char*> counters[] = {
         {format::Counter::kDroppedSites, "events not recorded: call-site table full"},

@@ -2,8 +2,11 @@
 // tries sem_trywait first like every blocking acquire; the EAGAIN that try leaves in errno is put
 // back, so the program sees exactly what the real sem_wait would have left. Results follow the
 // semaphore convention (0, or -1 with errno) while the recorder works with error numbers.
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <semaphore.h>
+#include <stdarg.h>
 
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
@@ -21,32 +24,17 @@ auto& functions() { return lockscope::runtime::resolved_real(); }
 // 0, or the error number the real call left in errno.
 inline int error_of(int result) { return result == 0 ? 0 : errno; }
 
-// Threads blocked in a wait on `semaphore`, counted in its slot so that sem_post can tell whether
-// it had a waiter to wake. Only the blocking (slow) path pays for this.
-class CountedWaiter {
- public:
-  explicit CountedWaiter(const sem_t* semaphore) {
-    if (semaphore == nullptr) return;
-    auto& locks = lockscope::runtime::g_runtime.locks;
-    const uint32_t index = locks.find_or_insert(reinterpret_cast<uintptr_t>(semaphore));
-    slot_ = index == lockscope::runtime::LockTable::kNoSlot ? nullptr : &locks.slot(index);
-    if (slot_) slot_->waiters.fetch_add(1, std::memory_order_relaxed);
-  }
-  ~CountedWaiter() {
-    if (slot_) slot_->waiters.fetch_sub(1, std::memory_order_relaxed);
-  }
-  CountedWaiter(const CountedWaiter&) = delete;
-  CountedWaiter& operator=(const CountedWaiter&) = delete;
-
- private:
-  lockscope::runtime::LockSlot* slot_ = nullptr;
-};
-
+// Threads blocked in sem_wait on `semaphore` — in every process that shares it — as glibc counts
+// them itself (glibc >= 2.21 on 64-bit: struct new_sem's `data` holds the value in its low 32 bits
+// and the waiters in its high 32). Read, never written; -1 where the layout is not that one.
 int waiters_of(const sem_t* semaphore) {
-  auto& locks = lockscope::runtime::g_runtime.locks;
-  const uint32_t index = locks.find_or_insert(reinterpret_cast<uintptr_t>(semaphore));
-  if (index == lockscope::runtime::LockTable::kNoSlot) return -1;
-  return static_cast<int>(locks.slot(index).waiters.load(std::memory_order_relaxed));
+#if defined(__x86_64__) || defined(__aarch64__)
+  const uint64_t data = __atomic_load_n(reinterpret_cast<const uint64_t*>(semaphore), __ATOMIC_RELAXED);
+  return static_cast<int>(data >> 32);
+#else
+  (void)semaphore;
+  return -1;
+#endif
 }
 
 // A first try for a blocking wait: EAGAIN becomes EBUSY ("would block") and errno is restored.
@@ -71,7 +59,6 @@ struct SemWaitCalls {
   }
   int blocking_acquire() const {
     auto& f = functions();
-    const CountedWaiter waiter(Op == Operation::kSemTryWait ? nullptr : semaphore);
     switch (Op) {
       case Operation::kSemWait: return error_of(f.sem_wait(semaphore));
       case Operation::kSemTimedWait: return error_of(f.sem_timedwait(semaphore, deadline));
@@ -126,6 +113,30 @@ LOCKSCOPE_EXPORT int sem_init(sem_t* semaphore, int shared, unsigned value) {
         semaphore, lockscope::format::Primitive::kSemaphore, 0,
         shared ? lockscope::format::kLockProcessShared : 0, value, CALL_SITE);
   return result;
+}
+
+// Named semaphores live in shared memory (/dev/shm): process-shared by nature.
+LOCKSCOPE_EXPORT sem_t* sem_open(const char* name, int flags, ...) {
+  using SemOpen = sem_t* (*)(const char*, int, ...);
+  static SemOpen real_sem_open = reinterpret_cast<SemOpen>(dlsym(RTLD_NEXT, "sem_open"));
+  sem_t* semaphore;
+  if (flags & O_CREAT) {
+    va_list args;
+    va_start(args, flags);
+    const mode_t mode = va_arg(args, mode_t);
+    const unsigned value = va_arg(args, unsigned);
+    va_end(args);
+    semaphore = real_sem_open(name, flags, mode, value);
+  } else {
+    semaphore = real_sem_open(name, flags);
+  }
+  if (semaphore != SEM_FAILED) {
+    const int saved_errno = errno;
+    lockscope::runtime::note_lock_flags(semaphore, lockscope::format::Primitive::kSemaphore,
+                                        lockscope::format::kLockProcessShared);
+    errno = saved_errno;
+  }
+  return semaphore;
 }
 
 LOCKSCOPE_EXPORT int sem_destroy(sem_t* semaphore) {

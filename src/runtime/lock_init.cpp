@@ -65,6 +65,20 @@ void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* at
   note_lock_init(mutex, format::Primitive::kMutex, mutex_kind(attr), mutex_flags(attr), 0, site);
 }
 
+void note_lock_flags(const void* lock, format::Primitive primitive, uint32_t flags) {
+  if (!current_thread()) return;
+  const int saved_errno = errno;
+  Runtime& rt = runtime();
+  const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
+  if (index != LockTable::kNoSlot) {
+    LockSlot& slot = rt.locks.slot(index);
+    if (slot.primitive.load(std::memory_order_relaxed) == 0)
+      slot.primitive.store(static_cast<uint8_t>(primitive), std::memory_order_relaxed);
+    slot.flags.fetch_or(flags, std::memory_order_relaxed);
+  }
+  errno = saved_errno;
+}
+
 void note_lock_destroy(const void* lock) {
   if (!current_thread()) return;
   const int saved_errno = errno;

@@ -118,6 +118,8 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
     return;
   }
   if (outcome.contended) ++detail->contended;
+  if (outcome.result == EOWNERDEAD && located.slot)  // the previous owner died holding it
+    located.slot->flags.fetch_or(format::kLockOwnerDied, std::memory_order_relaxed);
   if (format::operation_class(op) != format::OperationClass::kAcquire) return;  // nothing held
   ++self.acquisitions;
   if (outcome.contended) ++self.contended;

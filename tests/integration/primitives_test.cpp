@@ -138,6 +138,8 @@ TEST(Primitives, SemaphoreWaitsPostsAndFailuresUnnamedAndNamed) {
   EXPECT_EQ(named_try->failed, 1u) << "EAGAIN";
   EXPECT_EQ(named.lock->acquisitions, 4u);
   EXPECT_EQ(named.lock->events, 3u);
+  EXPECT_TRUE(named.lock->flags & format::kLockProcessShared) << "a named semaphore is shared memory";
+  EXPECT_EQ(lock_kind_name(*named.lock), "semaphore+pshared");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,6 +204,7 @@ TEST(Primitives, RobustMutexOwnerDeadAndNotRecoverablePassThrough) {
   EXPECT_EQ(abandoned.init_site.line, marker_line(f, "abandoned-init"));
   EXPECT_EQ(dead.site->count, 1u);
   EXPECT_EQ(dead.site->failed, 0u) << "EOWNERDEAD hands the caller the lock";
+  EXPECT_TRUE(abandoned.flags & format::kLockOwnerDied) << "its owner died holding it";
   const SiteSummary* owner = site_of(abandoned, f, "owner-lock", Operation::kLock);
   ASSERT_NE(owner, nullptr);
   EXPECT_EQ(owner->count, 1u);

@@ -180,3 +180,36 @@ TEST(Modules, APluginsSitesStaySymbolizedAfterDlclose) {
 
 }  // namespace
 }  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+TEST(ProcessShared, ASemPostSeesTheWaiterBlockedInAnotherProcess) {
+  TemporaryDirectory dir;
+  const CommandResult plain = run_command({fixture("shared_semaphore")});
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("shared_semaphore")});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  EXPECT_EQ(recorded.out, plain.out);
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 2u);
+  const SiteSummary* post = nullptr;
+  const SiteSummary* wait = nullptr;
+  for (const ProcessProfile& process : profile.processes) {
+    if (const SiteSummary* s = find_site(process, "shared_semaphore", "parent-post",
+                                         format::Operation::kSemPost).site)
+      post = s;
+    if (const SiteSummary* s = find_site(process, "shared_semaphore", "child-wait",
+                                         format::Operation::kSemWait).site)
+      wait = s;
+  }
+  ASSERT_NE(post, nullptr);
+  ASSERT_NE(wait, nullptr);
+  EXPECT_EQ(post->with_waiters, 1u) << "the child was blocked in sem_wait when the parent posted";
+  EXPECT_EQ(post->without_waiters, 0u);
+  EXPECT_EQ(wait->contended, 1u);
+  EXPECT_GE(wait->wait_sum_ns, 20 * kMs);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
