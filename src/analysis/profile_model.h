@@ -138,6 +138,7 @@ struct ProcessProfile {
   format::ExitPath exit_path = format::ExitPath::kExit;
   int32_t exit_status = -1;
   bool parent_was_profiled = false;
+  std::string exec_target;  // ended by exec: the program exec'd, as named ("" when not known)
   std::string executable;
   std::vector<std::string> arguments;
   std::vector<ModuleSummary> modules;

@@ -117,6 +117,18 @@ class SectionSet {
     return out;
   }
 
+  // A NUL-terminated string at `offset` of the strings section (the reference's offset + 1).
+  std::string c_string(uint32_t offset_plus_one) const {
+    auto it = sections_.find(static_cast<uint32_t>(SectionType::kStrings));
+    if (it == sections_.end() || offset_plus_one == 0 || offset_plus_one > it->second.count)
+      throw BadFile("a string reference points outside the strings section");
+    const char* begin = reinterpret_cast<const char*>(it->second.data) + offset_plus_one - 1;
+    const char* end = static_cast<const char*>(
+        std::memchr(begin, '\0', it->second.count - (offset_plus_one - 1)));
+    if (!end) throw BadFile("a string runs past the end of the strings section");
+    return std::string(begin, end);
+  }
+
   std::string string(format::StringRef ref) const {
     auto it = sections_.find(static_cast<uint32_t>(SectionType::kStrings));
     if (it == sections_.end() || uint64_t{ref.offset} + ref.length > it->second.count)
@@ -204,6 +216,7 @@ ProcessProfile decode(const SectionSet& file) {
   out.parent_was_profiled = p.parent_was_profiled != 0;
   out.executable = file.string(p.executable);
   out.arguments = split_arguments(file.string(p.command_line));
+  if (p.exec_target) out.exec_target = file.c_string(p.exec_target);
 
   for (const auto& m : file.records<format::ModuleRecord>(SectionType::kModules))
     out.modules.push_back(ModuleSummary{file.string(m.path), hex(m.build_id, m.build_id_size),

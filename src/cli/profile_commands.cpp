@@ -4,8 +4,10 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -65,6 +67,23 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_command(
     return {std::vector<std::string>(args.begin(), dashes),
             std::vector<std::string>(dashes + 1, args.end())};
   return {args, {}};
+}
+
+// Why a run left no profile file: the directory went away or became unwritable while the program
+// ran, or no exit path of the runtime ran (SIGKILL), or the program dropped LD_PRELOAD.
+std::string why_no_profile(const std::string& directory) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(directory, error))
+    return fmt::format("no profile was written: the profile directory '{}' no longer exists (it "
+                       "was removed while the program ran)",
+                       directory);
+  if (access(directory.c_str(), W_OK | X_OK) != 0)
+    return fmt::format("no profile was written: the profile directory '{}' is no longer "
+                       "writable ({})",
+                       directory, std::strerror(errno));
+  return fmt::format("no profile was written to {}/ (the program was killed by SIGKILL, or "
+                     "cleared LD_PRELOAD from its environment)",
+                     directory);
 }
 
 void write_report(const std::string& directory, const ReportSettings& settings, bool to_stderr) {
@@ -192,8 +211,7 @@ int run_record_command(const std::vector<std::string>& args) {
     fmt::print(stderr, "lockscope: profile written to {}/ (lockscope report {})\n",
                settings.directory, settings.directory);
   else
-    fmt::print(stderr, "lockscope: warning: no profile was written to {}/ (the program was killed, "
-               "or cleared LD_PRELOAD)\n", settings.directory);
+    fmt::print(stderr, "lockscope: warning: {}\n", why_no_profile(settings.directory));
   exit_like(outcome);
 }
 
@@ -215,6 +233,8 @@ int run_run_command(const std::vector<std::string>& args) {
   command = target_command(app, command, "run");
   const TargetOutcome outcome = record(record_settings, command, "run");
   try {
+    if (!directory_has_profiles(record_settings.directory))
+      throw CliError(why_no_profile(record_settings.directory));
     write_report(record_settings.directory, report_settings, true);
   } catch (const CliError& error) {
     // The program ran: report the problem but keep its exit status.

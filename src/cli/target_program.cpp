@@ -1,6 +1,5 @@
 #include "cli/target_program.h"
 
-#include <elf.h>
 #include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "analysis/program_loadability.h"
 #include "cli/cli_error.h"
 
 namespace lockscope {
@@ -31,33 +31,6 @@ void require_runnable(const std::string& path, const std::string& command) {
   if (access(path.c_str(), X_OK) != 0)
     throw CliError(fmt::format("cannot run '{}': {}", command, std::strerror(errno)),
                    "make it executable (chmod +x) or run its interpreter", kExitNotRunnable);
-}
-
-enum class Linkage { kDynamic, kStatic, kNotElf };
-
-Linkage elf_linkage(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  Elf64_Ehdr header{};
-  if (!in.read(reinterpret_cast<char*>(&header), sizeof(header))) return Linkage::kNotElf;
-  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) return Linkage::kNotElf;
-  if (header.e_ident[EI_CLASS] != ELFCLASS64) return Linkage::kDynamic;  // let the loader decide
-  for (unsigned i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr segment{};
-    in.seekg(static_cast<std::streamoff>(header.e_phoff + uint64_t{i} * header.e_phentsize));
-    if (!in.read(reinterpret_cast<char*>(&segment), sizeof(segment))) break;
-    if (segment.p_type == PT_INTERP) return Linkage::kDynamic;
-  }
-  return Linkage::kStatic;
-}
-
-std::string script_interpreter(const std::string& path) {
-  std::ifstream in(path);
-  std::string first_line;
-  if (!std::getline(in, first_line) || first_line.rfind("#!", 0) != 0) return {};
-  std::istringstream words(first_line.substr(2));
-  std::string interpreter;
-  words >> interpreter;
-  return interpreter;
 }
 
 }  // namespace
@@ -90,25 +63,9 @@ std::string resolve_command(const std::string& command) {
 }
 
 void check_preloadable(const std::string& path) {
-  std::string program = path;
-  for (int depth = 0; depth < 4; ++depth) {
-    switch (elf_linkage(program)) {
-      case Linkage::kDynamic: return;
-      case Linkage::kStatic:
-        throw CliError(
-            fmt::format("'{}' is statically linked: lockscope preloads its runtime into the "
-                        "program, which a static program never loads",
-                        program),
-            "rebuild it dynamically linked (without -static) to profile its locks",
-            kExitNotRunnable);
-      case Linkage::kNotElf: {
-        const std::string interpreter = script_interpreter(program);
-        if (interpreter.empty()) return;  // let exec report what it is
-        program = interpreter;
-        break;
-      }
-    }
-  }
+  const Unprofilable why = why_unprofilable(path);
+  if (!why.reason.empty())
+    throw CliError(fmt::format("'{}' {}", why.program, why.reason), why.hint, kExitNotRunnable);
 }
 
 }  // namespace lockscope

@@ -12,7 +12,8 @@ namespace lockscope {
 // Absolute or relative path of the executable for `command`; throws CliError (127/126).
 std::string resolve_command(const std::string& command);
 
-// Throws CliError when `path` (or its #! interpreter) is a static ELF executable.
+// Throws CliError (126) when the runtime cannot be preloaded into `path` (or its #! interpreter):
+// a static ELF executable, or one the kernel runs in secure-execution mode (program_loadability.h).
 void check_preloadable(const std::string& path);
 
 }  // namespace lockscope

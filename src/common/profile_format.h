@@ -97,7 +97,8 @@ struct ProcessRecord {
   StringRef executable;        // /proc/self/exe
   StringRef command_line;      // argv, NUL-separated
   uint32_t parent_was_profiled;  // 1 when created by fork() of a profiled process
-  uint32_t reserved;
+  uint32_t exec_target;  // ended by exec: offset + 1 of the exec'd path (NUL-terminated) in the
+                         // strings section, as the program named it; 0 = none (older files: 0)
 };
 static_assert(sizeof(ProcessRecord) == 72);
 

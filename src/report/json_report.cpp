@@ -166,6 +166,7 @@ json process_json(const ProcessProfile& process) {
           {"pid", process.pid},
           {"ppid", process.ppid},
           {"executable", process.executable},
+          {"exec_target", process.exec_target},
           {"arguments", process.arguments},
           {"start_realtime_ns", process.start_realtime_ns},
           {"duration_ns", process.duration_ns},

@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 
+#include "analysis/program_loadability.h"
 #include "report/duration_format.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
@@ -335,6 +336,21 @@ void write_footer(const Profile& profile, std::ostream& out) {
                                     ? std::string("all processes")
                                     : fmt::format("pid {}", fmt::join(pids, ", ")),
                                 period, period));
+  // An exec whose new image left no profile of its own (same pid, started later).
+  for (const ProcessProfile& process : profile.processes) {
+    if (process.exit_path != format::ExitPath::kExec || process.exec_target.empty()) continue;
+    const bool followed = std::any_of(
+        profile.processes.begin(), profile.processes.end(), [&](const ProcessProfile& next) {
+          return next.pid == process.pid && next.start_realtime_ns > process.start_realtime_ns;
+        });
+    if (followed) continue;
+    const Unprofilable why = why_unprofilable(process.exec_target);
+    notes.push_back(fmt::format(
+        "pid {} exec'd {}: not profiled ({})", process.pid, process.exec_target,
+        why.reason.empty() ? "its runtime was not loaded: a static or set-user-ID program, or "
+                             "LD_PRELOAD removed from its environment"
+                           : why.program + " " + why.reason.substr(0, why.reason.find(':'))));
+  }
   for (const ProcessProfile& process : profile.processes)
     for (const LockSummary& lock : process.locks)
       if (lock.flags & format::kLockOwnerDied)

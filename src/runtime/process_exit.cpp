@@ -3,6 +3,10 @@
 // file is removed again if exec fails, so nothing is counted twice). vfork children share our
 // memory and are not this process: they are recognised by their pid and never write.
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <cstring>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -38,13 +42,54 @@ bool write_once(ExitPath path, int status, char* written, bool from_signal = fal
   return false;
 }
 
-// Before exec: write; after a failed exec, take the file back and keep recording.
+// True when the runtime will not be loaded into the exec'd image: a static ELF (no PT_INTERP), or
+// set-user/group-ID to someone else (secure execution ignores LD_PRELOAD). Read before the exec,
+// so that the profile names the program that will leave no profile of its own.
+bool unprofilable_target(const char* path) {
+  if (!path || !std::strchr(path, '/')) return false;  // found through PATH: not looked up here
+  struct stat info;
+  if (stat(path, &info) != 0) return false;
+  if (((info.st_mode & S_ISUID) && info.st_uid != geteuid()) ||
+      ((info.st_mode & S_ISGID) && info.st_gid != getegid()))
+    return true;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  Elf64_Ehdr header;
+  bool has_interpreter = true;  // anything unreadable or not ELF64: not ours to judge
+  if (pread(fd, &header, sizeof(header), 0) == sizeof(header) &&
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 && header.e_ident[EI_CLASS] == ELFCLASS64 &&
+      header.e_phentsize == sizeof(Elf64_Phdr)) {
+    has_interpreter = false;
+    for (unsigned i = 0; i < header.e_phnum && !has_interpreter; ++i) {
+      Elf64_Phdr segment;
+      if (pread(fd, &segment, sizeof(segment), static_cast<off_t>(header.e_phoff + i * sizeof(segment))) !=
+          sizeof(segment)) {
+        has_interpreter = true;
+        break;
+      }
+      has_interpreter = segment.p_type == PT_INTERP;
+    }
+  }
+  close(fd);
+  return !has_interpreter;
+}
+
+// Before exec: write (also with nothing recorded when the new image will not be profiled, so the
+// report can say so); after a failed exec, take the file back and keep recording.
 struct ExecGuard {
   char written[4096];
   bool wrote;
-  ExecGuard()
-      : wrote(is_profiled_process() && lockscope::runtime::has_recorded_events() &&
-              write_once(ExitPath::kExec, -1, written)) {}
+  explicit ExecGuard(const char* target) : wrote(false) {
+    if (!is_profiled_process()) return;
+    const int saved_errno = errno;
+    auto& rt = runtime();
+    const size_t length = target ? std::strlen(target) : 0;
+    if (length < sizeof(rt.exec_target)) std::memcpy(rt.exec_target, target ? target : "", length + 1);
+    if (lockscope::runtime::has_recorded_events() || unprofilable_target(target))
+      wrote = write_once(ExitPath::kExec, -1, written);
+    rt.exec_target[0] = '\0';
+    errno = saved_errno;
+  }
   int failed(int result) {
     const int saved_errno = errno;
     if (wrote) unlink(written);
@@ -136,7 +181,7 @@ LOCKSCOPE_EXPORT void _Exit(int status) {
 
 LOCKSCOPE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   if (!real().execve) lockscope::runtime::resolve_real_functions();
-  ExecGuard guard;
+  ExecGuard guard(path);
   return guard.failed(real().execve(path, argv, envp));
 }
 
@@ -146,7 +191,7 @@ LOCKSCOPE_EXPORT int execv(const char* path, char* const argv[]) {
 
 LOCKSCOPE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   if (!real().execvpe) lockscope::runtime::resolve_real_functions();
-  ExecGuard guard;
+  ExecGuard guard(file);
   return guard.failed(real().execvpe(file, argv, envp));
 }
 
@@ -156,7 +201,7 @@ LOCKSCOPE_EXPORT int execvp(const char* file, char* const argv[]) {
 
 LOCKSCOPE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   if (!real().fexecve) lockscope::runtime::resolve_real_functions();
-  ExecGuard guard;
+  ExecGuard guard(nullptr);
   return guard.failed(real().fexecve(fd, argv, envp));
 }
 

@@ -113,6 +113,7 @@ struct Runtime {
   uint64_t start_realtime_ns = 0;
   uint64_t start_monotonic_ns = 0;
   std::atomic<bool> profile_written{false};
+  char exec_target[512] = {};  // while an exec's profile is written: the program exec'd
   int exit_status = -1;
 
   LockTable locks;

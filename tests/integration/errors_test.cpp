@@ -1,5 +1,8 @@
 // Every bad input gets a clear one-line error naming the problem and a non-zero exit; never a
 // crash, never a lost result that could have been kept.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -153,6 +156,65 @@ TEST(Errors, PreviousProfileIsKeptAsOld) {
                 .exit_status, 0);
   EXPECT_EQ(profile_files(profile).size(), 1u);
   EXPECT_EQ(profile_files(profile + ".old").size(), 1u);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+TEST(Errors, SetUserIdProgramIsRefusedBeforeItRuns) {
+  // A copy of a dynamic program, set-user-ID to another user: secure execution would drop
+  // LD_PRELOAD, so the profile would be silently empty.
+  TemporaryDirectory dir;
+  const std::string copy = dir / "setuid_copy";
+  fs::copy_file(fixture("static_program"), copy);  // any file: the bit is checked before ELF
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to make a file owned by another user";
+  if (chown(copy.c_str(), 65534, 65534) != 0) GTEST_SKIP() << "cannot chown to uid 65534";
+  ASSERT_EQ(chmod(copy.c_str(), 04755), 0);
+  const std::string marker = dir / "ran";
+  expect_error(run_lockscope({"run", "-o", dir / "p", "--", copy, marker}), 126,
+               "is set-user-ID (owner uid 65534)");
+  EXPECT_FALSE(fs::exists(marker)) << "the program must not have been started";
+}
+
+// A profiled process that execs a program the runtime cannot enter: its profile names it, and
+// the report says so.
+TEST(Errors, AnExecdStaticProgramIsNamedInTheReport) {
+  TemporaryDirectory dir;
+  const std::string marker = dir / "ran";
+  const CommandResult result = run_lockscope(
+      {"run", "-o", dir / "p", "--", fixture("exec_program"), fixture("static_program"), marker});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_TRUE(fs::exists(marker)) << "the static program ran, unprofiled";
+  EXPECT_NE(result.err.find("exec'd " + fixture("static_program") + ": not profiled (" +
+                            fixture("static_program") + " is statically linked)"),
+            std::string::npos)
+      << result.err;
+  Profile profile = load_profile(dir / "p");
+  ASSERT_EQ(profile.processes.size(), 1u);
+  EXPECT_EQ(profile.processes[0].exit_path, format::ExitPath::kExec);
+  EXPECT_EQ(profile.processes[0].exec_target, fixture("static_program"));
+}
+
+}  // namespace
+}  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+TEST(Errors, AProfileDirectoryRemovedWhileTheProgramRanIsNamedAndTheStatusKept) {
+  TemporaryDirectory dir;
+  const std::string profile = dir / "p";
+  const CommandResult result = run_lockscope(
+      {"run", "-o", profile, "--", "/bin/sh", "-c", "rm -rf '" + profile + "'; exit 3"});
+  EXPECT_EQ(result.exit_status, 3) << "the program's status, whatever happened to the profile";
+  EXPECT_NE(result.err.find("lockscope: error: no profile was written: the profile directory '" +
+                            profile + "' no longer exists"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("killed"), std::string::npos) << result.err;
 }
 
 }  // namespace
