@@ -1,6 +1,7 @@
 #include "analysis/profile_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace lockscope {
 
@@ -62,6 +63,8 @@ void SideSummary::add(const SiteSummary& site) {
   wait_sum_ns += site.wait_sum_ns;
   wait_max_ns = std::max(wait_max_ns, site.wait_max_ns);
   hold_sum_ns += site.hold_sum_ns;
+  // Independent sampling errors add in quadrature.
+  hold_error_ns = static_cast<uint64_t>(std::hypot(double(hold_error_ns), double(site.hold_error_ns)));
   hold_max_ns = std::max(hold_max_ns, site.hold_max_ns);
   wait.add(site.wait);
   hold.add(site.hold);

@@ -49,6 +49,7 @@ struct SiteSummary {
   uint64_t wait_sum_ns = 0;
   uint64_t wait_max_ns = 0;
   uint64_t hold_sum_ns = 0;  // estimate when holds were sampled (already scaled by the runtime)
+  uint64_t hold_error_ns = 0;  // 95 % bound of that estimate's sampling error (0: exact)
   uint64_t hold_max_ns = 0;
   uint64_t hold_samples = 0;
   LatencyHistogram wait;  // contended waits only; uncontended acquisitions are "no wait"
@@ -70,6 +71,7 @@ struct SideSummary {
   uint64_t wait_sum_ns = 0;
   uint64_t wait_max_ns = 0;
   uint64_t hold_sum_ns = 0;
+  uint64_t hold_error_ns = 0;   // 95 % bound: the sites' bounds combined (independent samples)
   uint64_t hold_max_ns = 0;
   LatencyHistogram wait;        // includes uncontended acquisitions in the <= 1 ns bucket
   LatencyHistogram waits_only;  // contended acquisitions and timed-out waits only

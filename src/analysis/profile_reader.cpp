@@ -167,9 +167,13 @@ uint64_t most_held(const ProcessProfile& process, format::Operation op) {
 void cap_hold_estimates(const ProcessProfile& process, LockSummary& lock) {
   const uint64_t lifetime = process.duration_ns;
   const uint64_t shared = lifetime * std::max<uint64_t>(1, process.threads.size());
-  lock.write_side.hold_sum_ns = std::min(lock.write_side.hold_sum_ns, lifetime);
-  lock.read_side.hold_sum_ns = std::min(lock.read_side.hold_sum_ns, shared);
-  lock.hold_sum_ns = std::min(lock.hold_sum_ns, lock.read_side.acquisitions ? shared : lifetime);
+  const auto cap = [](SideSummary& side, uint64_t most) {
+    side.hold_sum_ns = std::min(side.hold_sum_ns, most);
+    side.hold_error_ns = std::min(side.hold_error_ns, side.hold_sum_ns);
+  };
+  cap(lock.write_side, lifetime);
+  cap(lock.read_side, shared);
+  cap(lock, lock.read_side.acquisitions ? shared : lifetime);
 }
 
 CodeLocation location(uint32_t module, uint64_t offset, size_t module_count) {
@@ -268,6 +272,7 @@ ProcessProfile decode(const SectionSet& file) {
     site.wait_sum_ns = s.wait_sum_ns;
     site.wait_max_ns = s.wait_max_ns;
     site.hold_sum_ns = std::min(s.hold_sum_ns, most_held(out, site.operation));
+    site.hold_error_ns = static_cast<uint64_t>(double(site.hold_sum_ns) * s.hold_error_ppm / 1e6);
     site.hold_max_ns = std::min(s.hold_max_ns, out.duration_ns);
     site.hold_samples = s.hold_samples;
     site.behind_readers = s.behind_readers;

@@ -238,14 +238,15 @@ struct SiteRecord {  // one (lock generation, call site, operation), summed over
   uint16_t operation;   // Operation
   uint16_t reserved0;
   uint32_t module;      // into kModules, or kNoModule
-  uint32_t reserved1;
+  uint32_t hold_error_ppm;  // 95 % bound of hold_sum_ns's sampling error, in millionths of it
+                            // (0: exact; older files: 0)
   uint64_t offset;      // return address - load bias (ELF vaddr); absolute if kNoModule
   uint64_t count;       // calls, failed ones included (acquisitions = count - failed)
   uint64_t contended;   // acquisitions that had to wait (trylock-first failed)
   uint64_t failed;      // trylock EBUSY, timed lock ETIMEDOUT, other errors
   uint64_t wait_sum_ns;
   uint64_t wait_max_ns;
-  uint64_t hold_sum_ns;  // over timed holds only (see hold_samples)
+  uint64_t hold_sum_ns;  // exact holds + the estimate of the sampled ones (see hold_error_ppm)
   uint64_t hold_max_ns;
   uint64_t hold_samples;  // holds that were timed
   HistogramRef wait_histogram;

@@ -65,6 +65,7 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
   if (kind == format::OperationClass::kAcquire) {
     out["hold"] = histogram_json(site.hold, site.hold_sum_ns, site.hold_max_ns);
     out["hold"]["timed"] = site.hold_samples;
+    out["hold"]["error_ns"] = site.hold_error_ns;
   }
   if (format::is_read_side(site.operation) || format::is_write_side(site.operation)) {
     out["behind_readers"] = site.behind_readers;
@@ -80,12 +81,19 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
   return out;
 }
 
+// A hold distribution with the 95 % bound of its total's sampling error (0 when exact).
+json hold_json(const SideSummary& side) {
+  json out = histogram_json(side.hold, side.hold_sum_ns, side.hold_max_ns);
+  out["error_ns"] = side.hold_error_ns;
+  return out;
+}
+
 json side_json(const SideSummary& side) {
   return {{"acquisitions", side.acquisitions},
           {"contended", side.contended},
           {"failed", side.failed},
           {"wait", histogram_json(side.wait, side.wait_sum_ns, side.wait_max_ns)},
-          {"hold", histogram_json(side.hold, side.hold_sum_ns, side.hold_max_ns)}};
+          {"hold", hold_json(side)}};
 }
 
 json lock_json(const LockSummary& lock, const ProcessProfile& process) {
@@ -109,7 +117,7 @@ json lock_json(const LockSummary& lock, const ProcessProfile& process) {
               {"failed", lock.failed},
               {"owner_changes", lock.owner_changes},
               {"wait", histogram_json(lock.wait, lock.wait_sum_ns, lock.wait_max_ns)},
-              {"hold", histogram_json(lock.hold, lock.hold_sum_ns, lock.hold_max_ns)},
+              {"hold", hold_json(lock)},
               {"sites", sites}};
   out["init_site"] = lock.init_site.known() ? location_json(lock.init_site, process) : json(nullptr);
   if (lock.primitive == format::Primitive::kRwLock) {

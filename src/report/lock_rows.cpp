@@ -78,8 +78,18 @@ std::vector<LockColumn> build_columns() {
                                                       double(l.wait_max_ns));
                                     }));
   columns.push_back(duration_column("hold", "HOLD TOTAL", "time it was held (estimate when holds "
-                                    "are sampled, see the footer)",
+                                    "are sampled, see the footer; never more than the run allows)",
                                     [](const LockSummary& l) { return double(l.hold_sum_ns); }));
+  columns.push_back(LockColumn{
+      "hold-error", "±95%", "the HOLD TOTAL estimate's sampling error, 95 % bound (\"exact\": every "
+      "hold was timed)",
+      false,
+      [](const LockRow& r) { return double(r.figures().hold_error_ns); },
+      [](const LockRow& r) {
+        const LockSummary& l = r.figures();
+        if (l.hold_error_ns == 0) return std::string(l.hold_sum_ns ? "exact" : "");
+        return fmt::format("±{:.1f}%", 100.0 * double(l.hold_error_ns) / double(l.hold_sum_ns));
+      }});
   columns.push_back(duration_column("hold-max", "HOLD MAX", "longest timed hold",
                                     [](const LockSummary& l) { return double(l.hold_max_ns); }));
   return columns;

@@ -69,9 +69,7 @@ void finish_timed_hold(ThreadState& self, HeldLock& held) {
   InsideLockscope inside;
   SiteDetail* detail = self.sites.detail(*held.entry);
   if (!detail) return;
-  self.sites.record_duration(hold_ns, held.weight, detail->hold_sum_ns, detail->hold_max_ns,
-                             detail->hold_histogram);
-  ++detail->hold_samples;
+  self.sites.record_hold(*detail, hold_ns, held.weight);
 }
 
 void record_owner_change(LockSlot& slot, uint32_t tid) {

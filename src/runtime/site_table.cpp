@@ -107,6 +107,10 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     into->wait_sum_ns += from->wait_sum_ns;
     if (from->wait_max_ns > into->wait_max_ns) into->wait_max_ns = from->wait_max_ns;
     into->hold_sum_ns += from->hold_sum_ns;
+    into->hold_exact_count += from->hold_exact_count;
+    into->hold_sampled_ns += from->hold_sampled_ns;
+    into->hold_sampled_sq_ns2 += from->hold_sampled_sq_ns2;
+    into->hold_sampled_count += from->hold_sampled_count;
     if (from->hold_max_ns > into->hold_max_ns) into->hold_max_ns = from->hold_max_ns;
     into->hold_samples += from->hold_samples;
     into->behind_readers += from->behind_readers;

@@ -55,16 +55,23 @@ struct SiteDetail {
   uint64_t failed;
   uint64_t wait_sum_ns;
   uint64_t wait_max_ns;
-  uint64_t hold_sum_ns;  // scaled: a sampled uncontended hold counts `period` times
+  // Holds: the exact ones (a cold site's first N, contended ones) are summed as they are; the
+  // sampled ones (1 in N after that) are kept raw, with their squares, so that the writer can
+  // estimate the holds in between and bound the estimate's error (profile_writer.cpp).
+  uint64_t hold_sum_ns;       // exact holds
+  uint64_t hold_exact_count;
+  uint64_t hold_sampled_ns;   // sampled holds, unscaled
+  double hold_sampled_sq_ns2; // their squares
+  uint64_t hold_sampled_count;
   uint64_t hold_max_ns;
-  uint64_t hold_samples;
+  uint64_t hold_samples;      // holds timed (exact + sampled)
   uint64_t behind_readers;   // rwlock: waits begun while readers held it
   uint64_t behind_writer;    // rwlock: waits begun while a writer held it
   uint64_t with_waiters;     // signal/broadcast sent while a thread waited on the condvar
   uint64_t without_waiters;  // ... while none did
   uint64_t arrived_last;     // barrier: arrivals that completed it
   SparseHistogram* wait_histogram;
-  SparseHistogram* hold_histogram;  // scaled like hold_sum_ns
+  SparseHistogram* hold_histogram;  // a sampled hold counts `period` times
 };
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
@@ -92,6 +99,20 @@ class SiteTable {
   // The entry's detail block, allocated on first use; nullptr when out of memory.
   SiteDetail* detail(SiteStats& stats) {
     return __builtin_expect(stats.detail != nullptr, 1) ? stats.detail : allocate_detail(stats);
+  }
+  // A timed hold: exact (weight 1) or a sample standing for `weight` holds.
+  bool record_hold(SiteDetail& detail, uint64_t ns, uint64_t weight) {
+    if (weight <= 1) {
+      detail.hold_sum_ns += ns;
+      ++detail.hold_exact_count;
+    } else {
+      detail.hold_sampled_ns += ns;
+      detail.hold_sampled_sq_ns2 += static_cast<double>(ns) * static_cast<double>(ns);
+      ++detail.hold_sampled_count;
+    }
+    ++detail.hold_samples;
+    if (ns > detail.hold_max_ns) detail.hold_max_ns = ns;
+    return histogram_add(detail.hold_histogram, arena_, LogHistogramLayout::bucket_of(ns), weight);
   }
   // A duration into a detail's sum, max and histogram (`weight` times); false when out of memory.
   bool record_duration(uint64_t ns, uint64_t weight, uint64_t& sum, uint64_t& max,

@@ -1,6 +1,7 @@
 // Exact counts, call-site lines and measured waits from fixtures run under the real runtime.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "lockscope_harness.h"
@@ -207,6 +208,38 @@ TEST(Handoffs, OwnerChangesEqualWhatTheProgramCountedInsideItsCriticalSections) 
   EXPECT_GT(pong, 2000) << "the ping-pong hands the mutex over inside every wait";
   EXPECT_EQ(pong_lock.lock->owner_changes, static_cast<uint64_t>(pong));
   EXPECT_EQ(busy_lock.lock->owner_changes, static_cast<uint64_t>(busy));
+}
+
+}  // namespace
+}  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+// The sampled hold estimate against the program's own measurement. The bound is a 95 % one, so a
+// test asserting it alone would fail one run in twenty: twice the bound (~4 sigma), plus 1 % for
+// the few ns per hold between the lock's return and the program's clock read. Its width depends
+// on the machine (one preempted sample widens it), so only "non-zero and below the estimate".
+TEST(Counts, TheSampledHoldEstimateIsWithinItsStatedBoundOfTheTruth) {
+  TemporaryDirectory dir;
+  const CommandResult recorded = run_lockscope(
+      {"record", "-o", dir.path(), "--hold-sample", "8", "--", fixture("timed_holds"), "3000"});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  long long truth = 0;
+  const size_t at = recorded.err.find("total_hold_ns");
+  ASSERT_NE(at, std::string::npos) << recorded.err;
+  ASSERT_EQ(std::sscanf(recorded.err.c_str() + at, "total_hold_ns %lld", &truth), 1);
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  const FoundSite site = find_site(profile.processes[0], "timed_holds", "timed-lock", Operation::kLock);
+  ASSERT_NE(site.site, nullptr);
+  EXPECT_EQ(site.site->hold_samples, 8u + (3000u - 8u) / 8u) << "8 exact, then 1 in 8";
+  const double estimate = double(site.site->hold_sum_ns), bound = double(site.site->hold_error_ns);
+  EXPECT_GT(bound, 0.0) << "a sampled estimate states its error";
+  EXPECT_LT(bound, estimate) << "374 samples of 10..40 us holds";
+  EXPECT_LE(std::abs(estimate - double(truth)), 2 * bound + 0.01 * double(truth))
+      << "estimate " << estimate << " ± " << bound << ", truth " << truth;
+  EXPECT_EQ(site.lock->hold_error_ns, site.site->hold_error_ns);
 }
 
 }  // namespace
