@@ -195,6 +195,7 @@ std::string exit_path_name(format::ExitPath path) {
     case format::ExitPath::kExec: return "exec";
     case format::ExitPath::kSignal: return "signal";
     case format::ExitPath::kQuickExit: return "quick_exit";
+    case format::ExitPath::kSnapshot: return "snapshot";
   }
   return "unknown";
 }

@@ -137,6 +137,7 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
 struct RecordSettings {
   std::string directory = kDefaultDirectory;
   unsigned hold_sample = kDefaultHoldSample;
+  double snapshot_interval = 0;
 };
 
 void add_record_options(CLI::App& app, RecordSettings& settings) {
@@ -146,9 +147,15 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
                          app.get_name()));
   app.add_option("-o,--output", settings.directory, "profile directory")->default_str(kDefaultDirectory);
   app.add_option("--hold-sample", settings.hold_sample,
-                 "time 1 in N uncontended holds (1 = every hold); contended holds are always timed")
+                 "time a call site's first N uncontended holds, then 1 in N (1 = every hold); "
+                 "contended holds are always timed")
       ->check(CLI::Range(1u, 1000000u))
       ->default_str(std::to_string(kDefaultHoldSample));
+  app.add_option("--snapshot-interval", settings.snapshot_interval,
+                 "also write each process's profile every SECONDS while it runs, so that a "
+                 "process killed by SIGKILL keeps what it had recorded by its last snapshot "
+                 "(written by a thread that holds no lock, at its next timed release)")
+      ->check(CLI::Range(0.01, 86400.0));
 }
 
 // The command after the options: from "--", else what CLI11 left over (prefix_command stops at the
@@ -188,6 +195,7 @@ TargetOutcome record(const RecordSettings& settings, const std::vector<std::stri
   launch.arguments = command;
   launch.profile_directory = settings.directory;
   launch.hold_sample_period = settings.hold_sample;
+  launch.snapshot_interval_s = settings.snapshot_interval;
   return launch_target(launch);
 }
 

@@ -51,8 +51,10 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
   if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing)
     preload += std::string(":") + existing;
   const uint64_t tsc_hz = tsc_is_invariant() ? measure_tsc_hz(5000000) : 0;
-  const std::string config = fmt::format("hold_sample={},tsc_hz={},dir={}",
-                                         settings.hold_sample_period, tsc_hz,
+  const std::string config = fmt::format("hold_sample={},snapshot_ms={},tsc_hz={},dir={}",
+                                         settings.hold_sample_period,
+                                         static_cast<uint64_t>(settings.snapshot_interval_s * 1000),
+                                         tsc_hz,
                                          std::filesystem::absolute(settings.profile_directory)
                                              .string());
   std::vector<char*> argv;

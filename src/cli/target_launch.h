@@ -14,6 +14,7 @@ struct LaunchSettings {
   std::string runtime_library;         // liblockscope.so
   std::string profile_directory;
   unsigned hold_sample_period = 8;
+  double snapshot_interval_s = 0;  // 0: none
 };
 
 struct TargetOutcome {

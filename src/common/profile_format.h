@@ -82,6 +82,9 @@ enum class ExitPath : uint32_t {
   kExec = 3,       // the image was replaced by execve(); a new file follows for the same pid
   kSignal = 4,     // a signal whose default action ends the process; exit_status = its number
   kQuickExit = 5,  // quick_exit(), after the at_quick_exit handlers
+  kSnapshot = 6,   // a periodic snapshot (--snapshot-interval) of a process still running; a file
+                   // still saying so was never replaced: the process ended without an exit path
+                   // (SIGKILL), and what it did after the snapshot is missing
 };
 
 struct ProcessRecord {

@@ -336,6 +336,11 @@ void write_footer(const Profile& profile, std::ostream& out) {
                                     ? std::string("all processes")
                                     : fmt::format("pid {}", fmt::join(pids, ", ")),
                                 period, period));
+  for (const ProcessProfile& process : profile.processes)
+    if (process.exit_path == format::ExitPath::kSnapshot)
+      notes.push_back(fmt::format("pid {}: profile from its last snapshot ({} in): the process "
+                                  "ended without an exit path (SIGKILL?), later calls are missing",
+                                  process.pid, format_duration_ns(double(process.duration_ns))));
   // An exec whose new image left no profile of its own (same pid, started later).
   for (const ProcessProfile& process : profile.processes) {
     if (process.exit_path != format::ExitPath::kExec || process.exec_target.empty()) continue;

@@ -136,6 +136,12 @@ void lockscope::runtime::write_profile_on_signal(int signal_number) {
   write_once(ExitPath::kSignal, signal_number, written, true);
 }
 
+void lockscope::runtime::write_profile_snapshot() {
+  if (!is_profiled_process() || runtime().profile_written.load(std::memory_order_acquire)) return;
+  char written[4096];
+  lockscope::runtime::write_profile(ExitPath::kSnapshot, -1, written);
+}
+
 // quick_exit(): the program's at_quick_exit handlers run first (ours was registered before any of
 // theirs, and they run in reverse order), then ours writes with the status remembered here.
 static int g_quick_exit_status = -1;

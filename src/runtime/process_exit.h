@@ -5,5 +5,7 @@ namespace lockscope::runtime {
 
 // From a fatal signal's stand-in handler: writes the profile once (ExitPath::kSignal).
 void write_profile_on_signal(int signal_number);
+// A periodic snapshot (ExitPath::kSnapshot) of a process still running; never after its end.
+void write_profile_snapshot();
 
 }  // namespace lockscope::runtime

@@ -404,6 +404,11 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   // the recording state is left untouched.
   SiteTable all;
   uint64_t dropped = 0;
+  // The module map first, before any lock of ours is held: dl_iterate_phdr takes the loader's
+  // lock, and a thread inside dlopen may be waiting for ours (its first lock call registers it).
+  ModuleList modules;
+  modules.collect();
+  append_unloaded_modules(modules);
   if (!from_signal) {
     rt.merge_lock.lock();
   } else if (!rt.merge_lock.try_lock_for(interrupted_lockscope ? 0 : 1000)) {
@@ -418,10 +423,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   dropped += all.merge_from(rt.merged);
   dropped += snapshot_threads(rt, all, live, counter_values);
 
-  ModuleList modules;
   Sections out;
-  modules.collect();
-  append_unloaded_modules(modules);
   fill_process(out, rt, exit_path, exit_status);
   fill_modules(out, modules);
   fill_locks_and_sites(out, rt, modules, all);
@@ -469,13 +471,28 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   char temporary[4200];  // a directory name near PATH_MAX truncates: the open then fails cleanly
   snprintf(path_out, 4096, "%s/%u-%llu%s", rt.directory, rt.pid,
            static_cast<unsigned long long>(rt.start_realtime_ns), format::kFileSuffix);
-  snprintf(temporary, sizeof(temporary), "%s/.%u-%llu.tmp", rt.directory, rt.pid,
-           static_cast<unsigned long long>(rt.start_realtime_ns));
+  const bool snapshot = exit_path == format::ExitPath::kSnapshot;
+  snprintf(temporary, sizeof(temporary), "%s/.%u-%llu%s.tmp", rt.directory, rt.pid,
+           static_cast<unsigned long long>(rt.start_realtime_ns), snapshot ? ".snapshot" : "");
+  if (from_signal ? !rt.file_lock.try_lock_for(interrupted_lockscope ? 0 : 1000)
+                  : (rt.file_lock.lock(), false)) {
+    RawLine().append("profile of pid ").append(rt.pid)
+        .append(" not written: the signal arrived while its file was being written").emit();
+    errno = saved_errno;
+    return false;
+  }
+  if (snapshot && rt.profile_written.load(std::memory_order_acquire)) {  // the end came first
+    rt.file_lock.unlock();
+    errno = saved_errno;
+    return false;
+  }
   const int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   const bool written = fd >= 0 && write_all(fd, file.data(), file.size());
   const int write_errno = errno;
   if (fd >= 0) close(fd);
-  if (!written || rename(temporary, path_out) != 0) {
+  const bool renamed = written && rename(temporary, path_out) == 0;
+  rt.file_lock.unlock();
+  if (!renamed) {
     RawLine().append("cannot write profile ").append(path_out).append(": ")
         .append(strerror(written ? errno : write_errno)).emit();
     unlink(temporary);

@@ -1,5 +1,7 @@
 #include "runtime/recorder.h"
 
+#include "runtime/process_exit.h"
+
 namespace lockscope::runtime {
 namespace {
 
@@ -61,6 +63,19 @@ void stamp_release_after_signal(HeldLock& held) {
   signaller_release_ticks(g_runtime.locks.slot(held.signalled_slot - 1))
       .store(g_runtime.clock.now(), std::memory_order_release);
   held.signalled_slot = 0;
+}
+
+void snapshot_if_due(ThreadState& self) {
+  Runtime& rt = g_runtime;
+  if (rt.snapshot_interval_ticks == 0) return;
+  const uint64_t now = rt.clock.now();
+  uint64_t due = rt.next_snapshot_ticks.load(std::memory_order_relaxed);
+  // Only a thread that holds none of the program's locks writes: it then takes part in no cycle.
+  if (now < due || self.held_depth != 0) return;
+  if (!rt.next_snapshot_ticks.compare_exchange_strong(due, now + rt.snapshot_interval_ticks,
+                                                      std::memory_order_relaxed))
+    return;  // another thread took this one
+  write_profile_snapshot();
 }
 
 void finish_timed_hold(ThreadState& self, HeldLock& held) {
@@ -176,6 +191,7 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
     acquire_entry->release_site = site;
     acquire_entry->release_stats = entry;
   }
+  snapshot_if_due(self);
   if (result != 0) {
     if (SiteDetail* detail = self.sites.detail(*entry)) ++detail->failed;
     else rt.count(format::Counter::kDroppedSites);
@@ -201,6 +217,7 @@ void record_event(ThreadState& self, const void* lock, format::Operation op, uin
 void record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                  uint64_t wait_ns, bool waited, bool failed, bool arrived_last) {
   InsideLockscope inside;
+  snapshot_if_due(self);
   SiteStats* entry = locate_site(self, lock, op, site).stats;
   if (!entry) return;
   ++entry->count;

@@ -102,6 +102,9 @@ inline SiteCacheEntry* cached_site(ThreadState& self, const void* lock, uintptr_
 // onto one of them. Out of line: the clock read is rare and keeps the fast path's registers free.
 __attribute__((noinline)) void start_sampled_hold(HeldLock& held, SiteStats& stats);
 __attribute__((noinline)) void finish_timed_hold(ThreadState& self, HeldLock& held);
+// With --snapshot-interval: writes a snapshot of the profile when one is due and this thread holds
+// nothing. Called after timed releases and from slow paths; returns at once when disabled.
+__attribute__((noinline)) void snapshot_if_due(ThreadState& self);
 // Before the real unlock of a lock held while signalling a condvar (held.signalled_slot): stamps
 // the condvar with the release time. Before, not after: the woken waiter may return from its wait
 // as soon as the lock is free, and reads the stamp then.
@@ -252,10 +255,12 @@ inline int release(const void* lock, uintptr_t site, Release real_release,
     errno = saved_errno;
     return result;
   }
-  if (__builtin_expect(top.weight != 0, 0) && top.epoch == self->epoch) finish_timed_hold(*self, top);
+  const bool timed = top.weight != 0 && top.epoch == self->epoch;
+  if (__builtin_expect(timed, 0)) finish_timed_hold(*self, top);
   --self->held_depth;
   ++stats->count;
   ++self->releases;
+  if (__builtin_expect(timed, 0)) snapshot_if_due(*self);
   return 0;
 }
 

@@ -82,7 +82,7 @@ const char* config_from_proc(char* buffer, size_t size) {
   return nullptr;
 }
 
-void parse_config(Runtime& rt, uint64_t& tsc_hz) {
+void parse_config(Runtime& rt, uint64_t& tsc_hz, uint64_t& snapshot_ms) {
   std::strcpy(rt.directory, "lockscope.prof");
   static char environment_copy[65536];
   const char* text = environ ? getenv(kConfigVariable)
@@ -98,6 +98,9 @@ void parse_config(Runtime& rt, uint64_t& tsc_hz) {
                ConfigString::parse_u64(value, value_length, number) && number >= 1 &&
                number <= 1000000) {
       rt.hold_sample_period = static_cast<uint32_t>(number);
+    } else if (ConfigString::key_is(key, key_length, "snapshot_ms") &&
+               ConfigString::parse_u64(value, value_length, number) && number <= 86400000) {
+      snapshot_ms = number;
     } else if (ConfigString::key_is(key, key_length, "tsc_hz") &&
                ConfigString::parse_u64(value, value_length, number)) {
       tsc_hz = number;
@@ -163,6 +166,9 @@ void after_fork_in_child() {
   if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady)) return;
   ThreadState* self = tls_thread;
   rt.merge_lock.reset();
+  rt.file_lock.reset();
+  if (rt.snapshot_interval_ticks)
+    rt.next_snapshot_ticks.store(rt.clock.now() + rt.snapshot_interval_ticks);
   reset_process_identity(rt);
   rt.parent_was_profiled = true;
   rt.profile_written.store(false, std::memory_order_relaxed);
@@ -207,9 +213,14 @@ bool ensure_initialized() {
   const int saved_errno = errno;
   tls_inside = true;
   resolve_real_functions();
-  uint64_t tsc_hz = 0;
-  parse_config(rt, tsc_hz);
+  uint64_t tsc_hz = 0, snapshot_ms = 0;
+  parse_config(rt, tsc_hz, snapshot_ms);
   rt.clock.initialize(tsc_hz);
+  if (snapshot_ms) {
+    rt.snapshot_interval_ticks =
+        static_cast<uint64_t>(static_cast<double>(snapshot_ms) * rt.clock.ticks_per_second / 1e3);
+    rt.next_snapshot_ticks.store(rt.clock.now() + rt.snapshot_interval_ticks);
+  }
   reset_process_identity(rt);
   const bool ok = pthread_key_create(&rt.exit_key, thread_exit_destructor) == 0;
   if (ok) {

@@ -113,6 +113,9 @@ struct Runtime {
   uint64_t start_realtime_ns = 0;
   uint64_t start_monotonic_ns = 0;
   std::atomic<bool> profile_written{false};
+  uint64_t snapshot_interval_ticks = 0;     // 0: no periodic snapshots
+  std::atomic<uint64_t> next_snapshot_ticks{0};
+  InternalLock file_lock;  // the file's write and rename: a late snapshot never replaces the end
   char exec_target[512] = {};  // while an exec's profile is written: the program exec'd
   int exit_status = -1;
 

@@ -5,7 +5,8 @@
 
 namespace lockscope::runtime {
 
-// Appends the unloaded modules after those `list` holds (up to its capacity). Under the merge lock.
+// Appends the unloaded modules after those `list` holds (up to its capacity). Needs no lock: the
+// list only grows, and publishes each entry before counting it.
 void append_unloaded_modules(ModuleList& list);
 
 }  // namespace lockscope::runtime

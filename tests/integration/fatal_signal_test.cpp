@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <thread>
 
@@ -126,6 +127,57 @@ TEST(FatalSignals, SigtermToLockscopeGoesToTheProgramAndLockscopeWaitsForIt) {
   const SiteSummary* site = counted_site(process);
   ASSERT_NE(site, nullptr);
   EXPECT_EQ(site->count, 1000u);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+TEST(Snapshots, AProcessKilledBySigkillKeepsItsLastSnapshot) {
+  TemporaryDirectory dir, capture;
+  const StartedCommand started =
+      start_command({LOCKSCOPE_CLI, "record", "-o", dir.path(), "--snapshot-interval", "0.05", "--",
+                     fixture("killed_later")},
+                    capture, "record");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int pid = 0;
+  while (std::chrono::steady_clock::now() < deadline &&
+         std::sscanf(slurp(started.out_path).c_str(), "ready %d", &pid) != 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // several snapshots
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  while (waitpid(started.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const CommandResult result = finish_command(started, status);
+  EXPECT_EQ(result.signal, SIGKILL) << result.err;
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u) << "the last snapshot is the profile\n" << result.err;
+  const ProcessProfile& process = profile.processes[0];
+  EXPECT_EQ(process.exit_path, format::ExitPath::kSnapshot);
+  const FoundSite loop = find_site(process, "killed_later", "loop-lock", format::Operation::kLock);
+  ASSERT_NE(loop.site, nullptr);
+  EXPECT_EQ(loop.site->count, 1000u);
+  const FoundSite later = find_site(process, "killed_later", "later-lock", format::Operation::kLock);
+  ASSERT_NE(later.site, nullptr) << "snapshots were taken while it ran on";
+  EXPECT_GE(later.site->count, 100u) << "300 ms of 1 ms rounds, the last snapshot within 100 ms";
+}
+
+TEST(Snapshots, AnExitAfterSnapshotsIsTheFinalProfile) {
+  TemporaryDirectory dir;
+  const CommandResult recorded = run_lockscope({"record", "-o", dir.path(), "--snapshot-interval",
+                                                "0.01", "--", fixture("timed_holds"), "3000"});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  EXPECT_EQ(profile.processes[0].exit_path, format::ExitPath::kExit);
+  const FoundSite site = find_site(profile.processes[0], "timed_holds", "timed-lock",
+                                   format::Operation::kLock);
+  ASSERT_NE(site.site, nullptr);
+  EXPECT_EQ(site.site->count, 3000u);
 }
 
 }  // namespace
