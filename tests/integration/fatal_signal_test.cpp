@@ -59,7 +59,7 @@ TEST_P(DiesOfSignal, TheProfileIsWrittenAndTheProgramDiesOfTheSameSignal) {
 INSTANTIATE_TEST_SUITE_P(FatalSignals, DiesOfSignal,
                          ::testing::Values(Death{"term", SIGTERM}, Death{"int", SIGINT},
                                            Death{"abort", SIGABRT}, Death{"segv", SIGSEGV}),
-                         [](const auto& info) { return std::string(info.param.mode); });
+                         [](const auto& param_info) { return std::string(param_info.param.mode); });
 
 TEST(FatalSignals, TheProgramsOwnHandlerRunsAndItsReRaiseIsRecorded) {
   TemporaryDirectory dir;

@@ -140,18 +140,19 @@ const SiteSummary* site_at(const LockSummary& lock, const std::string& file_suff
   return nullptr;
 }
 
-ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string& fixture_name,
-                                const std::vector<std::string>& args) {
-  std::vector<std::string> plain_argv = {fixture(fixture_name)};
-  plain_argv.insert(plain_argv.end(), args.begin(), args.end());
-  const CommandResult plain = run_command(plain_argv);
-  EXPECT_EQ(plain.exit_status, 0) << plain.out;
-  std::vector<std::string> command = {"record", "-o", dir.path(), "--"};
-  command.insert(command.end(), plain_argv.begin(), plain_argv.end());
-  const CommandResult profiled = run_lockscope(command);
-  EXPECT_EQ(profiled.exit_status, plain.exit_status) << profiled.out << profiled.err;
-  EXPECT_EQ(profiled.signal, 0) << "14 is SIGALRM: the fixture's watchdog, it hung under the runtime";
-  EXPECT_EQ(profiled.out, plain.out);
+ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
+                                        const std::vector<std::string>& program,
+                                        const std::vector<std::string>* environment,
+                                        CommandResult* recorded_out) {
+  const CommandResult plain = run_command(program, environment);
+  EXPECT_EQ(plain.exit_status, 0) << plain.out << plain.err;
+  std::vector<std::string> command = {LOCKSCOPE_CLI, "record", "-o", dir.path(), "--"};
+  command.insert(command.end(), program.begin(), program.end());
+  const CommandResult recorded = run_command(command, environment);
+  EXPECT_EQ(recorded.exit_status, plain.exit_status) << recorded.out << recorded.err;
+  EXPECT_EQ(recorded.signal, 0) << "14 is SIGALRM: the fixture's watchdog, it hung under the runtime";
+  EXPECT_EQ(recorded.out, plain.out);
+  if (recorded_out) *recorded_out = recorded;
   Profile profile = load_profile(dir.path());
   EXPECT_TRUE(profile.problems.empty());
   if (profile.processes.size() != 1) {
@@ -159,6 +160,13 @@ ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string
     return {};
   }
   return profile.processes[0];
+}
+
+ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string& fixture_name,
+                                const std::vector<std::string>& args) {
+  std::vector<std::string> program = {fixture(fixture_name)};
+  program.insert(program.end(), args.begin(), args.end());
+  return record_program_unchanged(dir, program);
 }
 
 FoundSite find_site(const ProcessProfile& process, const std::string& fixture_name,

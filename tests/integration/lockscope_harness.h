@@ -62,8 +62,14 @@ std::vector<std::string> profile_files(const std::string& directory);
 
 inline constexpr uint64_t kMs = 1'000'000;
 
-// Runs the fixture plain, then under `lockscope record` into `dir`: stdout and exit status must be
-// the same, and there must be exactly one process; returns it.
+// Runs `program` plain, then under `lockscope record` into `dir` (with `environment` when given):
+// exit status 0 and the same stdout both times, exactly one process in the profile; returns it.
+// `recorded` gets the recorded run's result.
+ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
+                                        const std::vector<std::string>& program,
+                                        const std::vector<std::string>* environment = nullptr,
+                                        CommandResult* recorded = nullptr);
+// The same for a fixture with its arguments.
 ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string& fixture_name,
                                 const std::vector<std::string>& args = {});
 

@@ -44,12 +44,6 @@ std::string jemalloc_library() {
   return {};
 }
 
-std::vector<std::string> current_environment() {
-  std::vector<std::string> result;
-  for (char** entry = environ; *entry; ++entry) result.push_back(*entry);
-  return result;
-}
-
 // The test's environment with NAME=VALUE set (replacing any NAME already there).
 std::vector<std::string> environment_with(const std::string& name, const std::string& value) {
   std::vector<std::string> result;
@@ -59,38 +53,11 @@ std::vector<std::string> environment_with(const std::string& name, const std::st
   return result;
 }
 
-CommandResult run_with_environment(const std::vector<std::string>& argv,
-                                   const std::vector<std::string>& env) {
-  return run_command(argv, &env);
-}
-
 std::vector<std::string> record_command(const TemporaryDirectory& dir,
                                         const std::vector<std::string>& program) {
   std::vector<std::string> command = {LOCKSCOPE_CLI, "record", "-o", dir.path(), "--"};
   command.insert(command.end(), program.begin(), program.end());
   return command;
-}
-
-// Runs `program` plain, then under `lockscope record` into `dir`, both with `env`: exit status 0 and
-// the same stdout; one process in the profile, no damaged file. `profiled` gets the second run.
-ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
-                                        const std::vector<std::string>& program,
-                                        const std::vector<std::string>& env,
-                                        CommandResult* profiled = nullptr) {
-  const CommandResult plain = run_with_environment(program, env);
-  EXPECT_EQ(plain.exit_status, 0) << plain.out << plain.err;
-  const CommandResult recorded = run_with_environment(record_command(dir, program), env);
-  EXPECT_EQ(recorded.exit_status, 0) << recorded.out << recorded.err;
-  EXPECT_EQ(recorded.signal, 0);
-  EXPECT_EQ(recorded.out, plain.out);
-  if (profiled) *profiled = recorded;
-  Profile profile = load_profile(dir.path());
-  EXPECT_TRUE(profile.problems.empty());
-  if (profile.processes.size() != 1) {
-    ADD_FAILURE() << "expected one process, got " << profile.processes.size();
-    return {};
-  }
-  return profile.processes[0];
 }
 
 bool in_module(const ProcessProfile& process, const CodeLocation& where, const std::string& name) {
@@ -127,9 +94,10 @@ TEST(RealPrograms, JemallocPreloadedThreadsKeepExactCountsAndJemallocsOwnLocksMa
   constexpr long kIterations = 20000;
   TemporaryDirectory dir;
   CommandResult profiled;
+  const std::vector<std::string> environment = environment_with("LD_PRELOAD", jemalloc);
   const ProcessProfile process = record_program_unchanged(
       dir, {fixture("jemalloc_threads"), std::to_string(kThreads), std::to_string(kIterations)},
-      environment_with("LD_PRELOAD", jemalloc), &profiled);
+      &environment, &profiled);
   ASSERT_TRUE(has_module(process, "libjemalloc.so")) << "jemalloc was not loaded into the program";
   EXPECT_TRUE(has_module(process, "liblockscope.so"));
   EXPECT_EQ(process.exit_path, format::ExitPath::kExit);
@@ -221,8 +189,7 @@ TEST(RealPrograms, Python3ThreadsShowTheGilCondvarAndExactThreadingLockCounts) {
   const ProcessProfile process = record_program_unchanged(
       dir,
       {python, "-I", std::string(FIXTURE_SOURCE_DIR) + "/python_threads.py",
-       std::to_string(kThreads), std::to_string(kIterations)},
-      current_environment());
+       std::to_string(kThreads), std::to_string(kIterations)});
   EXPECT_EQ(process.exit_path, format::ExitPath::kExit);
   EXPECT_EQ(process.exit_status, 0);
   expect_nothing_dropped(process);
