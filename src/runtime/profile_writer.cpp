@@ -78,7 +78,15 @@ class LockIndex {
     uint32_t record;
   };
   static constexpr uint64_t kEmpty = ~uint64_t{0};
-  size_t hash(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ull >> 20) & (capacity_ - 1); }
+  // A full mix: (slot << 32 | generation) times a constant keeps its low bits zero for generation
+  // 0, and every lock then probed from the same slot (quadratic in the number of locks).
+  size_t hash(uint64_t key) const {
+    key ^= key >> 33;
+    key *= 0xFF51AFD7ED558CCDull;
+    key ^= key >> 33;
+    key *= 0xC4CEB9FE1A85EC53ull;
+    return static_cast<size_t>(key ^ (key >> 33)) & (capacity_ - 1);
+  }
   ByteBuffer memory_;
   Entry* entries_ = nullptr;
   size_t capacity_ = 0;

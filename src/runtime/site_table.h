@@ -3,7 +3,7 @@
 // Each thread records into its own SiteTable without locks or atomics; the process-wide table
 // (sites of threads that are gone) is written under the runtime's merge lock. A table only grows:
 // entries live in a ChunkedArray, so their addresses never change and the hot path may keep
-// pointers to them; the hash index of entry numbers is rebuilt at twice the size when half full,
+// pointers to them; the hash index of (tag, entry number) is rebuilt at twice the size when half full,
 // off the hot path (only a first use of a (lock, site, operation) inserts). An entry is 48 bytes:
 // what was never needed is never allocated — the detail block (waits, failures, timed holds, events)
 // comes on first use, and each histogram is sparse, in blocks that double as buckets are touched.
@@ -153,7 +153,7 @@ class SiteTable {
   bool grow_index();
 
   ChunkedArray<SiteStats, 6> entries_;
-  uint32_t* index_ = nullptr;  // entry number + 1 per slot; 0 = empty
+  uint64_t* index_ = nullptr;  // hash tag | entry number + 1 per slot; 0 = empty
   size_t index_capacity_ = 0;  // a power of two, kept at least twice used()
   BumpArena arena_;
 };
