@@ -8,10 +8,12 @@
 #   threads: 10,000 short-lived threads, 4 at a time (wall time, and peak memory of the process)
 #   memcached: memcached -t 4 on 127.0.0.1 under memcaslap (2 threads, 16 connections, 3 s): the
 #          throughput (TPS) plain and under lockscope record, alternating; median ratio
+#   write: the profile write of memcached -t 4 after 2 s of memcaslap (runtime preloaded directly,
+#          log_writes=1: the runtime says how long each write took)
 #   scale: 10^6 distinct locks and 10^5 threads over one process's life, once each: time, and the
 #          profile's own counts (count_profile.py) against what the program did
 # Each profiled configuration runs at --hold-sample 32 (the default) and 1 (every hold timed).
-# Usage: compare.sh [-n RUNS] [-b BUILD_DIR] [-c GIT_COMMITS] [micro|heavy|git|sysbench|threads|memcached|scale]...
+# Usage: compare.sh [-n RUNS] [-b BUILD_DIR] [-c GIT_COMMITS] [micro|heavy|git|sysbench|threads|memcached|write|scale]...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 runs=10
@@ -162,6 +164,23 @@ memcached_tps() {
   wait "$server" 2>/dev/null || true
 }
 
+write_part() {
+  command -v memcached >/dev/null && command -v memcaslap >/dev/null || return
+  echo "== profile write of memcached -t 4 after 2 s of memcaslap ($runs runs)"
+  for ((i = 0; i < runs; ++i)); do
+    local port=$((20000 + RANDOM % 20000)) server
+    rm -rf "$work/prof" && mkdir -p "$work/prof"
+    local command=(memcached -t 4 -p "$port" -U 0 -l 127.0.0.1)
+    [ "$(id -u)" -eq 0 ] && command+=(-u root)
+    LD_PRELOAD="$build/lib/liblockscope.so" LOCKSCOPE_CONFIG="log_writes=1,dir=$work/prof" \
+      "${command[@]}" 2>&1 | grep "written in" &
+    sleep 0.5
+    memcaslap -s "127.0.0.1:$port" -t 2s -T 2 -c 16 >/dev/null 2>&1
+    pkill -TERM -f "memcached -t 4 -p $port" || true
+    wait
+  done
+}
+
 memcached_part() {
   command -v memcached >/dev/null && command -v memcaslap >/dev/null ||
     { echo "memcached or memcaslap is not installed (apt-get install memcached libmemcached-tools)"; return; }
@@ -196,10 +215,11 @@ for part in $parts; do
       whole "10,000 short-lived threads (4 at a time)" "$(scale_fixture)" threads 10000
       peak "10,000 short-lived threads" "$(scale_fixture)" threads 10000 ;;
     memcached) memcached_part ;;
+    write) write_part ;;
     scale)
       once "10^6 distinct mutexes, each taken once by 2 threads" "$(scale_fixture)" locks 1000000
       once "10^5 short-lived threads, each locking once" "$(scale_fixture)" threads 100000 ;;
-    *) echo "compare.sh: unknown part '$part' (micro, heavy, git, sysbench, threads, memcached, scale)" >&2; exit 2 ;;
+    *) echo "compare.sh: unknown part '$part' (micro, heavy, git, sysbench, threads, memcached, write, scale)" >&2; exit 2 ;;
   esac
   echo
 done

@@ -406,6 +406,7 @@ bool write_all(int fd, const unsigned char* data, size_t size) {
 bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, bool from_signal) {
   Runtime& rt = runtime();
   const bool interrupted_lockscope = inside_lockscope();
+  const uint64_t began_ns = Clock::monotonic_ns();
   InsideLockscope inside;
   const int saved_errno = errno;
   // Everything recorded: exited threads (merged) plus live threads' tables, into a scratch table so
@@ -507,6 +508,10 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
     errno = saved_errno;
     return false;
   }
+  if (rt.log_writes)
+    RawLine().append("profile of pid ").append(rt.pid).append(" written in ")
+        .append((Clock::monotonic_ns() - began_ns) / 1000).append(" us, ")
+        .append(static_cast<uint64_t>(file.size())).append(" bytes").emit();
   errno = saved_errno;
   return true;
 }

@@ -101,6 +101,8 @@ void parse_config(Runtime& rt, uint64_t& tsc_hz, uint64_t& snapshot_ms) {
     } else if (ConfigString::key_is(key, key_length, "snapshot_ms") &&
                ConfigString::parse_u64(value, value_length, number) && number <= 86400000) {
       snapshot_ms = number;
+    } else if (ConfigString::key_is(key, key_length, "log_writes")) {
+      rt.log_writes = value_length == 1 && value[0] == '1';
     } else if (ConfigString::key_is(key, key_length, "tsc_hz") &&
                ConfigString::parse_u64(value, value_length, number)) {
       tsc_hz = number;

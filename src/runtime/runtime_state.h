@@ -114,6 +114,7 @@ struct Runtime {
   uint64_t start_monotonic_ns = 0;
   std::atomic<bool> profile_written{false};
   uint64_t snapshot_interval_ticks = 0;     // 0: no periodic snapshots
+  bool log_writes = false;  // config log_writes=1: say how long each profile write took (benchmarks)
   std::atomic<uint64_t> next_snapshot_ticks{0};
   InternalLock file_lock;  // the file's write and rename: a late snapshot never replaces the end
   char exec_target[512] = {};  // while an exec's profile is written: the program exec'd

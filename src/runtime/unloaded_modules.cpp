@@ -50,7 +50,11 @@ LOCKSCOPE_EXPORT int dlclose(void* handle) {
   link_map* map = nullptr;
   LoadedModule module{};
   bool known = false;
-  if (recording && handle) {
+  // <dlfcn.h> declares the handle nonnull, but a program may still pass NULL (the real dlclose
+  // fails cleanly; dlinfo would not): hide the value from that assumption before testing it.
+  void* checked = handle;
+  asm("" : "+r"(checked));
+  if (recording && checked) {
     lockscope::runtime::InsideLockscope inside;
     known = dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name &&
             lockscope::runtime::find_loaded(map->l_addr, map->l_name, &module);
