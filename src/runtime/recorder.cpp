@@ -10,7 +10,7 @@ namespace {
 SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32_t generation,
                       uintptr_t site, format::Operation op, uint32_t identity_epoch) {
   const SiteKey key{slot, generation, site, static_cast<uint16_t>(op)};
-  SiteStats* entry = self.sites.find_or_insert(key);
+  SiteStats* entry = self.sites.find_or_insert_via_lock(key);
   if (__builtin_expect(entry == nullptr, 0)) {  // the kernel refused memory
     runtime().count(format::Counter::kDroppedSites);
     return nullptr;

@@ -141,6 +141,7 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
 
 void SiteTable::reset() {
   entries_.reset();
+  by_lock_.reset();
   arena_.reset();
   if (index_) munmap(index_, index_capacity_ * sizeof(uint64_t));
   index_ = nullptr;
@@ -158,6 +159,7 @@ void SiteTable::clear_for_reuse() {
 
 void SiteTable::abandon() {
   entries_.abandon();
+  by_lock_.abandon();
   arena_.abandon();
   index_ = nullptr;
   index_capacity_ = 0;

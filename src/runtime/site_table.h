@@ -93,6 +93,16 @@ class SiteTable {
  public:
   // The entry for `key`, inserted if new; nullptr only when the kernel refuses memory.
   SiteStats* find_or_insert(const SiteKey& key);
+  // The same, first trying the entry this table last returned for the key's lock: an array
+  // indexed by lock slot, dense where the thread's locks are, so a server's thousands of locks
+  // cost one cache line each here instead of a probe of the hash index.
+  SiteStats* find_or_insert_via_lock(const SiteKey& key) {
+    SiteStats** hint = by_lock_.slot(key.lock_slot);
+    if (hint && *hint && (*hint)->key == key) return *hint;
+    SiteStats* entry = find_or_insert(key);
+    if (hint && entry) *hint = entry;
+    return entry;
+  }
   size_t used() const { return entries_.size(); }
   // The i-th inserted entry, i < used().
   SiteStats& inserted(size_t i) const { return entries_[i]; }
@@ -153,6 +163,9 @@ class SiteTable {
   bool grow_index();
 
   ChunkedArray<SiteStats, 6> entries_;
+  // Lock slot -> the entry last found for it (any site). Checked by key, so a stale hint is only
+  // a miss: clear_for_reuse keeps it (it points into entries' first chunk, which is kept).
+  ChunkedArray<SiteStats*, 9> by_lock_;
   uint64_t* index_ = nullptr;  // hash tag | entry number + 1 per slot; 0 = empty
   size_t index_capacity_ = 0;  // a power of two, kept at least twice used()
   BumpArena arena_;
