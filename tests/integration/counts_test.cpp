@@ -216,19 +216,23 @@ TEST(Handoffs, OwnerChangesEqualWhatTheProgramCountedInsideItsCriticalSections) 
 namespace lockscope::testing {
 namespace {
 
-// The sampled hold estimate against the program's own measurement. The bound is a 95 % one, so a
-// test asserting it alone would fail one run in twenty: twice the bound (~4 sigma), plus 1 % for
-// the few ns per hold between the lock's return and the program's clock read. Its width depends
-// on the machine (one preempted sample widens it), so only "non-zero and below the estimate".
+// The sampled hold estimate against the program's own measurement. The bound is a 95 % one from
+// the samples' variance, so: twice the bound (~4 sigma), plus 1 % for the few ns per hold between
+// the lock's return and the program's clock read. And it cannot see outliers no sample caught: on
+// a loaded machine a few holds are preempted for milliseconds, and the 1-in-8 samples may miss
+// them all. So the estimate must lie between the total without preemption (each hold clipped to
+// its intended length) and the total with it, each widened by that margin.
 TEST(Counts, TheSampledHoldEstimateIsWithinItsStatedBoundOfTheTruth) {
   TemporaryDirectory dir;
   const CommandResult recorded = run_lockscope(
       {"record", "-o", dir.path(), "--hold-sample", "8", "--", fixture("timed_holds"), "3000"});
   ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
-  long long truth = 0;
+  long long truth = 0, clipped = 0;
   const size_t at = recorded.err.find("total_hold_ns");
   ASSERT_NE(at, std::string::npos) << recorded.err;
-  ASSERT_EQ(std::sscanf(recorded.err.c_str() + at, "total_hold_ns %lld", &truth), 1);
+  ASSERT_EQ(std::sscanf(recorded.err.c_str() + at, "total_hold_ns %lld clipped_hold_ns %lld", &truth,
+                        &clipped),
+            2);
   Profile profile = load_profile(dir.path());
   ASSERT_EQ(profile.processes.size(), 1u);
   const FoundSite site = find_site(profile.processes[0], "timed_holds", "timed-lock", Operation::kLock);
@@ -236,8 +240,11 @@ TEST(Counts, TheSampledHoldEstimateIsWithinItsStatedBoundOfTheTruth) {
   EXPECT_EQ(site.site->hold_samples, 8u + (3000u - 8u) / 8u) << "8 exact, then 1 in 8";
   const double estimate = double(site.site->hold_sum_ns), bound = double(site.site->hold_error_ns);
   EXPECT_GT(bound, 0.0) << "a sampled estimate states its error";
-  EXPECT_LT(bound, estimate) << "374 samples of 10..40 us holds";
-  EXPECT_LE(std::abs(estimate - double(truth)), 2 * bound + 0.01 * double(truth))
+  EXPECT_LE(bound, estimate) << "374 samples of 10..40 us holds";
+  const double margin = 2 * bound + 0.01 * double(truth);
+  EXPECT_GE(estimate, double(clipped) - margin)
+      << "estimate " << estimate << " ± " << bound << ", truth without preemption " << clipped;
+  EXPECT_LE(estimate, double(truth) + margin)
       << "estimate " << estimate << " ± " << bound << ", truth " << truth;
   EXPECT_EQ(site.lock->hold_error_ns, site.site->hold_error_ns);
 }
