@@ -37,28 +37,35 @@ uint32_t mutex_flags(const pthread_mutexattr_t* attr) {
 
 }  // namespace
 
-void note_lock_init(const void* lock, format::Primitive primitive, uint32_t kind, uint32_t flags,
-                    uint32_t capacity, uintptr_t site) {
-  if (!current_thread()) return;  // not recording (bootstrap, reentrant): identity stays implicit
+// Runs `update(table, slot number)` on the lock's slot when the thread records (not during the
+// bootstrap or from inside lockscope: the identity then stays implicit), errno intact; a full
+// table counts a dropped lock.
+template <typename Update>
+void with_lock_slot(const void* lock, Update update) {
+  if (!current_thread()) return;
   const int saved_errno = errno;
   Runtime& rt = runtime();
   const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-  if (index == LockTable::kNoSlot) {
-    rt.count(format::Counter::kDroppedLocks);
-  } else {
+  if (index == LockTable::kNoSlot) rt.count(format::Counter::kDroppedLocks);
+  else update(rt, index);
+  errno = saved_errno;
+}
+
+void note_lock_init(const void* lock, format::Primitive primitive, uint32_t kind, uint32_t flags,
+                    uint32_t capacity, uintptr_t site) {
+  with_lock_slot(lock, [&](Runtime& rt, uint32_t index) {
     LockSlot& slot = rt.locks.slot(index);
     // Re-initialising an address that was used since its generation began starts a new one.
     if (slot.used.load(std::memory_order_relaxed)) {
       rt.locks.retire_generation(index);
       rt.identity_epoch.fetch_add(1, std::memory_order_release);
     }
-    slot.primitive.store(static_cast<uint32_t>(primitive), std::memory_order_relaxed);
-    slot.kind.store(kind, std::memory_order_relaxed);
+    slot.primitive.store(static_cast<uint8_t>(primitive), std::memory_order_relaxed);
+    slot.kind.store(static_cast<uint8_t>(kind), std::memory_order_relaxed);
     slot.flags.store(flags | format::kLockInitSeen, std::memory_order_relaxed);
     slot.capacity.store(capacity, std::memory_order_relaxed);
     slot.init_site.store(site, std::memory_order_relaxed);
-  }
-  errno = saved_errno;
+  });
 }
 
 void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* attr, uintptr_t site) {
@@ -66,32 +73,21 @@ void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* at
 }
 
 void note_lock_flags(const void* lock, format::Primitive primitive, uint32_t flags) {
-  if (!current_thread()) return;
-  const int saved_errno = errno;
-  Runtime& rt = runtime();
-  const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-  if (index != LockTable::kNoSlot) {
+  with_lock_slot(lock, [&](Runtime& rt, uint32_t index) {
     LockSlot& slot = rt.locks.slot(index);
     if (slot.primitive.load(std::memory_order_relaxed) == 0)
       slot.primitive.store(static_cast<uint8_t>(primitive), std::memory_order_relaxed);
     slot.flags.fetch_or(flags, std::memory_order_relaxed);
-  }
-  errno = saved_errno;
+  });
 }
 
 void note_lock_destroy(const void* lock) {
-  if (!current_thread()) return;
-  const int saved_errno = errno;
-  Runtime& rt = runtime();
-  const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-  if (index != LockTable::kNoSlot) {
+  with_lock_slot(lock, [](Runtime& rt, uint32_t index) {
     LockSlot& slot = rt.locks.slot(index);
-    slot.flags.store(slot.flags.load(std::memory_order_relaxed) | format::kLockDestroyed,
-                     std::memory_order_relaxed);
+    slot.flags.fetch_or(format::kLockDestroyed, std::memory_order_relaxed);
     rt.locks.retire_generation(index);
     rt.identity_epoch.fetch_add(1, std::memory_order_release);
-  }
-  errno = saved_errno;
+  });
 }
 
 }  // namespace lockscope::runtime
