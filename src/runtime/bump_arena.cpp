@@ -18,7 +18,6 @@ void* BumpArena::allocate(size_t bytes) {
     last_ = chunk;
     next_ = static_cast<char*>(memory) + header;
     end_ = static_cast<char*>(memory) + size;
-    mapped_ += size;
   }
   void* result = next_;
   next_ += bytes;
@@ -42,7 +41,6 @@ void BumpArena::reset() {
   }
   last_ = nullptr;
   next_ = end_ = nullptr;
-  mapped_ = 0;
 }
 
 }  // namespace lockscope::runtime

@@ -19,7 +19,6 @@ class BumpArena {
   bool rewind();
   // Forgets the chunks without unmapping them (a forked child's copy of another owner's state).
   void abandon() { last_ = nullptr; }
-  size_t bytes_mapped() const { return mapped_; }
 
  private:
   struct Chunk {
@@ -30,7 +29,6 @@ class BumpArena {
   Chunk* last_ = nullptr;
   char* next_ = nullptr;
   char* end_ = nullptr;
-  size_t mapped_ = 0;
 };
 
 }  // namespace lockscope::runtime

@@ -35,9 +35,6 @@ class ChunkedArray {
     size_.store(index + 1, std::memory_order_release);
     return element;
   }
-  T* append() {
-    return append([](T&) {});
-  }
   // Element `index`, mapping its chunk if needed (index may be >= size(): a stack that shrinks and
   // grows again reuses its slots); nullptr when the kernel refuses the memory.
   T* slot(size_t index) {

@@ -165,8 +165,4 @@ void SiteTable::abandon() {
   index_capacity_ = 0;
 }
 
-size_t SiteTable::bytes_mapped() const {
-  return arena_.bytes_mapped() + index_capacity_ * sizeof(uint64_t);
-}
-
 }  // namespace lockscope::runtime

@@ -143,7 +143,6 @@ class SiteTable {
   // Forgets the memory without unmapping it: a forked child's copy of another thread's table,
   // which that thread may have been changing at the fork.
   void abandon();
-  size_t bytes_mapped() const;
 
   // A full 64-bit mix (murmur3's finaliser): keys differ in a few bits of the lock slot or site,
   // and linear probing needs the low bits of the hash to differ too.

@@ -11,9 +11,11 @@ namespace {
 
 using format::Operation;
 
+// `err` (when given) gets lockscope's stderr, where the fixture's own counts are too.
 ProcessProfile record_single_process(const TemporaryDirectory& dir, const std::string& name,
                                      const std::vector<std::string>& args,
-                                     const std::vector<std::string>& options = {}) {
+                                     const std::vector<std::string>& options = {},
+                                     std::string* err = nullptr) {
   std::vector<std::string> command = {"record", "-o", dir.path()};
   command.insert(command.end(), options.begin(), options.end());
   command.push_back("--");
@@ -21,6 +23,7 @@ ProcessProfile record_single_process(const TemporaryDirectory& dir, const std::s
   command.insert(command.end(), args.begin(), args.end());
   const CommandResult result = run_lockscope(command);
   EXPECT_EQ(result.exit_status, 0) << result.err;
+  if (err) *err = result.err;
   Profile profile = load_profile(dir.path());
   EXPECT_TRUE(profile.problems.empty());
   if (profile.processes.size() != 1) {
@@ -189,18 +192,21 @@ namespace {
 
 // HANDOFFS against the program's own count, made inside every critical section (re-acquisitions
 // inside pthread_cond_wait included): exact, not an estimate.
+// The line of the fixture's own counts in `err`, from its first word on ("" when missing).
+std::string own_counts(const std::string& err, const std::string& first_word) {
+  const size_t at = err.find(first_word);
+  return at == std::string::npos ? std::string() : err.substr(at, err.find('\n', at) - at);
+}
+
 TEST(Handoffs, OwnerChangesEqualWhatTheProgramCountedInsideItsCriticalSections) {
   TemporaryDirectory dir;
-  const CommandResult recorded =
-      run_lockscope({"record", "-o", dir.path(), "--", fixture("handoffs"), "2000"});
-  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  std::string err;
+  const ProcessProfile process = record_single_process(dir, "handoffs", {"2000"}, {}, &err);
   long pong = -1, busy = -1;
-  const size_t at = recorded.err.find("pong_changes");
-  ASSERT_NE(at, std::string::npos) << recorded.err;
-  ASSERT_EQ(std::sscanf(recorded.err.c_str() + at, "pong_changes %ld busy_changes %ld", &pong, &busy), 2);
-  Profile profile = load_profile(dir.path());
-  ASSERT_EQ(profile.processes.size(), 1u);
-  const ProcessProfile& process = profile.processes[0];
+  ASSERT_EQ(std::sscanf(own_counts(err, "pong_changes").c_str(),
+                        "pong_changes %ld busy_changes %ld", &pong, &busy),
+            2)
+      << err;
   const FoundSite pong_lock = find_site(process, "handoffs", "pong-lock", Operation::kLock);
   const FoundSite busy_lock = find_site(process, "handoffs", "busy-lock", Operation::kLock);
   ASSERT_NE(pong_lock.lock, nullptr);
@@ -224,18 +230,15 @@ namespace {
 // its intended length) and the total with it, each widened by that margin.
 TEST(Counts, TheSampledHoldEstimateIsWithinItsStatedBoundOfTheTruth) {
   TemporaryDirectory dir;
-  const CommandResult recorded = run_lockscope(
-      {"record", "-o", dir.path(), "--hold-sample", "8", "--", fixture("timed_holds"), "3000"});
-  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  std::string err;
+  const ProcessProfile process =
+      record_single_process(dir, "timed_holds", {"3000"}, {"--hold-sample", "8"}, &err);
   long long truth = 0, clipped = 0;
-  const size_t at = recorded.err.find("total_hold_ns");
-  ASSERT_NE(at, std::string::npos) << recorded.err;
-  ASSERT_EQ(std::sscanf(recorded.err.c_str() + at, "total_hold_ns %lld clipped_hold_ns %lld", &truth,
-                        &clipped),
-            2);
-  Profile profile = load_profile(dir.path());
-  ASSERT_EQ(profile.processes.size(), 1u);
-  const FoundSite site = find_site(profile.processes[0], "timed_holds", "timed-lock", Operation::kLock);
+  ASSERT_EQ(std::sscanf(own_counts(err, "total_hold_ns").c_str(),
+                        "total_hold_ns %lld clipped_hold_ns %lld", &truth, &clipped),
+            2)
+      << err;
+  const FoundSite site = find_site(process, "timed_holds", "timed-lock", Operation::kLock);
   ASSERT_NE(site.site, nullptr);
   EXPECT_EQ(site.site->hold_samples, 8u + (3000u - 8u) / 8u) << "8 exact, then 1 in 8";
   const double estimate = double(site.site->hold_sum_ns), bound = double(site.site->hold_error_ns);
