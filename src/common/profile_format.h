@@ -298,7 +298,9 @@ enum class Counter : uint32_t {
   kHoldsInProgress = 11,    // locks held when the file was written: timed ones counted so far
   kCallsAfterSnapshot = 12, // calls of still-running threads while the file was being assembled:
                             // not in it
-  kLast = kCallsAfterSnapshot,
+  kBlockingHoldsUntimed = 13, // holds that made a thread wait but began before any thread had
+                              // waited for that lock (its start was not read): in the estimate
+  kLast = kBlockingHoldsUntimed,
 };
 
 struct CounterRecord {

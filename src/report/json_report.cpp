@@ -168,6 +168,7 @@ json process_json(const ProcessProfile& process) {
       {format::Counter::kWaitsInProgress, "waits_in_progress_at_exit"},
       {format::Counter::kHoldsInProgress, "holds_in_progress_at_exit"},
       {format::Counter::kCallsAfterSnapshot, "calls_after_snapshot"},
+      {format::Counter::kBlockingHoldsUntimed, "blocking_holds_untimed"},
   };
   for (const auto& [counter, name] : names) counters[name] = process.counter(counter);
   return {{"file", process.file},

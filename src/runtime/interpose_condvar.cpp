@@ -47,7 +47,7 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   LockSlot* slot = lockscope::runtime::locate_site(*self, condition, op, site).slot;
   HeldLock* held = held_entry(*self, mutex);
   const uint64_t start = rt.clock.now();
-  if (held && held->weight) held->paused_ticks += start - held->start_ticks;
+  if (held && held->stamped) held->paused_ticks += start - held->start_ticks;
   if (slot) slot->waiters.fetch_add(1, std::memory_order_relaxed);
   errno = saved_errno;
   int result;
@@ -57,7 +57,7 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   }
   const uint64_t end = rt.clock.now();
   const int result_errno = errno;
-  if (held && held->weight) held->start_ticks = end;
+  if (held && held->stamped) held->start_ticks = end;
   const bool timed_out = result == ETIMEDOUT;
   const bool mutex_held = result == 0 || timed_out;
   const uint32_t mutex_slot = held ? held->slot : rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
@@ -80,6 +80,8 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   if (woken != end)
     lockscope::runtime::record_wait(*self, condition, Operation::kCondWake, site,
                                     rt.clock.to_ns(end - released), true, false);
+  if (mutex_held && released != woken && mutex_slot != lockscope::runtime::LockTable::kNoSlot)
+    rt.locks.slot(mutex_slot).waited_on.store(true, std::memory_order_relaxed);  // holds now stamped
   if (mutex_held)
     lockscope::runtime::record_wait(*self, mutex, Operation::kCondReacquire, site,
                                     rt.clock.to_ns(released - woken), released != woken, false);
@@ -102,6 +104,9 @@ int send(Operation op, pthread_cond_t* condition, uintptr_t site, Send real_send
     signaller_held_slot(*slot).store(innermost ? innermost->slot + 1 : 0,
                                      std::memory_order_relaxed);
     if (innermost) innermost->signalled_slot = located.slot_index + 1;
+    // A woken waiter re-takes the mutex, and waits if this thread still holds it: time this hold
+    // exactly when its start was read (the mutex was waited on before).
+    if (innermost && waiters > 0 && innermost->stamped) innermost->made_wait = true;
     slot->last_signal_ticks.store(lockscope::runtime::g_runtime.clock.now(),
                                   std::memory_order_release);
   }

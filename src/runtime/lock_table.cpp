@@ -79,6 +79,7 @@ void LockTable::retire_generation(uint32_t number) {
   s.capacity.store(0, std::memory_order_relaxed);
   s.arrivals.store(0, std::memory_order_relaxed);
   s.waiters.store(0, std::memory_order_relaxed);
+  s.waited_on.store(false, std::memory_order_relaxed);
 }
 
 void LockTable::reset_after_fork() {
@@ -87,6 +88,7 @@ void LockTable::reset_after_fork() {
     LockSlot& s = slots_[i];
     s.owner_changes.store(0, std::memory_order_relaxed);
     s.last_owner.store(0, std::memory_order_relaxed);
+    s.waiters.store(0, std::memory_order_relaxed);  // the parent's other threads are not here
   }
   retired_.reset();
   retired_dropped_.store(0, std::memory_order_relaxed);

@@ -34,10 +34,15 @@ struct alignas(64) LockSlot {
   std::atomic<uint32_t> flags;       // format::LockFlags
   std::atomic<uint32_t> last_owner;  // tid
   std::atomic<uint32_t> capacity;    // barrier count, semaphore initial value
-  std::atomic<uint32_t> waiters;     // threads inside a condition or semaphore wait on it
+  // Condvar, semaphore: threads inside a wait on it. Mutex, rwlock, spinlock: threads blocked
+  // acquiring it (a release that sees one made a thread wait: see LockSlot::waited_on).
+  std::atomic<uint32_t> waiters;
   std::atomic<uint8_t> kind;         // format::MutexKind
   std::atomic<uint8_t> primitive;    // format::Primitive; 0 until first seen
   std::atomic<bool> used;            // acquired since its generation began
+  // A thread has blocked acquiring it in this generation: from then on every hold of it reads the
+  // clock at acquisition, so that each hold that makes a thread wait is timed exactly.
+  std::atomic<bool> waited_on;
 };
 static_assert(sizeof(LockSlot) == 64);
 

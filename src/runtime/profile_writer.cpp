@@ -316,7 +316,8 @@ void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThre
   for (uint32_t i = 0; i < depth; ++i) {
     const HeldLock held = t.held[i];
     ++counters[static_cast<int>(format::Counter::kHoldsInProgress)];
-    if (held.weight == 0 || held.entry == nullptr || held.epoch != t.epoch) continue;
+    const bool timed = held.weight != 0 || (held.stamped && hold_made_wait(held));
+    if (!timed || held.entry == nullptr || held.epoch != t.epoch) continue;
     // A condition wait's mutex is not held while it waits: its hold so far is what was paused.
     const uint64_t ticks = held.lock == blocked.released && blocked.lock
                                ? held.paused_ticks

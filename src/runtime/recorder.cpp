@@ -55,8 +55,19 @@ void start_sampled_hold(HeldLock& held, SiteStats& stats) {
     held.weight = period;
     stats.hold_countdown = period - 1;
   }
-  held.paused_ticks = 0;
-  held.start_ticks = g_runtime.clock.now();
+  stamp_hold(held);
+}
+
+LockSlot* begin_lock_wait(const void* lock) {
+  InsideLockscope inside;
+  Runtime& rt = runtime();
+  const uint32_t number = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
+  if (number == LockTable::kNoSlot) return nullptr;
+  LockSlot& slot = rt.locks.slot(number);
+  slot.waiters.fetch_add(1, std::memory_order_relaxed);
+  if (!slot.waited_on.load(std::memory_order_relaxed))
+    slot.waited_on.store(true, std::memory_order_relaxed);
+  return &slot;
 }
 
 void stamp_release_after_signal(HeldLock& held) {
@@ -78,13 +89,27 @@ void snapshot_if_due(ThreadState& self) {
   write_profile_snapshot();
 }
 
-void finish_timed_hold(ThreadState& self, HeldLock& held) {
-  const Clock& clock = g_runtime.clock;
-  const uint64_t hold_ns = clock.to_ns(clock.now() - held.start_ticks + held.paused_ticks);
+void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait) {
+  const uint64_t end = g_runtime.clock.now();
+  if (held.entry == nullptr || held.epoch != self.epoch) return;
+  if (!held.stamped) {
+    // Its start was not read: the lock had never been waited for when it was taken (its first
+    // contention). Left to the estimate, and counted.
+    runtime().count(format::Counter::kBlockingHoldsUntimed);
+    return;
+  }
+  uint64_t weight = held.weight;
+  if (made_wait) {
+    // Timed exactly; a sample that turns out to be one leaves the sample, and the next
+    // acquisition at the site is sampled in its place.
+    if (weight > 1) held.entry->hold_countdown = 0;
+    weight = 1;
+  }
+  const uint64_t hold_ns = g_runtime.clock.to_ns(end - held.start_ticks + held.paused_ticks);
   InsideLockscope inside;
   SiteDetail* detail = self.sites.detail(*held.entry);
   if (!detail) return;
-  self.sites.record_hold(*detail, hold_ns, held.weight);
+  self.sites.record_hold(*detail, hold_ns, weight);
 }
 
 void record_owner_change(LockSlot& slot, uint32_t tid) {
@@ -143,25 +168,30 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   }
   HeldLock& held = self.held[self.held_depth++];
   held.lock = lock;
+  held.lock_slot = located.slot;
   held.slot = located.slot_index;
   held.epoch = self.epoch;
   held.entry = entry;
-  held.paused_ticks = 0;  // read only when the hold is timed
   held.release_operation = static_cast<uint16_t>(release_operation_for(op));
   held.signalled_slot = 0;
+  held.made_wait = false;
   if (outcome.contended) {
     held.start_ticks = outcome.end_ticks;
+    held.paused_ticks = 0;
+    held.stamped = true;
     held.weight = 1;
   } else if (entry->hold_countdown == 0) {
     start_sampled_hold(held, *entry);
   } else {
     --entry->hold_countdown;
     held.weight = 0;
+    held.stamped = false;
+    if (located.slot->waited_on.load(std::memory_order_relaxed)) stamp_hold(held);
   }
 }
 
 void record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
-                    format::Operation default_operation) {
+                    format::Operation default_operation, bool made_wait) {
   InsideLockscope inside;
   Runtime& rt = runtime();
   format::Operation op = default_operation;
@@ -176,8 +206,7 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
       for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
       --self.held_depth;
       op = static_cast<format::Operation>(held.release_operation);
-      if (held.weight != 0 && held.entry != nullptr && held.epoch == self.epoch)
-        finish_timed_hold(self, held);
+      if (held.weight != 0 || made_wait) finish_timed_hold(self, held, made_wait);
       found = true;
       break;
     }

@@ -52,8 +52,9 @@ LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation o
 void record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                     const AcquireOutcome& outcome);
 // `default_operation` is used when the thread was not seen to hold `lock` (unbalanced release).
+// `made_wait`: hold_made_wait() of the released hold, read before the real unlock.
 void record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
-                    format::Operation default_operation);
+                    format::Operation default_operation, bool made_wait);
 // A signal, broadcast or post; `waiters_seen` < 0 when not known.
 void record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                   int waiters_seen);
@@ -101,7 +102,31 @@ inline SiteCacheEntry* cached_site(ThreadState& self, const void* lock, uintptr_
 // Sampled per site (1st, N+1th, ... acquisition): a thread alternating between locks must not alias
 // onto one of them. Out of line: the clock read is rare and keeps the fast path's registers free.
 __attribute__((noinline)) void start_sampled_hold(HeldLock& held, SiteStats& stats);
-__attribute__((noinline)) void finish_timed_hold(ThreadState& self, HeldLock& held);
+// Any other hold of a lock a thread once waited for: the clock read at acquisition, in case it
+// makes a thread wait (then it is timed exactly, see finish_timed_hold).
+inline void stamp_hold(HeldLock& held) {
+  held.paused_ticks = 0;
+  held.start_ticks = g_runtime.clock.now();
+  held.stamped = true;
+}
+// At a release, after the real unlock: a sampled or exact hold is timed; a hold that made a thread
+// wait (`made_wait`) is timed exactly when stamped (and taken out of the sample), else counted
+// as a blocking hold that could not be timed.
+__attribute__((noinline)) void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait);
+// Around a contended acquire's blocking call: the lock's slot counts the thread in `waiters` (a
+// release that sees it knows its hold made a thread wait) and is marked as waited on.
+__attribute__((noinline)) LockSlot* begin_lock_wait(const void* lock);
+inline void end_lock_wait(LockSlot* slot) {
+  if (slot) slot->waiters.fetch_sub(1, std::memory_order_relaxed);
+}
+// Whether the hold about to be released made a thread wait: a thread is blocked acquiring the lock
+// (read just before the real unlock: after it, the woken thread may already have taken and
+// released the lock; one load, of the lock's slot line, which this thread read at acquisition),
+// or a condvar waiter was woken while it was held.
+inline bool hold_made_wait(const HeldLock& held) {
+  return held.made_wait ||
+         (held.lock_slot && held.lock_slot->waiters.load(std::memory_order_relaxed) != 0);
+}
 // With --snapshot-interval: writes a snapshot of the profile when one is due and this thread holds
 // nothing. Called after timed releases and from slow paths; returns at once when disabled.
 __attribute__((noinline)) void snapshot_if_due(ThreadState& self);
@@ -118,15 +143,20 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   ++self.acquisitions;
   HeldLock& held = self.held[self.held_depth++];
   held.lock = cached.lock;
+  held.lock_slot = cached.slot;
   held.slot = cached.slot_index;
   held.epoch = self.epoch;
   held.entry = &stats;
   held.release_operation = static_cast<uint16_t>(
       release_operation_for(static_cast<format::Operation>(cached.operation)));
   held.signalled_slot = 0;
+  held.made_wait = false;
   if (__builtin_expect(stats.hold_countdown != 0, 1)) {
     --stats.hold_countdown;
     held.weight = 0;
+    held.stamped = false;
+    if (__builtin_expect(cached.slot->waited_on.load(std::memory_order_relaxed), 0))
+      stamp_hold(held);
   } else {
     start_sampled_hold(held, stats);
   }
@@ -158,6 +188,9 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
                          0, Blocker::kUnknown};
   if (blocking && outcome.result == EBUSY) {
     if constexpr (requires { calls.blocker(); }) outcome.blocker = calls.blocker();
+    constexpr bool holds = format::operation_class(Calls::kOperation) ==
+                           format::OperationClass::kAcquire;
+    LockSlot* waited = holds ? begin_lock_wait(lock) : nullptr;
     const Clock& clock = g_runtime.clock;
     const uint64_t start = clock.now();
     {
@@ -165,6 +198,7 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
       outcome.result = calls.blocking_acquire();
     }
     outcome.end_ticks = clock.now();
+    end_lock_wait(waited);
     outcome.wait_ns = clock.to_ns(outcome.end_ticks - start);
     outcome.contended = true;
   } else if (blocking && !acquired(outcome.result)) {
@@ -211,16 +245,18 @@ template <typename Release>
 __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, uintptr_t site,
                                            Release real_release,
                                            format::Operation default_operation) {
+  bool made_wait = false;
   if (self)
     for (uint32_t i = self->held_depth; i-- > 0;)
       if (self->held[i].lock == lock) {
         if (self->held[i].signalled_slot) stamp_release_after_signal(self->held[i]);
+        made_wait = hold_made_wait(self->held[i]);
         break;
       }
   const int result = real_release();
   if (self == nullptr) return result;
   const int saved_errno = errno;
-  record_release(*self, lock, site, result, default_operation);
+  record_release(*self, lock, site, result, default_operation, made_wait);
   errno = saved_errno;
   return result;
 }
@@ -248,15 +284,16 @@ inline int release(const void* lock, uintptr_t site, Release real_release,
     stats = cached->stats;
   }
   if (__builtin_expect(top.signalled_slot != 0, 0)) stamp_release_after_signal(top);
+  const bool made_wait = hold_made_wait(top);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;
-    record_release(*self, lock, site, result, default_operation);
+    record_release(*self, lock, site, result, default_operation, made_wait);
     errno = saved_errno;
     return result;
   }
-  const bool timed = top.weight != 0 && top.epoch == self->epoch;
-  if (__builtin_expect(timed, 0)) finish_timed_hold(*self, top);
+  const bool timed = top.weight != 0 || made_wait;
+  if (__builtin_expect(timed, 0)) finish_timed_hold(*self, top, made_wait);
   --self->held_depth;
   ++stats->count;
   ++self->releases;

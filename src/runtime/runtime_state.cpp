@@ -198,6 +198,8 @@ void after_fork_in_child() {
     self->held[i] = held[i];
     self->held[i].entry = nullptr;
     self->held[i].weight = 0;
+    self->held[i].stamped = false;
+    self->held[i].made_wait = false;
     self->held[i].signalled_slot = 0;
   }
   read_thread_name(self->tid, self->name);

@@ -31,18 +31,24 @@ inline constexpr uint32_t kDefaultHoldSamplePeriod = 32;
 
 struct HeldLock {
   const void* lock;
+  LockSlot* lock_slot;
+  SiteStats* entry;     // the acquire site's entry
+  uint64_t start_ticks;   // valid when `stamped`
+  uint64_t paused_ticks;  // held time before a condition wait released and re-took the lock
   uint32_t slot;
   uint32_t epoch;       // SiteTable epoch when `entry` was taken; a flush invalidates it
-  SiteStats* entry;     // the acquire site's entry
-  uint64_t start_ticks;
-  uint64_t paused_ticks;  // held time before a condition wait released and re-took the lock
-  uint32_t weight;      // 0: hold not timed; 1: timed (contended); N: sampled 1 in N
-  uint16_t release_operation;  // format::Operation its release is counted as (rwlock: by side)
+  uint32_t weight;      // 0: not in the timed sample; 1: exact (cold site, contended); N: 1 in N
   // Condvar slot + 1 when this thread signalled that condvar while this was its innermost lock:
   // the release then stamps the condvar, so a woken waiter can tell its wait for this mutex
   // (contention) from its wake-up latency (interpose_condvar.cpp). 0 otherwise.
   uint32_t signalled_slot;
+  uint16_t release_operation;  // format::Operation its release is counted as (rwlock: by side)
+  // The clock was read at acquisition: a timed hold, or any hold of a lock a thread once waited
+  // for (LockSlot::waited_on), so that it can still be timed if it makes a thread wait.
+  bool stamped;
+  bool made_wait;  // known before the release to have made a thread wait (a condvar's waiter)
 };
+static_assert(sizeof(HeldLock) == 64);
 
 // A direct-mapped cache of the thread's recent (lock, call site, operation) -> stats entry, so that
 // the common case (an uncontended acquire or release at a site seen before) needs no table lookup.

@@ -254,3 +254,38 @@ TEST(Counts, TheSampledHoldEstimateIsWithinItsStatedBoundOfTheTruth) {
 
 }  // namespace
 }  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+// A hold that makes another thread wait is timed exactly, whatever the sampling: the four 20 ms
+// holds the waiter was blocked on fall between samples (see the fixture), and before they were
+// timed the site showed a few microseconds as its longest hold and an estimate from short holds.
+TEST(Counts, HoldsThatMadeAThreadWaitAreTimedExactly) {
+  TemporaryDirectory dir;
+  std::string err;
+  const ProcessProfile process =
+      record_single_process(dir, "blocking_holds", {"4", "100"}, {"--hold-sample", "64"}, &err);
+  long long truth = 0, long_total = 0, longest = 0;
+  ASSERT_EQ(std::sscanf(own_counts(err, "hold_ns").c_str(),
+                        "hold_ns %lld long_hold_ns %lld longest_hold_ns %lld", &truth, &long_total,
+                        &longest),
+            3)
+      << err;
+  const FoundSite site = find_site(process, "blocking_holds", "hold-lock", Operation::kLock);
+  ASSERT_NE(site.site, nullptr);
+  EXPECT_EQ(site.site->count, 4u * 101u);
+  // The runtime's hold spans the program's clock reads, plus a few microseconds around them.
+  EXPECT_GE(site.site->hold_max_ns, static_cast<uint64_t>(longest)) << "the longest is timed";
+  EXPECT_LE(site.site->hold_max_ns, static_cast<uint64_t>(longest) + 2'000'000);
+  // The long holds are exact; the 400 short ones (a few us each) are estimated around them.
+  const double estimate = double(site.site->hold_sum_ns), bound = double(site.site->hold_error_ns);
+  EXPECT_GE(estimate, double(long_total)) << "estimate " << estimate << ", long holds " << long_total;
+  EXPECT_LE(estimate, double(truth) + 2 * bound + 2'000'000.0)
+      << "estimate " << estimate << " ± " << bound << ", truth " << truth;
+  // The prime hold came first at a cold site: timed too, so nothing blocking went untimed.
+  EXPECT_EQ(process.counter(format::Counter::kBlockingHoldsUntimed), 0u);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
