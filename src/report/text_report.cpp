@@ -328,10 +328,10 @@ void write_footer(const Profile& profile, std::ostream& out) {
   for (const ProcessProfile& process : profile.processes)
     if (process.hold_sample_period > 1) pids_by_sample_period[process.hold_sample_period].push_back(process.pid);
   for (const auto& [period, pids] : pids_by_sample_period)
-    notes.push_back(fmt::format("{}: uncontended holds past a call site's first {} timed 1 in {} "
-                                "and scaled (HOLD TOTAL is an estimate, capped at the run's "
-                                "length; contended holds are all timed; --hold-sample 1 times "
-                                "every hold)",
+    notes.push_back(fmt::format("{}: holds nobody waited for past a call site's first {} timed "
+                                "1 in {} and scaled (HOLD TOTAL is an estimate, capped at the "
+                                "run's length; holds after a wait and holds a thread waited for "
+                                "are timed; --hold-sample 1 times every hold)",
                                 pids.size() == profile.processes.size()
                                     ? std::string("all processes")
                                     : fmt::format("pid {}", fmt::join(pids, ", ")),
