@@ -2,11 +2,12 @@
 
 #include <fmt/core.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <iterator>
 
 #include "cli/cli_error.h"
+#include "cli/running_descendants.h"
 #include "common/config_string.h"
 #include "common/tsc_calibration.h"
 
@@ -33,15 +35,63 @@ namespace {
 
 // Signals sent to lockscope by another process (`kill -TERM`, a supervisor, a timeout) go on to the
 // program, and lockscope keeps waiting for it, as `time` and `perf record` do: the program ends as
-// it would have, its profile is written, and lockscope ends with its status. Signals the terminal
-// sends to the whole foreground group (Ctrl-C, Ctrl-\, hang-up) reached the program already.
+// it would have, its profile is written, and lockscope ends with its status. Once the program has
+// ended, lockscope waits for the profiled processes it left running (a daemon): a signal then goes
+// on to each of them. Signals the terminal sends to the whole foreground group (Ctrl-C, Ctrl-\,
+// hang-up) reached the program already.
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-volatile sig_atomic_t g_target_pid = 0;
+constexpr size_t kForwardedCount = std::size(kForwardedSignals);
+volatile sig_atomic_t g_target_pid = 0;  // the program, until it has ended
+// For the descendants: the handler only notes the signal and its sender; the wait loop, which
+// knows who the descendants are, sends it.
+volatile sig_atomic_t g_pending[kForwardedCount] = {};
+volatile sig_atomic_t g_pending_sender[kForwardedCount] = {};
 
-void forward_to_target(int signal_number, siginfo_t* info, void*) {
+void forward_signal(int signal_number, siginfo_t* info, void*) {
   const bool sent_by_a_process = info->si_code == SI_USER || info->si_code == SI_QUEUE;
-  if (g_target_pid > 0 && sent_by_a_process && info->si_pid != g_target_pid)
-    kill(g_target_pid, signal_number);
+  const pid_t target = g_target_pid;
+  if (!sent_by_a_process || (target > 0 && info->si_pid == target)) return;
+  const int saved_errno = errno;
+  bool for_descendants = target <= 0;
+  if (target > 0) {
+    kill(target, signal_number);
+    // A program that has just ended, not yet collected (a zombie), cannot take it: its
+    // descendants will. (waitid is a plain system call: safe in a handler.)
+    siginfo_t ended{};
+    for_descendants =
+        waitid(P_PID, static_cast<id_t>(target), &ended, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        ended.si_pid == target;
+  }
+  errno = saved_errno;
+  if (!for_descendants) return;
+  for (size_t i = 0; i < kForwardedCount; ++i) {
+    if (kForwardedSignals[i] != signal_number) continue;
+    g_pending_sender[i] = info->si_pid;
+    g_pending[i] = 1;
+  }
+}
+
+// Waits, without being their parent, for the profiled processes that outlive the program (a
+// forked child, a daemon that double-forks): their running markers say which are still to write
+// their profile (running_descendants.h). Polled: they are nobody's children we could wait for.
+void wait_for_descendants(const std::string& directory, pid_t program) {
+  constexpr timespec kPollInterval{0, 20 * 1000 * 1000};
+  for (;;) {
+    const std::vector<pid_t> running = running_descendants(directory);
+    if (running.empty()) return;
+    for (size_t i = 0; i < kForwardedCount; ++i) {
+      if (!g_pending[i]) continue;
+      g_pending[i] = 0;
+      const pid_t sender = g_pending_sender[i];
+      // One of the program's own processes signalling a process group we share (kill(0, ...))
+      // reached the others already: do not send it back to them.
+      const bool from_the_program =
+          sender == program || std::find(running.begin(), running.end(), sender) != running.end();
+      if (!from_the_program)
+        for (const pid_t pid : running) kill(pid, kForwardedSignals[i]);
+    }
+    nanosleep(&kPollInterval, nullptr);  // a signal cuts it short: forwarded at once
+  }
 }
 
 }  // namespace
@@ -51,30 +101,29 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
   if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing)
     preload += std::string(":") + existing;
   const uint64_t tsc_hz = tsc_is_invariant() ? measure_tsc_hz(5000000) : 0;
-  const std::string config = fmt::format("hold_sample={},snapshot_ms={},tsc_hz={},dir={}",
-                                         settings.hold_sample_period,
-                                         static_cast<uint64_t>(settings.snapshot_interval_s * 1000),
-                                         tsc_hz,
-                                         std::filesystem::absolute(settings.profile_directory)
-                                             .string());
+  const std::string directory = std::filesystem::absolute(settings.profile_directory).string();
+  const std::string config =
+      fmt::format("hold_sample={},snapshot_ms={},tsc_hz={},dir={}", settings.hold_sample_period,
+                  static_cast<uint64_t>(settings.snapshot_interval_s * 1000), tsc_hz, directory);
   std::vector<char*> argv;
   for (const std::string& argument : settings.arguments) argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);
 
-  struct sigaction forward {}, old_actions[std::size(kForwardedSignals)] {};
-  forward.sa_sigaction = forward_to_target;
+  struct sigaction forward {}, old_actions[kForwardedCount] {};
+  forward.sa_sigaction = forward_signal;
   forward.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&forward.sa_mask);
-  for (size_t i = 0; i < std::size(kForwardedSignals); ++i) {
+  for (size_t i = 0; i < kForwardedCount; ++i) {
     sigaction(kForwardedSignals[i], nullptr, &old_actions[i]);
     // A signal lockscope was started ignoring (nohup) stays ignored, for it and for the program.
     if (old_actions[i].sa_handler != SIG_IGN) sigaction(kForwardedSignals[i], &forward, nullptr);
   }
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // No PR_SET_CHILD_SUBREAPER: a daemon the program starts must see the parent it would have
+  // without lockscope (init, or the nearest subreaper above us); markers tell us whom to wait for.
   const pid_t child = fork();
   if (child < 0) throw CliError(fmt::format("cannot start the program: fork: {}", std::strerror(errno)));
   if (child == 0) {
-    for (size_t i = 0; i < std::size(kForwardedSignals); ++i)
+    for (size_t i = 0; i < kForwardedCount; ++i)
       sigaction(kForwardedSignals[i], &old_actions[i], nullptr);
     setenv("LD_PRELOAD", preload.c_str(), 1);
     setenv(kConfigVariable, config.c_str(), 1);
@@ -85,15 +134,18 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
     _exit(error == ENOENT ? kExitNotFound : kExitNotRunnable);
   }
   g_target_pid = child;
+  // Until the program is collected its pid cannot be reused: a signal forwarded meanwhile reaches
+  // it, or, once it is a zombie, is noted for the descendants (forward_signal).
+  siginfo_t ended{};
+  while (waitid(P_PID, static_cast<id_t>(child), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  g_target_pid = 0;
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  g_target_pid = 0;
-  // Descendants orphaned by the target (a forked child outliving its parent) were re-parented to
-  // us (subreaper): wait for them too, or their profiles would be missing from the report.
-  while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
-  }
-  for (size_t i = 0; i < std::size(kForwardedSignals); ++i)
+  // Descendants that outlive the program (a forked child, a daemon) write their profiles later.
+  wait_for_descendants(directory, child);
+  for (size_t i = 0; i < kForwardedCount; ++i)
     sigaction(kForwardedSignals[i], &old_actions[i], nullptr);
   TargetOutcome outcome;
   if (WIFSIGNALED(status)) {

@@ -1,6 +1,7 @@
 // Runs the target with the runtime preloaded and waits for it, like `time`: SIGINT and SIGQUIT
 // reach the target (the terminal sends them to the whole process group) while lockscope ignores
-// them, so an interrupted program still gets its report.
+// them, so an interrupted program still gets its report. Then waits for the profiled descendants
+// still running (running_descendants.h), without ever having been their parent.
 #pragma once
 
 #include <string>

@@ -16,6 +16,7 @@
 #include "runtime/profile_writer.h"
 #include "runtime/interpose.h"
 #include "runtime/real_functions.h"
+#include "runtime/running_marker.h"
 #include "runtime/runtime_state.h"
 
 using lockscope::format::ExitPath;
@@ -34,12 +35,15 @@ bool is_profiled_process() {
          static_cast<uint32_t>(getpid()) == rt.pid;
 }
 
-// Writes the profile once per process image; returns true if this call wrote it.
+// Writes the profile once per process image; returns true if this call wrote it. Unless the image
+// is only being replaced (exec), this is the process's end: its running marker goes (after the
+// write, so that a CLI waiting for it finds the file), written or not.
 bool write_once(ExitPath path, int status, char* written, bool from_signal = false) {
   if (!is_profiled_process()) return false;
   if (runtime().profile_written.exchange(true)) return false;
-  if (lockscope::runtime::write_profile(path, status, written, from_signal)) return true;
-  return false;
+  const bool wrote = lockscope::runtime::write_profile(path, status, written, from_signal);
+  if (path != ExitPath::kExec) lockscope::runtime::finish_running_marker();
+  return wrote;
 }
 
 // True when the runtime will not be loaded into the exec'd image: a static ELF (no PT_INTERP), or

@@ -19,6 +19,7 @@ extern char** environ;
 #include "runtime/fatal_signals.h"
 #include "runtime/raw_log.h"
 #include "runtime/real_functions.h"
+#include "runtime/running_marker.h"
 
 namespace lockscope::runtime {
 
@@ -171,7 +172,12 @@ void after_fork_in_child() {
   rt.file_lock.reset();
   if (rt.snapshot_interval_ticks)
     rt.next_snapshot_ticks.store(rt.clock.now() + rt.snapshot_interval_ticks);
+  // The forking process, which getppid() no longer names if it has ended already (a daemon's
+  // parent that exits at once may well have before this child first runs).
+  const uint32_t parent = rt.pid;
   reset_process_identity(rt);
+  rt.ppid = parent;
+  create_running_marker();
   rt.parent_was_profiled = true;
   rt.profile_written.store(false, std::memory_order_relaxed);
   rt.exit_status = -1;
@@ -230,6 +236,7 @@ bool ensure_initialized() {
   if (ok) {
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
     install_fatal_signal_handlers();
+    create_running_marker();
   } else {
     RawLine().append("cannot allocate its tables; the program runs unprofiled").emit();
   }

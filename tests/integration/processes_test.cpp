@@ -1,9 +1,15 @@
-// Children made with fork and exec are profiled too; the target's exit status and signal pass
-// through lockscope unchanged.
+// Children made with fork and exec are profiled too, daemons included (lockscope waits for them
+// without becoming their parent); the target's exit status and signal pass through lockscope
+// unchanged.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
 
 #include "lockscope_harness.h"
 
@@ -209,6 +215,187 @@ TEST(ProcessShared, ASemPostSeesTheWaiterBlockedInAnotherProcess) {
   EXPECT_EQ(post->without_waiters, 0u);
   EXPECT_EQ(wait->contended, 1u);
   EXPECT_GE(wait->wait_sum_ns, 20 * kMs);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+// A daemon the program starts keeps the parent it would have without lockscope (lockscope is no
+// subreaper), and lockscope still waits for it: the daemon_child fixture (a parent that forks and
+// exits at once with status 3, a child that detaches, locks 5 times and reports its parent).
+
+struct DaemonReport {
+  pid_t launcher = 0;  // the parent's own parent
+  pid_t daemon = 0;
+  pid_t daemon_ppid = 0;  // the daemon's getppid() once its parent was gone
+};
+
+std::optional<DaemonReport> read_daemon_report(const std::string& path) {
+  const std::string text = slurp(path);
+  DaemonReport report;
+  if (std::sscanf(text.c_str(), "launcher=%d daemon=%d daemon_ppid=%d", &report.launcher,
+                  &report.daemon, &report.daemon_ppid) != 3)
+    return std::nullopt;
+  return report;
+}
+
+// A plain run: nobody waits for the daemon, so wait for its report here.
+std::optional<DaemonReport> await_daemon_report(const std::string& path) {
+  for (int waited_ms = 0; waited_ms < 20000; waited_ms += 5) {
+    if (auto report = read_daemon_report(path)) return report;
+    usleep(5000);
+  }
+  return std::nullopt;
+}
+
+// The wait status of `pid` (a child of the test) once it ends, or nothing when it is still running
+// after `limit_ms` (it is then killed and collected).
+std::optional<int> wait_at_most(pid_t pid, int limit_ms) {
+  for (int waited_ms = 0;; waited_ms += 5) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    if (waited_ms >= limit_ms) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return std::nullopt;
+    }
+    usleep(5000);
+  }
+}
+
+StartedCommand start_recording_daemon(const TemporaryDirectory& dir, const TemporaryDirectory& work,
+                                      const std::string& mode) {
+  return start_command({LOCKSCOPE_CLI, "record", "-o", dir.path(), "--", fixture("daemon_child"),
+                        work / "recorded", mode},
+                       work, "lockscope");
+}
+
+size_t running_markers_left(const std::string& directory) {
+  size_t left = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory))
+    left += entry.path().extension() == ".running";
+  return left;
+}
+
+const ProcessProfile* process_with_pid(const Profile& profile, pid_t pid) {
+  for (const ProcessProfile& process : profile.processes)
+    if (static_cast<pid_t>(process.pid) == pid) return &process;
+  return nullptr;
+}
+
+uint64_t lock_count_at(const ProcessProfile& process, const std::string& marker) {
+  const FoundSite found = find_site(process, "daemon_child", marker, Operation::kLock);
+  return found.site ? found.site->count : 0;
+}
+
+TEST(Processes, ADaemonKeepsItsRealParentAndLockscopeStillWaitsForIt) {
+  TemporaryDirectory dir, work;
+  const CommandResult plain = run_command({fixture("daemon_child"), work / "plain"});
+  EXPECT_EQ(plain.exit_status, 3);
+  const auto plain_report = await_daemon_report(work / "plain");
+  ASSERT_TRUE(plain_report) << "the plain daemon never reported";
+
+  const StartedCommand started = start_recording_daemon(dir, work, "exit");
+  const auto status = wait_at_most(started.pid, 20000);
+  ASSERT_TRUE(status) << "lockscope was still waiting after 20 s";
+  const CommandResult recorded = finish_command(started, *status);
+  EXPECT_EQ(recorded.exit_status, 3) << "the program's status, not the daemon's\n" << recorded.err;
+  const auto report = read_daemon_report(work / "recorded");
+  ASSERT_TRUE(report) << "lockscope ended before the daemon did";
+  EXPECT_EQ(report->launcher, started.pid);
+  EXPECT_NE(report->daemon_ppid, started.pid) << "the daemon was re-parented to lockscope";
+  EXPECT_EQ(report->daemon_ppid, plain_report->daemon_ppid)
+      << "the daemon's parent differs from the one it has without lockscope";
+
+  const Profile profile = load_profile(dir.path());
+  EXPECT_TRUE(profile.problems.empty());
+  ASSERT_EQ(profile.processes.size(), 2u);
+  const ProcessProfile* daemon = process_with_pid(profile, report->daemon);
+  ASSERT_NE(daemon, nullptr) << "the daemon's profile is missing";
+  const ProcessProfile& parent =
+      profile.processes[0].pid == daemon->pid ? profile.processes[1] : profile.processes[0];
+  EXPECT_EQ(lock_count_at(parent, "parent-lock"), 1u);
+  EXPECT_EQ(lock_count_at(parent, "daemon-lock"), 0u);
+  EXPECT_EQ(parent.exit_status, 3);
+  EXPECT_EQ(lock_count_at(*daemon, "daemon-lock"), 5u);
+  EXPECT_EQ(lock_count_at(*daemon, "parent-lock"), 0u);
+  EXPECT_EQ(daemon->ppid, parent.pid) << "its parent when it started";
+  EXPECT_TRUE(daemon->parent_was_profiled);
+  EXPECT_EQ(daemon->exit_path, format::ExitPath::kExit);
+  EXPECT_EQ(daemon->exit_status, 0);
+  EXPECT_EQ(running_markers_left(dir.path()), 0u);
+}
+
+// A descendant killed with SIGKILL never removes its running marker: lockscope must notice that
+// the process is gone rather than wait for it forever.
+TEST(Processes, ADescendantKilledWithSigkillDoesNotKeepLockscopeWaiting) {
+  TemporaryDirectory dir, work;
+  const StartedCommand started = start_recording_daemon(dir, work, "sigkill");
+  const auto status = wait_at_most(started.pid, 20000);
+  ASSERT_TRUE(status) << "lockscope was still waiting for the killed daemon after 20 s";
+  const CommandResult recorded = finish_command(started, *status);
+  EXPECT_EQ(recorded.exit_status, 3) << recorded.err;
+  const auto report = read_daemon_report(work / "recorded");
+  ASSERT_TRUE(report) << "lockscope ended before the daemon did";
+  EXPECT_NE(report->daemon_ppid, started.pid) << "the daemon was re-parented to lockscope";
+  const Profile profile = load_profile(dir.path());
+  EXPECT_TRUE(profile.problems.empty());
+  ASSERT_EQ(profile.processes.size(), 1u) << "SIGKILL: no profile of the daemon";
+  EXPECT_EQ(lock_count_at(profile.processes[0], "parent-lock"), 1u);
+  EXPECT_EQ(running_markers_left(dir.path()), 0u) << "the stale marker was not removed";
+}
+
+// A process whose main thread called pthread_exit() shows as a zombie (state Z) while its other
+// threads go on: it has not ended, and lockscope waits for the profile it writes at its exit.
+TEST(Processes, ADaemonWhoseMainThreadExitedFirstIsStillWaitedFor) {
+  TemporaryDirectory dir, work;
+  const StartedCommand started = start_recording_daemon(dir, work, "main-thread-exits");
+  const auto status = wait_at_most(started.pid, 20000);
+  ASSERT_TRUE(status) << "lockscope was still waiting after 20 s";
+  const CommandResult recorded = finish_command(started, *status);
+  EXPECT_EQ(recorded.exit_status, 3) << recorded.err;
+  const auto report = read_daemon_report(work / "recorded");
+  ASSERT_TRUE(report) << "lockscope ended before the daemon did";
+  const Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 2u);
+  const ProcessProfile* daemon = process_with_pid(profile, report->daemon);
+  ASSERT_NE(daemon, nullptr) << "the daemon's profile is missing";
+  // Counted over its locks, not at its call site: with the main thread gone, /proc/self/exe is
+  // unreadable when the profile is written, so the program's own sites stay unsymbolized.
+  uint64_t acquisitions = 0;
+  for (const LockSummary& lock : daemon->locks) acquisitions += lock.acquisitions;
+  EXPECT_EQ(acquisitions, 5u);
+  EXPECT_EQ(daemon->exit_status, 0);
+  EXPECT_EQ(running_markers_left(dir.path()), 0u);
+}
+
+// While lockscope waits for a daemon (the program is gone), a signal sent to lockscope goes on to
+// the daemon, as it would have gone to the program: `kill lockscope` still ends the recording.
+TEST(Processes, ASignalSentToLockscopeReachesTheDaemonItWaitsFor) {
+  TemporaryDirectory dir, work;
+  const StartedCommand started = start_recording_daemon(dir, work, "wait-signal");
+  const auto report = await_daemon_report(work / "recorded");
+  if (!report) {
+    wait_at_most(started.pid, 0);
+    FAIL() << "the daemon never reported";
+  }
+  ASSERT_EQ(kill(started.pid, SIGTERM), 0);
+  const auto status = wait_at_most(started.pid, 20000);
+  if (!status) kill(report->daemon, SIGKILL);
+  ASSERT_TRUE(status) << "SIGTERM did not reach the daemon: lockscope was still waiting after 20 s";
+  const CommandResult recorded = finish_command(started, *status);
+  EXPECT_EQ(recorded.exit_status, 3) << "the program's status\n" << recorded.err;
+  const Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 2u);
+  const ProcessProfile* daemon = process_with_pid(profile, report->daemon);
+  ASSERT_NE(daemon, nullptr);
+  EXPECT_EQ(daemon->exit_path, format::ExitPath::kSignal);
+  EXPECT_EQ(daemon->exit_status, SIGTERM);
+  EXPECT_EQ(lock_count_at(*daemon, "daemon-lock"), 5u);
+  EXPECT_EQ(running_markers_left(dir.path()), 0u);
 }
 
 }  // namespace
