@@ -81,7 +81,10 @@ struct SiteDetail {
 struct alignas(64) SiteStats {
   SiteKey key;
   uint32_t hold_countdown;  // acquisitions of this site until its next timed hold
-  uint32_t reserved;
+  // The table's entries of one lock slot form a chain, newest first (SiteTable::
+  // find_or_insert_via_lock): the number (index + 1) of the next older one, kChainEnd after the
+  // last, 0 when not chained.
+  uint32_t next_for_lock;
   uint64_t count;
   SiteDetail* detail;  // nullptr until needed (see SiteTable::detail)
   uintptr_t release_site;     // acquire site: the call site of the latest release ...
@@ -91,18 +94,36 @@ static_assert(sizeof(SiteStats) == 64);
 
 class SiteTable {
  public:
-  // The entry for `key`, inserted if new; nullptr only when the kernel refuses memory.
-  SiteStats* find_or_insert(const SiteKey& key);
-  // The same, first trying the entry this table last returned for the key's lock: an array
-  // indexed by lock slot, dense where the thread's locks are, so a server's thousands of locks
-  // cost one cache line each here instead of a probe of the hash index.
+  // The entry for `key`, inserted if new; nullptr only when the kernel refuses memory. `number`,
+  // when given, receives the entry's index + 1.
+  SiteStats* find_or_insert(const SiteKey& key, uint32_t* number = nullptr);
+  static constexpr uint32_t kChainEnd = 0xFFFFFFFFu;
+  // The same, first walking the chain of the entries of the key's lock slot (each thread has a
+  // few per lock: its acquire and release sites), from an array indexed by lock slot: a server's
+  // thousands of locks cost a few cache lines each here instead of a probe of the hash index. The
+  // chain is newest first, so the walk stops at the first entry of an older lock generation.
+  // Each link goes to a smaller number (an older entry), so a walk always ends, even from a
+  // stale head.
   SiteStats* find_or_insert_via_lock(const SiteKey& key) {
-    SiteStats** hint = by_lock_.slot(key.lock_slot);
-    if (hint && *hint && (*hint)->key == key) return *hint;
-    SiteStats* entry = find_or_insert(key);
-    if (hint && entry) *hint = entry;
+    uint32_t* head = by_lock_.slot(key.lock_slot);
+    if (head) {
+      for (uint32_t n = *head, bound = static_cast<uint32_t>(used()) + 1; n != 0 && n < bound;) {
+        SiteStats& entry = entries_[n - 1];
+        if (entry.key.lock_slot != key.lock_slot || entry.key.generation != key.generation) break;
+        if (entry.key == key) return &entry;
+        bound = n;
+        n = entry.next_for_lock;
+      }
+    }
+    uint32_t number = 0;
+    SiteStats* entry = find_or_insert(key, &number);
+    if (head && entry && entry->next_for_lock == 0) {  // new, or inserted without the chain
+      entry->next_for_lock = *head != 0 && *head < number ? *head : kChainEnd;
+      *head = number;
+    }
     return entry;
   }
+
   size_t used() const { return entries_.size(); }
   // The i-th inserted entry, i < used().
   SiteStats& inserted(size_t i) const { return entries_[i]; }
@@ -162,9 +183,9 @@ class SiteTable {
   bool grow_index();
 
   ChunkedArray<SiteStats, 6> entries_;
-  // Lock slot -> the entry last found for it (any site). Checked by key, so a stale hint is only
-  // a miss: clear_for_reuse keeps it (it points into entries' first chunk, which is kept).
-  ChunkedArray<SiteStats*, 9> by_lock_;
+  // Lock slot -> number (index + 1) of the newest entry of its chain, 0 = none. clear_for_reuse
+  // keeps it: a stale head is only a miss (it is checked against used() and by lock slot).
+  ChunkedArray<uint32_t, 10> by_lock_;
   uint64_t* index_ = nullptr;  // hash tag | entry number + 1 per slot; 0 = empty
   size_t index_capacity_ = 0;  // a power of two, kept at least twice used()
   BumpArena arena_;
