@@ -52,6 +52,14 @@ class ChunkedArray {
     }
     return base + offset;
   }
+  // Hints the cache to load element `index` when its chunk is mapped; nothing otherwise.
+  void prefetch(size_t index) const {
+    unsigned chunk;
+    size_t offset;
+    locate(index, chunk, offset);
+    if (chunk >= kChunks) return;
+    if (T* base = chunks_[chunk].load(std::memory_order_acquire)) __builtin_prefetch(base + offset);
+  }
   // Element i < size() (or any slot() already mapped).
   T& operator[](size_t index) const {
     unsigned chunk;

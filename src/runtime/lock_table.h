@@ -73,6 +73,12 @@ class LockTable {
     return found != kNoSlot ? found : insert(address);
   }
   LockSlot& slot(uint32_t number) const { return slots_[number]; }
+  // Requests the index line find() will read for `address`: issued before the trylock of an
+  // uncached acquisition, its miss overlaps the lock word's.
+  void prefetch(uintptr_t address) const {
+    if (Index* index = index_.load(std::memory_order_acquire))
+      __builtin_prefetch(&index->numbers()[hash(address) & (index->capacity - 1)]);
+  }
   // Slots 0 .. size()-1 are every lock seen, in insertion order.
   size_t size() const { return slots_.size(); }
 

@@ -31,6 +31,7 @@ LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation o
     rt.count(format::Counter::kDroppedLocks);
     return {};
   }
+  self.sites.prefetch_chain(slot_index);  // independent of the slot: both misses at once
   // Read before the generation: a cache entry may then be stale but never wrongly valid.
   const uint32_t identity_epoch = rt.identity_epoch.load(std::memory_order_acquire);
   LockSlot& slot = rt.locks.slot(slot_index);

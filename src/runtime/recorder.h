@@ -184,6 +184,7 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
     errno = saved_errno;
     return outcome.result;
   }
+  if (first_result == kNotTried) g_runtime.locks.prefetch(reinterpret_cast<uintptr_t>(lock));
   AcquireOutcome outcome{first_result == kNotTried ? calls.try_acquire() : first_result, false, 0,
                          0, Blocker::kUnknown};
   if (blocking && outcome.result == EBUSY) {

@@ -124,6 +124,8 @@ class SiteTable {
     return entry;
   }
 
+  // Requests the chain head of a lock slot, so that its miss overlaps the lock slot's.
+  void prefetch_chain(uint32_t lock_slot) const { by_lock_.prefetch(lock_slot); }
   size_t used() const { return entries_.size(); }
   // The i-th inserted entry, i < used().
   SiteStats& inserted(size_t i) const { return entries_[i]; }
