@@ -298,8 +298,8 @@ enum class Counter : uint32_t {
   kHoldsInProgress = 11,    // locks held when the file was written: timed ones counted so far
   kCallsAfterSnapshot = 12, // calls of still-running threads while the file was being assembled:
                             // not in it
-  kBlockingHoldsUntimed = 13, // holds that made a thread wait but began before any thread had
-                              // waited for that lock (its start was not read): in the estimate
+  kBlockingHoldsUntimed = 13, // locks first waited for: the hold waited for then began before
+                              // clock reads were due, so it may be untimed (then estimated)
   kLast = kBlockingHoldsUntimed,
 };
 

@@ -379,8 +379,8 @@ void write_footer(const Profile& profile, std::ostream& out) {
                                             "the exit)"},
         {format::Counter::kCallsAfterSnapshot, "calls by still-running threads while the profile "
                                                "was written (not in it)"},
-        {format::Counter::kBlockingHoldsUntimed, "holds made a thread wait before their lock was "
-                                                 "first waited for (not timed: in the hold estimate)"},
+        {format::Counter::kBlockingHoldsUntimed, "locks first waited for during a hold that may "
+                                                 "not be timed (then in the hold estimate)"},
     };
     for (const auto& [counter, text] : counters)
       if (uint64_t value = process.counter(counter); value > 0 &&

@@ -80,8 +80,12 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   if (woken != end)
     lockscope::runtime::record_wait(*self, condition, Operation::kCondWake, site,
                                     rt.clock.to_ns(end - released), true, false);
-  if (mutex_held && released != woken && mutex_slot != lockscope::runtime::LockTable::kNoSlot)
-    rt.locks.slot(mutex_slot).waited_on.store(true, std::memory_order_relaxed);  // holds now stamped
+  if (mutex_held && released != woken && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
+    LockSlot& waited = rt.locks.slot(mutex_slot);  // its holds are stamped from now on
+    if (!waited.waited_on.load(std::memory_order_relaxed) &&
+        !waited.waited_on.exchange(true, std::memory_order_relaxed))
+      rt.count(lockscope::format::Counter::kBlockingHoldsUntimed);
+  }
   if (mutex_held)
     lockscope::runtime::record_wait(*self, mutex, Operation::kCondReacquire, site,
                                     rt.clock.to_ns(released - woken), released != woken, false);

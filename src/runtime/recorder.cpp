@@ -66,8 +66,9 @@ LockSlot* begin_lock_wait(const void* lock) {
   if (number == LockTable::kNoSlot) return nullptr;
   LockSlot& slot = rt.locks.slot(number);
   slot.waiters.fetch_add(1, std::memory_order_relaxed);
-  if (!slot.waited_on.load(std::memory_order_relaxed))
-    slot.waited_on.store(true, std::memory_order_relaxed);
+  if (!slot.waited_on.load(std::memory_order_relaxed) &&
+      !slot.waited_on.exchange(true, std::memory_order_relaxed))
+    rt.count(format::Counter::kBlockingHoldsUntimed);
   return &slot;
 }
 
@@ -92,13 +93,7 @@ void snapshot_if_due(ThreadState& self) {
 
 void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait) {
   const uint64_t end = g_runtime.clock.now();
-  if (held.entry == nullptr || held.epoch != self.epoch) return;
-  if (!held.stamped) {
-    // Its start was not read: the lock had never been waited for when it was taken (its first
-    // contention). Left to the estimate, and counted.
-    runtime().count(format::Counter::kBlockingHoldsUntimed);
-    return;
-  }
+  if (held.entry == nullptr || held.epoch != self.epoch || !held.stamped) return;
   uint64_t weight = held.weight;
   if (made_wait) {
     // Timed exactly; a sample that turns out to be one leaves the sample, and the next

@@ -109,12 +109,13 @@ inline void stamp_hold(HeldLock& held) {
   held.start_ticks = g_runtime.clock.now();
   held.stamped = true;
 }
-// At a release, after the real unlock: a sampled or exact hold is timed; a hold that made a thread
-// wait (`made_wait`) is timed exactly when stamped (and taken out of the sample), else counted
-// as a blocking hold that could not be timed.
+// At a release, after the real unlock: a sampled or exact hold is timed; a stamped hold that made
+// a thread wait (`made_wait`) is timed exactly (and taken out of the sample).
 __attribute__((noinline)) void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait);
 // Around a contended acquire's blocking call: the lock's slot counts the thread in `waiters` (a
-// release that sees it knows its hold made a thread wait) and is marked as waited on.
+// release that sees it knows its hold made a thread wait) and is marked as waited on. The first
+// wait on a lock counts `blocking_holds_untimed`: the hold it waits for began before any clock
+// read was due (unless it was a sample or among its site's first N), so it may not be timed.
 __attribute__((noinline)) LockSlot* begin_lock_wait(const void* lock);
 inline void end_lock_wait(LockSlot* slot) {
   if (slot) slot->waiters.fetch_sub(1, std::memory_order_relaxed);
@@ -251,7 +252,7 @@ __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, 
     for (uint32_t i = self->held_depth; i-- > 0;)
       if (self->held[i].lock == lock) {
         if (self->held[i].signalled_slot) stamp_release_after_signal(self->held[i]);
-        made_wait = hold_made_wait(self->held[i]);
+        made_wait = self->held[i].stamped && hold_made_wait(self->held[i]);
         break;
       }
   const int result = real_release();
@@ -285,7 +286,8 @@ inline int release(const void* lock, uintptr_t site, Release real_release,
     stats = cached->stats;
   }
   if (__builtin_expect(top.signalled_slot != 0, 0)) stamp_release_after_signal(top);
-  const bool made_wait = hold_made_wait(top);
+  // Only a hold whose start was read can be timed: other releases skip the check.
+  const bool made_wait = top.stamped && hold_made_wait(top);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;

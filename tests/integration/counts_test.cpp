@@ -283,8 +283,8 @@ TEST(Counts, HoldsThatMadeAThreadWaitAreTimedExactly) {
   EXPECT_GE(estimate, double(long_total)) << "estimate " << estimate << ", long holds " << long_total;
   EXPECT_LE(estimate, double(truth) + 2 * bound + 2'000'000.0)
       << "estimate " << estimate << " ± " << bound << ", truth " << truth;
-  // The prime hold came first at a cold site: timed too, so nothing blocking went untimed.
-  EXPECT_EQ(process.counter(format::Counter::kBlockingHoldsUntimed), 0u);
+  // One lock, first waited for in the prime round: the one hold that may have gone untimed.
+  EXPECT_EQ(process.counter(format::Counter::kBlockingHoldsUntimed), 1u);
 }
 
 }  // namespace
