@@ -51,9 +51,15 @@ inline bool not_recoverable(const pthread_mutex_t* mutex) {
   return __atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED) == kNotRecoverable;
 }
 
+// glibc's PTHREAD_MUTEX_ROBUST_NORMAL_NP bit of __kind: read after acquiring (see note_robust).
+inline bool is_robust(const pthread_mutex_t* mutex) {
+  return (__atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & 16) != 0;
+}
+
 // The real calls behind each acquire form (see acquire() in recorder.h).
 struct MutexLockCalls {
   bool try_is_unsafe() const { return not_recoverable(mutex); }
+  bool robust() const { return is_robust(mutex); }
   static constexpr Operation kOperation = Operation::kLock;
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;
@@ -71,6 +77,7 @@ struct MutexTryLockCalls {
 
 struct MutexTimedLockCalls {
   bool try_is_unsafe() const { return not_recoverable(mutex); }
+  bool robust() const { return is_robust(mutex); }
   static constexpr Operation kOperation = Operation::kTimedLock;
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;
@@ -81,6 +88,7 @@ struct MutexTimedLockCalls {
 
 struct MutexClockLockCalls {
   bool try_is_unsafe() const { return not_recoverable(mutex); }
+  bool robust() const { return is_robust(mutex); }
   static constexpr Operation kOperation = Operation::kClockLock;
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;

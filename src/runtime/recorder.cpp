@@ -15,9 +15,11 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
     runtime().count(format::Counter::kDroppedSites);
     return nullptr;
   }
+  LockSlot& lock_slot = runtime().locks.slot(slot);
+  const bool robust = lock_slot.flags.load(std::memory_order_relaxed) & format::kLockRobust;
   site_cache_slot(self, lock, site, op) =
-      SiteCacheEntry{lock,       site,           entry, &runtime().locks.slot(slot), slot,
-                     self.epoch, identity_epoch, static_cast<uint16_t>(op)};
+      SiteCacheEntry{lock,       site,           entry, &lock_slot, slot,
+                     self.epoch, identity_epoch, static_cast<uint16_t>(op), robust};
   return entry;
 }
 
@@ -57,6 +59,16 @@ void start_sampled_hold(HeldLock& held, SiteStats& stats) {
     stats.hold_countdown = period - 1;
   }
   stamp_hold(held);
+}
+
+void note_robust(const void* lock) {
+  InsideLockscope inside;
+  Runtime& rt = runtime();
+  const uint32_t number = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
+  if (number == LockTable::kNoSlot) return;
+  LockSlot& slot = rt.locks.slot(number);
+  if (!(slot.flags.load(std::memory_order_relaxed) & format::kLockRobust))
+    slot.flags.fetch_or(format::kLockRobust, std::memory_order_relaxed);
 }
 
 LockSlot* begin_lock_wait(const void* lock) {

@@ -163,6 +163,13 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   }
 }
 
+// A robust mutex seen by lockscope (at its init, or in the slow path, which reads the kind after
+// acquiring) is flagged in its slot and so in the site cache entries filled after that: the fast
+// path reads the program's mutex before its trylock only for those. On a contended mutex a plain
+// read before the atomic costs a second transfer of its cache line, and a read of the lock's slot
+// there would wait for that line too.
+__attribute__((noinline)) void note_robust(const void* lock);
+
 // The real calls of one interposed acquire: `Calls` is a small value type (the lock pointer, and a
 // deadline for the timed forms) with try_acquire(), blocking_acquire(), and static members
 // kOperation and kBlocking (false for a pure trylock); optionally blocker() (who holds it) and
@@ -177,6 +184,8 @@ template <typename Calls>
 __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, uintptr_t site,
                                            int first_result, Calls calls) {
   constexpr bool blocking = Calls::kBlocking;
+  if constexpr (requires { calls.try_is_unsafe(); })
+    if (first_result == kNotTried && calls.try_is_unsafe()) first_result = kSkipTry;
   if (self == nullptr) return blocking ? calls.blocking_acquire() : calls.try_acquire();
   if (first_result == kSkipTry) {  // see Calls::try_is_unsafe: the real call alone, untimed
     const AcquireOutcome outcome{calls.blocking_acquire(), false, 0, 0, Blocker::kUnknown};
@@ -209,6 +218,9 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
   }
   const format::Operation op = Calls::kOperation;
   const int saved_errno = errno;
+  // Before record_acquire fills the site cache, which copies the flag; held: the line is ours.
+  if constexpr (requires { calls.robust(); })
+    if (acquired(outcome.result) && calls.robust()) note_robust(lock);
   record_acquire(*self, lock, op, site, outcome);
   errno = saved_errno;
   return outcome.result;
@@ -217,13 +229,13 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
 template <typename Calls>
 inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   ThreadState* self = current_thread();
-  if constexpr (requires { calls.try_is_unsafe(); })
-    if (__builtin_expect(calls.try_is_unsafe(), 0))
-      return acquire_slow(self, lock, site, kSkipTry, calls);
   // The cache is consulted before the lock is taken, so the critical section only sees the stores.
   SiteCacheEntry* cached = self ? cached_site(*self, lock, site, Calls::kOperation) : nullptr;
   if (__builtin_expect(cached == nullptr || self->held_depth >= kMaxHeldLocks, 0))
     return acquire_slow(self, lock, site, kNotTried, calls);
+  if constexpr (requires { calls.try_is_unsafe(); })
+    if (__builtin_expect(cached->robust, 0) && calls.try_is_unsafe())
+      return acquire_slow(self, lock, site, kSkipTry, calls);
   if constexpr (format::operation_class(Calls::kOperation) != format::OperationClass::kAcquire) {
     // A semaphore wait: nothing is held afterwards, so no owner, no held entry, no hold to time.
     const int result = calls.try_acquire();

@@ -63,6 +63,7 @@ struct SiteCacheEntry {
   uint32_t epoch;
   uint32_t identity_epoch;
   uint16_t operation;
+  bool robust;  // the lock is a robust mutex (LockSlot::flags when the entry was filled)
 };
 inline constexpr uint32_t kSiteCacheSize = 256;
 
