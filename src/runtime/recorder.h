@@ -138,6 +138,8 @@ __attribute__((noinline)) void stamp_release_after_signal(HeldLock& held);
 
 // Book-keeping of an uncontended acquisition at a cached site: thread-local stores, plus the lock's
 // owner field, which the lock we now hold serialises for us.
+// `kOperation` is the entry's operation (cached_site checked it), known at compile time.
+template <format::Operation kOperation>
 inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cached) {
   SiteStats& stats = *cached.stats;
   ++stats.count;
@@ -148,8 +150,8 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   held.slot = cached.slot_index;
   held.epoch = self.epoch;
   held.entry = &stats;
-  held.release_operation = static_cast<uint16_t>(
-      release_operation_for(static_cast<format::Operation>(cached.operation)));
+  constexpr auto release_operation = static_cast<uint16_t>(release_operation_for(kOperation));
+  held.release_operation = release_operation;
   held.signalled_slot = 0;
   held.made_wait = false;
   if (__builtin_expect(stats.hold_countdown != 0, 1)) {
@@ -251,7 +253,7 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   if (__builtin_expect(result != 0, 0))
     return acquire_slow(self, cached->lock, cached->site, result, calls);
   if constexpr (!format::is_read_side(Calls::kOperation)) note_owner(*cached->slot, self->tid);
-  record_cached_acquire(*self, *cached);
+  record_cached_acquire<Calls::kOperation>(*self, *cached);
   return 0;
 }
 
