@@ -65,7 +65,7 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
     lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), self->tid);  // inside its section
   uint64_t woken = end, released = end;  // the waking signal; the signaller's release of the mutex
   if (slot) {
-    slot->waiters.fetch_sub(1, std::memory_order_relaxed);
+    lockscope::runtime::leave_waiters(slot->waiters);
     const uint64_t signalled = slot->last_signal_ticks.load(std::memory_order_acquire);
     if (!timed_out && signalled > start && signalled < end) {
       woken = released = signalled;

@@ -64,17 +64,24 @@ void start_sampled_hold(HeldLock& held, SiteStats& stats) {
 void note_robust(const void* lock) {
   InsideLockscope inside;
   Runtime& rt = runtime();
+  const int saved_errno = errno;
   const uint32_t number = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
+  errno = saved_errno;
   if (number == LockTable::kNoSlot) return;
   LockSlot& slot = rt.locks.slot(number);
-  if (!(slot.flags.load(std::memory_order_relaxed) & format::kLockRobust))
-    slot.flags.fetch_or(format::kLockRobust, std::memory_order_relaxed);
+  if (slot.flags.load(std::memory_order_relaxed) & format::kLockRobust) return;
+  // First seen robust: site cache entries filled before say otherwise. Drop them all (once per
+  // robust mutex, as an init does).
+  if (!(slot.flags.fetch_or(format::kLockRobust, std::memory_order_relaxed) & format::kLockRobust))
+    rt.identity_epoch.fetch_add(1, std::memory_order_release);
 }
 
 LockSlot* begin_lock_wait(const void* lock) {
   InsideLockscope inside;
   Runtime& rt = runtime();
+  const int saved_errno = errno;  // the table's insertion may mmap or futex-wait
   const uint32_t number = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
+  errno = saved_errno;
   if (number == LockTable::kNoSlot) return nullptr;
   LockSlot& slot = rt.locks.slot(number);
   slot.waiters.fetch_add(1, std::memory_order_relaxed);
@@ -108,9 +115,12 @@ void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait) {
   if (held.entry == nullptr || held.epoch != self.epoch || !held.stamped) return;
   uint64_t weight = held.weight;
   if (made_wait) {
-    // Timed exactly; a sample that turns out to be one leaves the sample, and the next
-    // acquisition at the site is sampled in its place.
+    // Timed exactly. A sample that turns out to be one leaves the sample, and the next
+    // acquisition at the site is sampled in its place; a hold the previous sample stood for
+    // leaves what that sample stands for (the next sample comes one acquisition later), so the
+    // histogram's weights still add up to the holds.
     if (weight > 1) held.entry->hold_countdown = 0;
+    if (weight == 0) ++held.entry->hold_countdown;
     weight = 1;
   }
   const uint64_t hold_ns = g_runtime.clock.to_ns(end - held.start_ticks + held.paused_ticks);

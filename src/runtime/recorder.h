@@ -112,13 +112,21 @@ inline void stamp_hold(HeldLock& held) {
 // At a release, after the real unlock: a sampled or exact hold is timed; a stamped hold that made
 // a thread wait (`made_wait`) is timed exactly (and taken out of the sample).
 __attribute__((noinline)) void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait);
+// Counts of threads inside a call (LockSlot::waiters) never go below 0: a lock destroyed and
+// re-made while a thread was still on its way out of a call on it must not wrap the count.
+inline void leave_waiters(std::atomic<uint32_t>& waiters) {
+  uint32_t count = waiters.load(std::memory_order_relaxed);
+  while (count != 0 &&
+         !waiters.compare_exchange_weak(count, count - 1, std::memory_order_relaxed)) {
+  }
+}
 // Around a contended acquire's blocking call: the lock's slot counts the thread in `waiters` (a
 // release that sees it knows its hold made a thread wait) and is marked as waited on. The first
 // wait on a lock counts `blocking_holds_untimed`: the hold it waits for began before any clock
 // read was due (unless it was a sample or among its site's first N), so it may not be timed.
 __attribute__((noinline)) LockSlot* begin_lock_wait(const void* lock);
 inline void end_lock_wait(LockSlot* slot) {
-  if (slot) slot->waiters.fetch_sub(1, std::memory_order_relaxed);
+  if (slot) leave_waiters(slot->waiters);
 }
 // Whether the hold about to be released made a thread wait: a thread is blocked acquiring the lock
 // (read just before the real unlock: after it, the woken thread may already have taken and
@@ -165,9 +173,10 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   }
 }
 
-// A robust mutex seen by lockscope (at its init, or in the slow path, which reads the kind after
-// acquiring) is flagged in its slot and so in the site cache entries filled after that: the fast
-// path reads the program's mutex before its trylock only for those. On a contended mutex a plain
+// A robust mutex seen by lockscope (at its init, or by any slow-path call on it) is flagged in its
+// slot and so in the site cache entries filled after that (the first flagging also invalidates
+// every site cache, so none filled before stays): the fast path reads the program's mutex before
+// its trylock only for those. On a contended mutex a plain
 // read before the atomic costs a second transfer of its cache line, and a read of the lock's slot
 // there would wait for that line too.
 __attribute__((noinline)) void note_robust(const void* lock);
@@ -192,6 +201,7 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
   if (first_result == kSkipTry) {  // see Calls::try_is_unsafe: the real call alone, untimed
     const AcquireOutcome outcome{calls.blocking_acquire(), false, 0, 0, Blocker::kUnknown};
     const int saved_errno = errno;
+    note_robust(lock);  // only a robust mutex is made not recoverable
     record_acquire(*self, lock, Calls::kOperation, site, outcome);
     errno = saved_errno;
     return outcome.result;
@@ -220,9 +230,10 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
   }
   const format::Operation op = Calls::kOperation;
   const int saved_errno = errno;
-  // Before record_acquire fills the site cache, which copies the flag; held: the line is ours.
+  // Before record_acquire fills the site cache, which copies the flag (whatever the outcome: a
+  // call that failed still fills it). The kind never changes while the mutex lives.
   if constexpr (requires { calls.robust(); })
-    if (acquired(outcome.result) && calls.robust()) note_robust(lock);
+    if (calls.robust()) note_robust(lock);
   record_acquire(*self, lock, op, site, outcome);
   errno = saved_errno;
   return outcome.result;

@@ -148,5 +148,28 @@ TEST(AtExit, ThreadsStillBlockedAndLocksStillHeldAreCountedUpToTheExit) {
   EXPECT_GE(lock_waits, 100 * kMs);
 }
 
+// A robust mutex made not recoverable, whose init this process never saw, locked repeatedly at
+// one call site: the runtime must not let the fast path try it first (it hung on the second call).
+TEST(Robustness, ANotRecoverableRobustMutexInitialisedElsewhereNeverHangs) {
+  const CommandResult plain = run_command({fixture("robust_unseen_init"), "6"});
+  ASSERT_EQ(plain.exit_status, 0) << plain.out << plain.err;
+  TemporaryDirectory dir;
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("robust_unseen_init"), "6"});
+  EXPECT_EQ(recorded.signal, 0) << "killed by its watchdog: it hung";
+  EXPECT_EQ(recorded.exit_status, 0) << recorded.err;
+  EXPECT_EQ(recorded.out, plain.out);
+}
+
+// errno after a contended lock is the program's, even when the runtime's own insertion of a new
+// lock fails for lack of address space (it came back as ENOMEM in 176 of 200 waits).
+TEST(Robustness, AContendedLockLeavesErrnoAloneEvenWhenTheRuntimeRunsOutOfMemory) {
+  TemporaryDirectory dir;
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("errno_after_wait"), "200"});
+  EXPECT_EQ(recorded.exit_status, 0) << recorded.out << recorded.err;
+  EXPECT_EQ(recorded.out, "rounds 200, errno changed 0\n");
+}
+
 }  // namespace
 }  // namespace lockscope::testing
