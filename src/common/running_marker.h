@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/decimal_text.h"
+
 namespace lockscope::format {
 
 inline constexpr char kRunningMarkerSuffix[] = ".running";
@@ -32,29 +34,6 @@ struct ProcessStat {
   bool ended() const { return (state == 'Z' || state == 'X' || state == 'x') && threads <= 1; }
 };
 
-namespace running_marker_detail {
-inline bool parse_decimal(const char*& p, const char* end, uint64_t& out) {
-  const char* begin = p;
-  uint64_t value = 0;
-  for (; p < end && *p >= '0' && *p <= '9'; ++p) {
-    if (value > (UINT64_MAX - static_cast<uint64_t>(*p - '0')) / 10) return false;
-    value = value * 10 + static_cast<uint64_t>(*p - '0');
-  }
-  out = value;
-  return p != begin;
-}
-
-inline size_t append_decimal(char* out, size_t at, size_t size, uint64_t value) {
-  char digits[24];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value);
-  while (n && at + 1 < size) out[at++] = digits[--n];
-  return n ? size : at;  // size: did not fit
-}
-}  // namespace running_marker_detail
 
 // Parses the text of /proc/<pid>/stat. The command name (field 2) is in parentheses and may itself
 // hold spaces and parentheses: the fields after it are counted from its last ')'.
@@ -71,7 +50,7 @@ inline bool parse_process_stat(const char* text, size_t length, ProcessStat& out
     ++p;
     if (field == 4 || field == 20 || field == 22) {
       uint64_t value = 0;
-      if (!running_marker_detail::parse_decimal(p, end, value)) return false;
+      if (!lockscope::parse_decimal(p, end, value)) return false;
       if (field == 4)
         out.ppid = static_cast<uint32_t>(value);
       else if (field == 20)
@@ -81,7 +60,7 @@ inline bool parse_process_stat(const char* text, size_t length, ProcessStat& out
     } else {
       if (p < end && *p == '-') ++p;  // a few fields (priority, nice, ...) can be negative
       uint64_t ignored = 0;
-      if (!running_marker_detail::parse_decimal(p, end, ignored)) return false;
+      if (!lockscope::parse_decimal(p, end, ignored)) return false;
     }
   }
   return true;
@@ -90,7 +69,6 @@ inline bool parse_process_stat(const char* text, size_t length, ProcessStat& out
 // Writes "<directory>/.<pid>-<start ticks>.running" into `out`; false when it does not fit.
 inline bool running_marker_path(char* out, size_t size, const char* directory, uint32_t pid,
                                 uint64_t start_ticks) {
-  using running_marker_detail::append_decimal;
   size_t at = 0;
   for (const char* p = directory; *p; ++p) {
     if (at + 1 >= size) return false;
@@ -119,10 +97,10 @@ inline bool parse_running_marker_name(const char* name, size_t length, uint32_t&
   constexpr size_t kSuffixLength = sizeof(kRunningMarkerSuffix) - 1;
   if (length < 4 + kSuffixLength || *p++ != '.') return false;
   uint64_t pid_value = 0;
-  if (!running_marker_detail::parse_decimal(p, end, pid_value) || pid_value == 0 ||
+  if (!lockscope::parse_decimal(p, end, pid_value) || pid_value == 0 ||
       pid_value > UINT32_MAX || p >= end || *p++ != '-')
     return false;
-  if (!running_marker_detail::parse_decimal(p, end, start_ticks)) return false;
+  if (!lockscope::parse_decimal(p, end, start_ticks)) return false;
   if (static_cast<size_t>(end - p) != kSuffixLength) return false;
   for (size_t i = 0; i < kSuffixLength; ++i)
     if (p[i] != kRunningMarkerSuffix[i]) return false;

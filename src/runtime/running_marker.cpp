@@ -20,15 +20,9 @@ char g_own_marker[4200];
 void proc_path(char (&out)[96], const char* prefix, uint64_t id, const char* leaf) {
   size_t at = 0;
   for (const char* p = prefix; *p; ++p) out[at++] = *p;
-  char digits[24];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + id % 10);
-    id /= 10;
-  } while (id);
-  while (n) out[at++] = digits[--n];
+  at = append_decimal(out, at, sizeof(out), id);
   for (const char* p = leaf; *p && at + 1 < sizeof(out); ++p) out[at++] = *p;
-  out[at] = '\0';
+  out[at < sizeof(out) ? at : sizeof(out) - 1] = '\0';
 }
 
 bool read_stat(const char* path, format::ProcessStat& stat) {

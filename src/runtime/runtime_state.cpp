@@ -16,6 +16,7 @@
 extern char** environ;
 
 #include "common/config_string.h"
+#include "common/decimal_text.h"
 #include "runtime/fatal_signals.h"
 #include "runtime/raw_log.h"
 #include "runtime/real_functions.h"
@@ -41,14 +42,7 @@ InsideLockscope::~InsideLockscope() {
 
 void read_thread_name(uint32_t tid, char (&name)[16]) {
   char path[64] = "/proc/self/task/";
-  size_t n = std::strlen(path);
-  char digits[16];
-  int d = 0;
-  do {
-    digits[d++] = static_cast<char>('0' + tid % 10);
-    tid /= 10;
-  } while (tid);
-  while (d) path[n++] = digits[--d];
+  const size_t n = append_decimal(path, std::strlen(path), sizeof(path) - 6, tid);
   std::memcpy(path + n, "/comm", 6);
   const int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;

@@ -291,6 +291,27 @@ uint64_t lock_count_at(const ProcessProfile& process, const std::string& marker)
   return found.site ? found.site->count : 0;
 }
 
+// Runs daemon_child in `mode` under lockscope record to its end (20 s at most): lockscope's exit
+// status must be the program's (3), and the daemon must have reported before lockscope ended.
+struct DaemonRecording {
+  pid_t lockscope = 0;
+  CommandResult recorded;
+  DaemonReport report;
+};
+void record_daemon(const TemporaryDirectory& dir, const TemporaryDirectory& work,
+                   const std::string& mode, DaemonRecording& out) {
+  const StartedCommand started = start_recording_daemon(dir, work, mode);
+  out.lockscope = started.pid;
+  const auto status = wait_at_most(started.pid, 20000);
+  ASSERT_TRUE(status) << "lockscope was still waiting after 20 s (" << mode << ")";
+  out.recorded = finish_command(started, *status);
+  EXPECT_EQ(out.recorded.exit_status, 3) << "the program's status, not the daemon's\n"
+                                         << out.recorded.err;
+  const auto report = read_daemon_report(work / "recorded");
+  ASSERT_TRUE(report) << "lockscope ended before the daemon did";
+  out.report = *report;
+}
+
 TEST(Processes, ADaemonKeepsItsRealParentAndLockscopeStillWaitsForIt) {
   TemporaryDirectory dir, work;
   const CommandResult plain = run_command({fixture("daemon_child"), work / "plain"});
@@ -298,15 +319,11 @@ TEST(Processes, ADaemonKeepsItsRealParentAndLockscopeStillWaitsForIt) {
   const auto plain_report = await_daemon_report(work / "plain");
   ASSERT_TRUE(plain_report) << "the plain daemon never reported";
 
-  const StartedCommand started = start_recording_daemon(dir, work, "exit");
-  const auto status = wait_at_most(started.pid, 20000);
-  ASSERT_TRUE(status) << "lockscope was still waiting after 20 s";
-  const CommandResult recorded = finish_command(started, *status);
-  EXPECT_EQ(recorded.exit_status, 3) << "the program's status, not the daemon's\n" << recorded.err;
-  const auto report = read_daemon_report(work / "recorded");
-  ASSERT_TRUE(report) << "lockscope ended before the daemon did";
-  EXPECT_EQ(report->launcher, started.pid);
-  EXPECT_NE(report->daemon_ppid, started.pid) << "the daemon was re-parented to lockscope";
+  DaemonRecording run;
+  ASSERT_NO_FATAL_FAILURE(record_daemon(dir, work, "exit", run));
+  const DaemonReport* report = &run.report;
+  EXPECT_EQ(report->launcher, run.lockscope);
+  EXPECT_NE(report->daemon_ppid, run.lockscope) << "the daemon was re-parented to lockscope";
   EXPECT_EQ(report->daemon_ppid, plain_report->daemon_ppid)
       << "the daemon's parent differs from the one it has without lockscope";
 
@@ -333,14 +350,9 @@ TEST(Processes, ADaemonKeepsItsRealParentAndLockscopeStillWaitsForIt) {
 // the process is gone rather than wait for it forever.
 TEST(Processes, ADescendantKilledWithSigkillDoesNotKeepLockscopeWaiting) {
   TemporaryDirectory dir, work;
-  const StartedCommand started = start_recording_daemon(dir, work, "sigkill");
-  const auto status = wait_at_most(started.pid, 20000);
-  ASSERT_TRUE(status) << "lockscope was still waiting for the killed daemon after 20 s";
-  const CommandResult recorded = finish_command(started, *status);
-  EXPECT_EQ(recorded.exit_status, 3) << recorded.err;
-  const auto report = read_daemon_report(work / "recorded");
-  ASSERT_TRUE(report) << "lockscope ended before the daemon did";
-  EXPECT_NE(report->daemon_ppid, started.pid) << "the daemon was re-parented to lockscope";
+  DaemonRecording run;
+  ASSERT_NO_FATAL_FAILURE(record_daemon(dir, work, "sigkill", run));
+  EXPECT_NE(run.report.daemon_ppid, run.lockscope) << "the daemon was re-parented to lockscope";
   const Profile profile = load_profile(dir.path());
   EXPECT_TRUE(profile.problems.empty());
   ASSERT_EQ(profile.processes.size(), 1u) << "SIGKILL: no profile of the daemon";
@@ -352,16 +364,11 @@ TEST(Processes, ADescendantKilledWithSigkillDoesNotKeepLockscopeWaiting) {
 // threads go on: it has not ended, and lockscope waits for the profile it writes at its exit.
 TEST(Processes, ADaemonWhoseMainThreadExitedFirstIsStillWaitedFor) {
   TemporaryDirectory dir, work;
-  const StartedCommand started = start_recording_daemon(dir, work, "main-thread-exits");
-  const auto status = wait_at_most(started.pid, 20000);
-  ASSERT_TRUE(status) << "lockscope was still waiting after 20 s";
-  const CommandResult recorded = finish_command(started, *status);
-  EXPECT_EQ(recorded.exit_status, 3) << recorded.err;
-  const auto report = read_daemon_report(work / "recorded");
-  ASSERT_TRUE(report) << "lockscope ended before the daemon did";
+  DaemonRecording run;
+  ASSERT_NO_FATAL_FAILURE(record_daemon(dir, work, "main-thread-exits", run));
   const Profile profile = load_profile(dir.path());
   ASSERT_EQ(profile.processes.size(), 2u);
-  const ProcessProfile* daemon = process_with_pid(profile, report->daemon);
+  const ProcessProfile* daemon = process_with_pid(profile, run.report.daemon);
   ASSERT_NE(daemon, nullptr) << "the daemon's profile is missing";
   // Counted over its locks, not at its call site: with the main thread gone, /proc/self/exe is
   // unreadable when the profile is written, so the program's own sites stay unsymbolized.
