@@ -56,10 +56,16 @@ inline bool is_robust(const pthread_mutex_t* mutex) {
   return (__atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & 16) != 0;
 }
 
+// The thread `tid` owns it (glibc's __owner): read after a failed trylock, never written.
+inline bool owned_by(const pthread_mutex_t* mutex, uint32_t tid) {
+  return static_cast<uint32_t>(__atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED)) == tid;
+}
+
 // The real calls behind each acquire form (see acquire() in recorder.h).
 struct MutexLockCalls {
   bool try_is_unsafe() const { return not_recoverable(mutex); }
   bool robust() const { return is_robust(mutex); }
+  bool held_by(uint32_t tid) const { return owned_by(mutex, tid); }
   static constexpr Operation kOperation = Operation::kLock;
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;
@@ -78,6 +84,7 @@ struct MutexTryLockCalls {
 struct MutexTimedLockCalls {
   bool try_is_unsafe() const { return not_recoverable(mutex); }
   bool robust() const { return is_robust(mutex); }
+  bool held_by(uint32_t tid) const { return owned_by(mutex, tid); }
   static constexpr Operation kOperation = Operation::kTimedLock;
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;
@@ -89,6 +96,7 @@ struct MutexTimedLockCalls {
 struct MutexClockLockCalls {
   bool try_is_unsafe() const { return not_recoverable(mutex); }
   bool robust() const { return is_robust(mutex); }
+  bool held_by(uint32_t tid) const { return owned_by(mutex, tid); }
   static constexpr Operation kOperation = Operation::kClockLock;
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;

@@ -183,9 +183,11 @@ __attribute__((noinline)) void note_robust(const void* lock);
 
 // The real calls of one interposed acquire: `Calls` is a small value type (the lock pointer, and a
 // deadline for the timed forms) with try_acquire(), blocking_acquire(), and static members
-// kOperation and kBlocking (false for a pure trylock); optionally blocker() (who holds it) and
-// try_is_unsafe() (the first try would change what the program sees: call the real function alone). Small enough to travel in registers, so the
-// slow path below is a plain tail call and the fast path saves few registers.
+// kOperation and kBlocking (false for a pure trylock); optionally blocker() (who holds it),
+// try_is_unsafe() (the first try would change what the program sees: call the real function
+// alone), robust() and held_by(tid) (from the mutex's own kind and owner fields). Small enough to
+// travel in registers, so the slow path below is a plain tail call and the fast path saves few
+// registers.
 //
 // Everything but the cached, uncontended case: blocking, timing the wait, table lookups, failures.
 // `first_result` is the trylock-first result when it was already tried (kNotTried otherwise).
@@ -213,7 +215,10 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
     if constexpr (requires { calls.blocker(); }) outcome.blocker = calls.blocker();
     constexpr bool holds = format::operation_class(Calls::kOperation) ==
                            format::OperationClass::kAcquire;
-    LockSlot* waited = holds ? begin_lock_wait(lock) : nullptr;
+    // A thread relocking a mutex it holds (EDEADLK from an error-checking one) waits for no one.
+    bool own = false;
+    if constexpr (requires { calls.held_by(uint32_t{}); }) own = calls.held_by(self->tid);
+    LockSlot* waited = holds && !own ? begin_lock_wait(lock) : nullptr;
     const Clock& clock = g_runtime.clock;
     const uint64_t start = clock.now();
     {

@@ -32,6 +32,9 @@ TEST(Semantics, EveryMutexKindReturnsTheSameCodesUnderTheRuntime) {
   ASSERT_NE(timed, nullptr);
   EXPECT_EQ(timed->failed, 1u);
   EXPECT_GE(timed->wait_sum_ns, 500'000u) << "a timed-out wait is still a wait";
+  // The one lock first waited for is busy_mutex (the timed lock above): an error-checking mutex
+  // relocked by its owner (EDEADLK at once) waited for no one.
+  EXPECT_EQ(process.counter(format::Counter::kBlockingHoldsUntimed), 1u);
 
   // The recursive mutex: kind from its init, destroyed, init site at the fixture's line.
   const int init_line = marker_line("mutex_semantics", "recursive-init");
