@@ -261,11 +261,13 @@ namespace {
 // A hold that makes another thread wait is timed exactly, whatever the sampling: the four 20 ms
 // holds the waiter was blocked on fall between samples (see the fixture), and before they were
 // timed the site showed a few microseconds as its longest hold and an estimate from short holds.
-TEST(Counts, HoldsThatMadeAThreadWaitAreTimedExactly) {
+void expect_long_holds_timed_exactly(const std::string& mode) {
   TemporaryDirectory dir;
   std::string err;
+  std::vector<std::string> args = {"4", "100"};
+  if (!mode.empty()) args.push_back(mode);
   const ProcessProfile process =
-      record_single_process(dir, "blocking_holds", {"4", "100"}, {"--hold-sample", "64"}, &err);
+      record_single_process(dir, "blocking_holds", args, {"--hold-sample", "64"}, &err);
   long long truth = 0, long_total = 0, longest = 0;
   ASSERT_EQ(std::sscanf(own_counts(err, "hold_ns").c_str(),
                         "hold_ns %lld long_hold_ns %lld longest_hold_ns %lld", &truth, &long_total,
@@ -285,6 +287,14 @@ TEST(Counts, HoldsThatMadeAThreadWaitAreTimedExactly) {
       << "estimate " << estimate << " ± " << bound << ", truth " << truth;
   // One lock, first waited for in the prime round: the one hold that may have gone untimed.
   EXPECT_EQ(process.counter(format::Counter::kBlockingHoldsUntimed), 1u);
+}
+
+TEST(Counts, HoldsThatMadeAThreadWaitAreTimedExactly) { expect_long_holds_timed_exactly(""); }
+
+// The same when the waiter was woken by a signal sent while the mutex was held: it then waits to
+// re-take the mutex inside glibc's condition wait, where no interposed lock call sees it.
+TEST(Counts, AHoldThatSignalsAWaitingCondvarIsTimedExactly) {
+  expect_long_holds_timed_exactly("condvar");
 }
 
 }  // namespace
