@@ -140,10 +140,9 @@ const SiteSummary* site_at(const LockSummary& lock, const std::string& file_suff
   return nullptr;
 }
 
-ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
-                                        const std::vector<std::string>& program,
-                                        const std::vector<std::string>* environment,
-                                        CommandResult* recorded_out) {
+Profile record_all_unchanged(const TemporaryDirectory& dir, const std::vector<std::string>& program,
+                             const std::vector<std::string>* environment,
+                             CommandResult* recorded_out) {
   const CommandResult plain = run_command(program, environment);
   EXPECT_EQ(plain.exit_status, 0) << plain.out << plain.err;
   std::vector<std::string> command = {LOCKSCOPE_CLI, "record", "-o", dir.path(), "--"};
@@ -155,6 +154,14 @@ ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
   if (recorded_out) *recorded_out = recorded;
   Profile profile = load_profile(dir.path());
   EXPECT_TRUE(profile.problems.empty());
+  return profile;
+}
+
+ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
+                                        const std::vector<std::string>& program,
+                                        const std::vector<std::string>* environment,
+                                        CommandResult* recorded_out) {
+  Profile profile = record_all_unchanged(dir, program, environment, recorded_out);
   if (profile.processes.size() != 1) {
     ADD_FAILURE() << "expected one process, got " << profile.processes.size();
     return {};

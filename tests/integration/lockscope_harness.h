@@ -63,8 +63,12 @@ std::vector<std::string> profile_files(const std::string& directory);
 inline constexpr uint64_t kMs = 1'000'000;
 
 // Runs `program` plain, then under `lockscope record` into `dir` (with `environment` when given):
-// exit status 0 and the same stdout both times, exactly one process in the profile; returns it.
+// exit status 0 and the same stdout both times, no signal, a profile without problems; returns it.
 // `recorded` gets the recorded run's result.
+Profile record_all_unchanged(const TemporaryDirectory& dir, const std::vector<std::string>& program,
+                             const std::vector<std::string>* environment = nullptr,
+                             CommandResult* recorded = nullptr);
+// The same for a program that is one process: returns that process.
 ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
                                         const std::vector<std::string>& program,
                                         const std::vector<std::string>* environment = nullptr,

@@ -192,12 +192,7 @@ namespace {
 
 TEST(ProcessShared, ASemPostSeesTheWaiterBlockedInAnotherProcess) {
   TemporaryDirectory dir;
-  const CommandResult plain = run_command({fixture("shared_semaphore")});
-  const CommandResult recorded =
-      run_lockscope({"record", "-o", dir.path(), "--", fixture("shared_semaphore")});
-  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
-  EXPECT_EQ(recorded.out, plain.out);
-  Profile profile = load_profile(dir.path());
+  Profile profile = record_all_unchanged(dir, {fixture("shared_semaphore")});
   ASSERT_EQ(profile.processes.size(), 2u);
   const SiteSummary* post = nullptr;
   const SiteSummary* wait = nullptr;

@@ -9,17 +9,8 @@ namespace {
 using format::Operation;
 
 TEST(Semantics, EveryMutexKindReturnsTheSameCodesUnderTheRuntime) {
-  const CommandResult plain = run_command({fixture("mutex_semantics")});
-  ASSERT_EQ(plain.exit_status, 0) << plain.out;
   TemporaryDirectory dir;
-  const CommandResult profiled =
-      run_lockscope({"record", "-o", dir.path(), "--", fixture("mutex_semantics")});
-  EXPECT_EQ(profiled.exit_status, 0) << profiled.out;
-  EXPECT_EQ(profiled.out, plain.out);
-
-  Profile profile = load_profile(dir.path());
-  ASSERT_EQ(profile.processes.size(), 1u);
-  const ProcessProfile& process = profile.processes[0];
+  const ProcessProfile process = record_unchanged(dir, "mutex_semantics");
   const int trylock_line = marker_line("mutex_semantics", "busy-trylock");
   const LockSummary* busy = lock_acquired_at(process, "mutex_semantics.c", trylock_line);
   ASSERT_NE(busy, nullptr);
