@@ -176,9 +176,8 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
 // A robust mutex seen by lockscope (at its init, or by any slow-path call on it) is flagged in its
 // slot and so in the site cache entries filled after that (the first flagging also invalidates
 // every site cache, so none filled before stays): the fast path reads the program's mutex before
-// its trylock only for those. On a contended mutex a plain
-// read before the atomic costs a second transfer of its cache line, and a read of the lock's slot
-// there would wait for that line too.
+// its trylock only for those. On a contended mutex a plain read before the atomic costs a second
+// transfer of its cache line, and a read of the lock's slot there would wait for that line too.
 __attribute__((noinline)) void note_robust(const void* lock);
 
 // The real calls of one interposed acquire: `Calls` is a small value type (the lock pointer, and a
