@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Two runtimes against each other and plain, in alternating rounds (plain, A, B, plain, A, B, ...),
+# so that an hour's noise hits all three alike; prints medians of the per-round figures.
+#   micro:     lockscope_overhead_bench's uncontended pthread_mutex pair, runtime preloaded
+#              directly (CPU ns added to plain)
+#   heavy:     lockscope_lock_heavy under `lockscope record` (wall ratio to plain)
+#   memcached: memcached -t 4 on 127.0.0.1 under memcaslap, 3 s per run (throughput, % of plain)
+# Usage: ab_builds.sh [-n ROUNDS] BUILD_A BUILD_B micro|heavy|memcached...
+# (a BUILD is a build directory with bin/lockscope and lib/liblockscope.so; micro and heavy take
+# their benchmark binaries from BUILD_B)
+set -euo pipefail
+rounds=9
+while getopts "n:" opt; do
+  case $opt in
+    n) rounds=$OPTARG ;;
+    *) exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 3 ] || { sed -n 2,10p "$0" >&2; exit 2; }
+a=$(cd "$1" && pwd)
+b=$(cd "$2" && pwd)
+shift 2
+work=$(mktemp -d /tmp/lockscope-ab.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# median_of COLUMN: the median of that column of stdin.
+median_of() { sort -g -k"$1","$1" | awk -v c="$1" '{ v[NR] = $c } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+pair_ns() {  # pair_ns [RUNTIME]: CPU ns of one uncontended pair
+  local bench="$b/bin/lockscope_overhead_bench" filter='pthread_mutex_pair$'
+  if [ -z "${1:-}" ]; then "$bench" --benchmark_filter="$filter" --benchmark_min_time=0.2 2>/dev/null
+  else LD_PRELOAD="$1/lib/liblockscope.so" LOCKSCOPE_CONFIG="dir=$work/p" "$bench" \
+         --benchmark_filter="$filter" --benchmark_min_time=0.2 2>/dev/null; fi | awk '/pair/ { print $4 }'
+}
+
+seconds() {  # seconds CMD...: wall seconds of CMD
+  local start end
+  start=$(date +%s.%N)
+  "$@" >/dev/null 2>&1
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc
+}
+
+heavy_s() {  # heavy_s [BUILD]
+  rm -rf "$work/p"
+  if [ -z "${1:-}" ]; then seconds "$b/bin/lockscope_lock_heavy"
+  else seconds "$1/bin/lockscope" record -o "$work/p" -- "$b/bin/lockscope_lock_heavy"; fi
+}
+
+tps() {  # tps [BUILD]: memcached's throughput under memcaslap, plain or recorded
+  local port=$((20000 + RANDOM % 20000)) command server
+  command=(memcached -t 4 -p "$port" -U 0 -l 127.0.0.1)
+  [ "$(id -u)" -eq 0 ] && command+=(-u root)
+  rm -rf "$work/p"
+  if [ -z "${1:-}" ]; then "${command[@]}" & else "$1/bin/lockscope" record -o "$work/p" -- "${command[@]}" 2>/dev/null & fi
+  server=$!
+  sleep 0.5
+  memcaslap -s "127.0.0.1:$port" -t 3s -T 2 -c 16 2>&1 | awk '/^Run time/ { for (i = 1; i <= NF; ++i) if ($i == "TPS:") print $(i + 1) }'
+  kill -TERM "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+}
+
+for part in "$@"; do
+  case $part in
+    micro)
+      for ((i = 0; i < rounds; ++i)); do echo "$(pair_ns) $(pair_ns "$a") $(pair_ns "$b")"; done |
+        awk '{ print $2 - $1, $3 - $1 }' >"$work/rows"
+      echo "== uncontended pthread_mutex pair, CPU ns added to plain, median of $rounds rounds"
+      echo "A $(median_of 1 <"$work/rows") ns   B $(median_of 2 <"$work/rows") ns" ;;
+    heavy)
+      for ((i = 0; i < rounds; ++i)); do echo "$(heavy_s) $(heavy_s "$a") $(heavy_s "$b")"; done |
+        awk '{ print $2 / $1, $3 / $1 }' >"$work/rows"
+      echo "== lock-heavy fixture under lockscope record, wall ratio to plain, median of $rounds rounds"
+      echo "A $(median_of 1 <"$work/rows")x   B $(median_of 2 <"$work/rows")x" ;;
+    memcached)
+      command -v memcached >/dev/null && command -v memcaslap >/dev/null ||
+        { echo "memcached or memcaslap is not installed (apt-get install memcached libmemcached-tools)"; continue; }
+      for ((i = 0; i < rounds; ++i)); do echo "$(tps) $(tps "$a") $(tps "$b")"; done |
+        awk '{ print 100 * $2 / $1, 100 * $3 / $1 }' >"$work/rows"
+      echo "== memcached -t 4 under memcaslap (2 threads, 16 connections, 3 s), % of plain, median of $rounds rounds"
+      echo "A $(median_of 1 <"$work/rows") %   B $(median_of 2 <"$work/rows") %" ;;
+    *) echo "ab_builds.sh: unknown part '$part' (micro, heavy, memcached)" >&2; exit 2 ;;
+  esac
+done
