@@ -1,9 +1,5 @@
 #include "cli/running_descendants.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -16,18 +12,9 @@ namespace fs = std::filesystem;
 namespace {
 
 std::optional<format::ProcessStat> process_stat(pid_t pid) {
-  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char text[1024];
-  ssize_t got;
-  do {
-    got = read(fd, text, sizeof(text));
-  } while (got < 0 && errno == EINTR);
-  close(fd);
   format::ProcessStat stat;
-  if (got <= 0 || !format::parse_process_stat(text, static_cast<size_t>(got), stat))
-    return std::nullopt;
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  if (!format::read_process_stat(path.c_str(), stat)) return std::nullopt;
   return stat;
 }
 

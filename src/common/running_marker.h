@@ -14,6 +14,10 @@
 // handler and in fatal-signal handlers.
 #pragma once
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
@@ -64,6 +68,24 @@ inline bool parse_process_stat(const char* text, size_t length, ProcessStat& out
     }
   }
   return true;
+}
+
+// Reads and parses a /proc/.../stat file (plain system calls: errno is left as it was).
+inline bool read_process_stat(const char* path, ProcessStat& out) {
+  const int saved_errno = errno;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  bool parsed = false;
+  if (fd >= 0) {
+    char text[1024];  // the command name is at most 15 bytes: the whole line fits
+    ssize_t got;
+    do {
+      got = read(fd, text, sizeof(text));
+    } while (got < 0 && errno == EINTR);
+    close(fd);
+    parsed = got > 0 && parse_process_stat(text, static_cast<size_t>(got), out);
+  }
+  errno = saved_errno;
+  return parsed;
 }
 
 // Writes "<directory>/.<pid>-<start ticks>.running" into `out`; false when it does not fit.

@@ -25,18 +25,6 @@ void proc_path(char (&out)[96], const char* prefix, uint64_t id, const char* lea
   out[at < sizeof(out) ? at : sizeof(out) - 1] = '\0';
 }
 
-bool read_stat(const char* path, format::ProcessStat& stat) {
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char text[1024];  // the command name is at most 15 bytes: the whole line fits
-  ssize_t got;
-  do {
-    got = read(fd, text, sizeof(text));
-  } while (got < 0 && errno == EINTR);
-  close(fd);
-  return got > 0 && format::parse_process_stat(text, static_cast<size_t>(got), stat);
-}
-
 void create_empty(const char* path) {
   const int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd >= 0) close(fd);
@@ -46,7 +34,7 @@ void create_marker_of_child(uint64_t pid) {
   char path[96];
   proc_path(path, "/proc/", pid, "/stat");
   format::ProcessStat stat;
-  if (!read_stat(path, stat) || stat.ended()) return;
+  if (!format::read_process_stat(path, stat) || stat.ended()) return;
   // Static, not on the stack (this may run on a small alternate signal stack): only the one final
   // write of the process (process_exit.cpp: profile_written) gets here.
   static char marker[sizeof(g_own_marker)];
@@ -101,7 +89,7 @@ void create_running_marker() {
   const int saved_errno = errno;
   g_own_marker[0] = '\0';
   format::ProcessStat stat;
-  if (read_stat("/proc/self/stat", stat) &&
+  if (format::read_process_stat("/proc/self/stat", stat) &&
       format::running_marker_path(g_own_marker, sizeof(g_own_marker), runtime().directory,
                                   runtime().pid, stat.start_ticks))
     create_empty(g_own_marker);
