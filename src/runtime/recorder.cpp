@@ -18,8 +18,8 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   LockSlot& lock_slot = runtime().locks.slot(slot);
   const bool robust = lock_slot.flags.load(std::memory_order_relaxed) & format::kLockRobust;
   site_cache_slot(self, lock, site, op) =
-      SiteCacheEntry{lock,       site,           entry, &lock_slot, slot,
-                     self.epoch, identity_epoch, static_cast<uint16_t>(op), robust};
+      SiteCacheEntry{lock, &lock_slot,     entry, slot, self.epoch,
+                     site, identity_epoch, static_cast<uint16_t>(op), robust};
   return entry;
 }
 

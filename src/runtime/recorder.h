@@ -153,19 +153,14 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   ++stats.count;
   ++self.acquisitions;
   HeldLock& held = self.held[self.held_depth++];
-  held.lock = cached.lock;
-  held.lock_slot = cached.slot;
-  held.slot = cached.slot_index;
-  held.epoch = self.epoch;
-  held.entry = &stats;
-  constexpr auto release_operation = static_cast<uint16_t>(release_operation_for(kOperation));
-  held.release_operation = release_operation;
+  __builtin_memcpy(static_cast<void*>(&held), &cached, HeldLock::kIdentityBytes);
+  held.weight = 0;
   held.signalled_slot = 0;
+  held.stamped = false;
   held.made_wait = false;
+  held.release_operation = static_cast<uint16_t>(release_operation_for(kOperation));
   if (__builtin_expect(stats.hold_countdown != 0, 1)) {
     --stats.hold_countdown;
-    held.weight = 0;
-    held.stamped = false;
     if (__builtin_expect(cached.slot->waited_on.load(std::memory_order_relaxed), 0))
       stamp_hold(held);
   } else {
@@ -196,6 +191,7 @@ template <typename Calls>
 __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, uintptr_t site,
                                            int first_result, Calls calls) {
   constexpr bool blocking = Calls::kBlocking;
+  if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
   if constexpr (requires { calls.try_is_unsafe(); })
     if (first_result == kNotTried && calls.try_is_unsafe()) first_result = kSkipTry;
   if (self == nullptr) return blocking ? calls.blocking_acquire() : calls.try_acquire();
@@ -245,11 +241,17 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
 
 template <typename Calls>
 inline int acquire(const void* lock, uintptr_t site, Calls calls) {
-  ThreadState* self = current_thread();
+  // Only the TLS pointer: a thread without one yet goes to the slow path, which finds (or makes)
+  // it. No call here but the trylock, so the fast path keeps a small stack frame.
+  ThreadState* self = tls_thread;
+  if (__builtin_expect(self == nullptr, 0)) return acquire_slow(nullptr, lock, site, kNotTried, calls);
   // The cache is consulted before the lock is taken, so the critical section only sees the stores.
-  SiteCacheEntry* cached = self ? cached_site(*self, lock, site, Calls::kOperation) : nullptr;
+  SiteCacheEntry* cached = cached_site(*self, lock, site, Calls::kOperation);
   if (__builtin_expect(cached == nullptr || self->held_depth >= kMaxHeldLocks, 0))
     return acquire_slow(self, lock, site, kNotTried, calls);
+  // Keep the entry's address in a register across the trylock rather than have the compiler
+  // recompute it from the hash (which costs it more saved registers).
+  asm("" : "+r"(cached));
   if constexpr (requires { calls.try_is_unsafe(); })
     if (__builtin_expect(cached->robust, 0) && calls.try_is_unsafe())
       return acquire_slow(self, lock, site, kSkipTry, calls);
@@ -276,6 +278,7 @@ template <typename Release>
 __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, uintptr_t site,
                                            Release real_release,
                                            format::Operation default_operation) {
+  if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
   bool made_wait = false;
   if (self)
     for (uint32_t i = self->held_depth; i-- > 0;)
@@ -292,29 +295,25 @@ __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, 
   return result;
 }
 
-// `default_operation` counts a release of a lock this thread was not seen to hold (an rwlock's
-// side is otherwise taken from how it was acquired).
+// Any other release of the thread's innermost hold: its release entry comes from the site cache
+// when the acquire site's last release was elsewhere, and a hold that needs more than counting (see
+// needs_release_work) has a condvar signalled under it stamped and whether it made a thread wait
+// read before the real unlock, and is timed after it.
 template <typename Release>
-inline int release(const void* lock, uintptr_t site, Release real_release,
-                   format::Operation default_operation = format::Operation::kUnlock) {
-  ThreadState* self = current_thread();
-  if (__builtin_expect(self == nullptr || self->held_depth == 0 ||
-                           self->held[self->held_depth - 1].lock != lock,
-                       0))
-    return release_slow(self, lock, site, real_release, default_operation);
+__attribute__((noinline)) int release_innermost(ThreadState* self, const void* lock,
+                                                uintptr_t site, Release real_release,
+                                                format::Operation default_operation) {
   HeldLock& top = self->held[self->held_depth - 1];
-  // The release entry: the one the acquire site's locks were last released at, else the cache.
-  SiteStats* stats = top.entry && top.entry->release_site == site && top.epoch == self->epoch
+  SiteStats* stats = top.epoch == self->epoch && top.entry->release_site == site
                          ? top.entry->release_stats
                          : nullptr;
-  if (__builtin_expect(stats == nullptr, 0)) {
+  if (stats == nullptr) {
     SiteCacheEntry* cached =
         cached_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
-    if (__builtin_expect(cached == nullptr, 0))
-      return release_slow(self, lock, site, real_release, default_operation);
+    if (cached == nullptr) return release_slow(self, lock, site, real_release, default_operation);
     stats = cached->stats;
   }
-  if (__builtin_expect(top.signalled_slot != 0, 0)) stamp_release_after_signal(top);
+  if (top.signalled_slot != 0) stamp_release_after_signal(top);
   // Only a hold whose start was read can be timed: other releases skip the check.
   const bool made_wait = top.stamped && hold_made_wait(top);
   const int result = real_release();
@@ -325,12 +324,42 @@ inline int release(const void* lock, uintptr_t site, Release real_release,
     return result;
   }
   const bool timed = top.weight != 0 || made_wait;
-  if (__builtin_expect(timed, 0)) finish_timed_hold(*self, top, made_wait);
+  if (timed) finish_timed_hold(*self, top, made_wait);
   --self->held_depth;
   ++stats->count;
   ++self->releases;
-  if (__builtin_expect(timed, 0)) snapshot_if_due(*self);
+  if (timed) snapshot_if_due(*self);
   return 0;
+}
+
+// `default_operation` counts a release of a lock this thread was not seen to hold (an rwlock's
+// side is otherwise taken from how it was acquired).
+//
+// The common case: the release of the thread's innermost hold, at the site its acquire site's
+// locks were last released at, with nothing to time. It is counted just before the real unlock,
+// which is then a tail call: three thread-local increments inside the critical section instead of
+// a stack frame around the real call. The real unlock cannot fail there: this thread acquired the
+// lock (the held stack says so) and holds it still.
+template <typename Release>
+inline int release(const void* lock, uintptr_t site, Release real_release,
+                   format::Operation default_operation = format::Operation::kUnlock) {
+  ThreadState* self = tls_thread;
+  if (__builtin_expect(self == nullptr || self->held_depth == 0 ||
+                           self->held[self->held_depth - 1].lock != lock,
+                       0))
+    return release_slow(self, lock, site, real_release, default_operation);
+  const HeldLock& top = self->held[self->held_depth - 1];
+  // A held lock's entry is set whenever its epoch is current; its release entry is set with the
+  // release site.
+  if (__builtin_expect(top.epoch != self->epoch || top.entry->release_site != site ||
+                           needs_release_work(top),
+                       0))
+    return release_innermost(self, lock, site, real_release, default_operation);
+  SiteStats* stats = top.entry->release_stats;
+  --self->held_depth;
+  ++stats->count;
+  ++self->releases;
+  return real_release();
 }
 
 }  // namespace lockscope::runtime

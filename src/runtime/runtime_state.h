@@ -15,6 +15,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "common/profile_format.h"
@@ -29,26 +30,40 @@ namespace lockscope::runtime {
 inline constexpr uint32_t kMaxHeldLocks = 64;
 inline constexpr uint32_t kDefaultHoldSamplePeriod = 32;
 
+// A lock the thread holds. The first five fields are also a SiteCacheEntry's first five, in the
+// same order: an uncontended acquisition at a cached site copies them in one block
+// (HeldLock::kIdentityBytes).
 struct HeldLock {
   const void* lock;
   LockSlot* lock_slot;
   SiteStats* entry;     // the acquire site's entry
-  uint64_t start_ticks;   // valid when `stamped`
-  uint64_t paused_ticks;  // held time before a condition wait released and re-took the lock
   uint32_t slot;
   uint32_t epoch;       // SiteTable epoch when `entry` was taken; a flush invalidates it
+  // The fields below, up to `made_wait`, are all zero for a hold whose release needs nothing but
+  // counting (needs_release_work()): the fast acquire writes them with two stores.
   uint32_t weight;      // 0: not in the timed sample; 1: exact (cold site, contended); N: 1 in N
   // Condvar slot + 1 when this thread signalled that condvar while this was its innermost lock:
   // the release then stamps the condvar, so a woken waiter can tell its wait for this mutex
   // (contention) from its wake-up latency (interpose_condvar.cpp). 0 otherwise.
   uint32_t signalled_slot;
-  uint16_t release_operation;  // format::Operation its release is counted as (rwlock: by side)
   // The clock was read at acquisition: a timed hold, or any hold of a lock a thread once waited
   // for (LockSlot::waited_on), so that it can still be timed if it makes a thread wait.
   bool stamped;
   bool made_wait;  // known before the release to have made a thread wait (a condvar's waiter)
+  uint16_t release_operation;  // format::Operation its release is counted as (rwlock: by side)
+  uint64_t start_ticks;   // valid when `stamped`
+  uint64_t paused_ticks;  // held time before a condition wait released and re-took the lock
+
+  static constexpr size_t kIdentityBytes = 32;  // lock .. epoch
 };
 static_assert(sizeof(HeldLock) == 64);
+static_assert(offsetof(HeldLock, weight) == HeldLock::kIdentityBytes);
+
+// A release has more to do than count (time the hold, stamp a signalled condvar, check whether it
+// made a thread wait) exactly when one of these is set.
+inline bool needs_release_work(const HeldLock& held) {
+  return (held.weight | held.signalled_slot | static_cast<uint32_t>(held.stamped)) != 0;
+}
 
 // A direct-mapped cache of the thread's recent (lock, call site, operation) -> stats entry, so that
 // the common case (an uncontended acquire or release at a site seen before) needs no table lookup.
@@ -56,15 +71,21 @@ static_assert(sizeof(HeldLock) == 64);
 // generation anywhere in the process (identity epoch).
 struct SiteCacheEntry {
   const void* lock;
-  uintptr_t site;
-  SiteStats* stats;
   LockSlot* slot;
+  SiteStats* stats;
   uint32_t slot_index;
   uint32_t epoch;
+  uintptr_t site;
   uint32_t identity_epoch;
   uint16_t operation;
   bool robust;  // the lock is a robust mutex (LockSlot::flags when the entry was filled)
 };
+static_assert(offsetof(SiteCacheEntry, lock) == offsetof(HeldLock, lock) &&
+              offsetof(SiteCacheEntry, slot) == offsetof(HeldLock, lock_slot) &&
+              offsetof(SiteCacheEntry, stats) == offsetof(HeldLock, entry) &&
+              offsetof(SiteCacheEntry, slot_index) == offsetof(HeldLock, slot) &&
+              offsetof(SiteCacheEntry, epoch) == offsetof(HeldLock, epoch) &&
+              offsetof(SiteCacheEntry, site) == HeldLock::kIdentityBytes);
 inline constexpr uint32_t kSiteCacheSize = 256;
 
 // The blocking call a thread is inside (a contended acquire, a condition, semaphore or barrier
