@@ -25,20 +25,12 @@ extern char** environ;
 namespace lockscope::runtime {
 
 __thread ThreadState* tls_thread = nullptr;
+__thread bool tls_inside = false;
 constinit Runtime g_runtime;
 namespace {
-__thread bool tls_inside = false;
 __thread bool tls_unregistered = false;  // no slot could be had: pass through from now on
 }  // namespace
 
-InsideLockscope::InsideLockscope() : saved_(tls_thread), was_inside_(tls_inside) {
-  tls_thread = nullptr;
-  tls_inside = true;
-}
-InsideLockscope::~InsideLockscope() {
-  tls_inside = was_inside_;
-  tls_thread = saved_;
-}
 
 void read_thread_name(uint32_t tid, char (&name)[16]) {
   char path[64] = "/proc/self/task/";
@@ -263,7 +255,6 @@ ThreadState* current_thread_slow() {
   return self;
 }
 
-bool inside_lockscope() { return tls_inside; }
 
 bool has_recorded_events() {
   Runtime& rt = g_runtime;

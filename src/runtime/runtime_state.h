@@ -199,10 +199,17 @@ class BlockedScope {
 
 // Marks the calling thread as inside lockscope for the scope's lifetime: its own interposed calls,
 // and those of a signal handler that interrupts it, pass through unrecorded. Nests.
+extern __thread bool tls_inside;
 class InsideLockscope {
  public:
-  InsideLockscope();
-  ~InsideLockscope();
+  InsideLockscope() : saved_(tls_thread), was_inside_(tls_inside) {
+    tls_thread = nullptr;
+    tls_inside = true;
+  }
+  ~InsideLockscope() {
+    tls_inside = was_inside_;
+    tls_thread = saved_;
+  }
   InsideLockscope(const InsideLockscope&) = delete;
   InsideLockscope& operator=(const InsideLockscope&) = delete;
 
@@ -212,7 +219,7 @@ class InsideLockscope {
 };
 
 // True while the calling thread runs lockscope's own code (an InsideLockscope scope).
-bool inside_lockscope();
+inline bool inside_lockscope() { return tls_inside; }
 bool ensure_initialized();
 // True when any lock operation was recorded in this process image (so an exec that follows a
 // fork with no locking in between leaves no empty file behind).
