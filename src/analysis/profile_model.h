@@ -128,6 +128,17 @@ struct ModuleSummary {
   uint64_t end = 0;
 };
 
+// A lock acquired (blocking) while another was a thread's innermost held lock: the first time in
+// the process, with where each was acquired.
+struct LockOrderEdge {
+  size_t from_lock = 0;  // index into ProcessProfile::locks: the lock held
+  size_t to_lock = 0;    // the lock acquired while holding it
+  CodeLocation from_site;  // where the held lock was acquired (unknown: !known())
+  CodeLocation to_site;
+  uint32_t tid = 0;
+  format::Operation to_operation = format::Operation::kLock;
+};
+
 struct ProcessProfile {
   std::string file;  // the profile file it came from
   uint32_t pid = 0;
@@ -146,6 +157,7 @@ struct ProcessProfile {
   std::vector<ModuleSummary> modules;
   std::vector<ThreadSummary> threads;
   std::vector<LockSummary> locks;
+  std::vector<LockOrderEdge> lock_order;
   std::map<format::Counter, uint64_t> counters;
   uint64_t counter(format::Counter which) const {
     auto it = counters.find(which);

@@ -25,6 +25,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kSites: return "sites";
     case SectionType::kHistograms: return "histograms";
     case SectionType::kCounters: return "counters";
+    case SectionType::kLockOrder: return "lock order";
     case SectionType::kEnd: return "end";
   }
   return "unknown";
@@ -54,10 +55,10 @@ class SectionSet {
     if (header.version > format::kVersion)
       throw BadFile(fmt::format("written by a newer lockscope (format version {}; this one reads up "
                                 "to {})", header.version, format::kVersion));
-    if (header.version < format::kVersion)
+    if (header.version < format::kOldestReadableVersion)
       throw BadFile(fmt::format("written by an older lockscope (format version {}; this one reads "
-                                "version {}): record it again",
-                                header.version, format::kVersion));
+                                "versions {} to {}): record it again",
+                                header.version, format::kOldestReadableVersion, format::kVersion));
     if (header.header_size != sizeof(format::FileHeader))
       throw BadFile(fmt::format("unsupported header size {}", header.header_size));
     const uint32_t stored_crc = header.header_crc;
@@ -287,6 +288,21 @@ ProcessProfile decode(const SectionSet& file) {
   for (LockSummary& lock : out.locks) {
     lock.finish();
     cap_hold_estimates(out, lock);
+  }
+  // Version 3: lock order (a version 2 file has none: it was not recorded).
+  for (const auto& e : file.records<format::LockOrderRecord>(SectionType::kLockOrder, false)) {
+    if (e.from_lock >= out.locks.size() || e.to_lock >= out.locks.size())
+      throw BadFile("a lock-order edge refers to a missing lock");
+    if (e.to_operation < 1 || e.to_operation > static_cast<uint16_t>(format::Operation::kLast))
+      throw BadFile("a lock-order edge has an unknown operation");
+    LockOrderEdge edge;
+    edge.from_lock = e.from_lock;
+    edge.to_lock = e.to_lock;
+    edge.from_site = location(e.from_module, e.from_offset, out.modules.size());
+    edge.to_site = location(e.to_module, e.to_offset, out.modules.size());
+    edge.tid = e.tid;
+    edge.to_operation = static_cast<format::Operation>(e.to_operation);
+    out.lock_order.push_back(std::move(edge));
   }
   for (const auto& c : file.records<format::CounterRecord>(SectionType::kCounters))
     out.counters[static_cast<format::Counter>(c.id)] += c.value;

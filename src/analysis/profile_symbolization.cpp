@@ -85,6 +85,10 @@ void symbolize_profile(Profile& profile) {
       if (lock.init_site.known()) symbolize(lock.init_site, process, symbolizer);
       for (SiteSummary& site : lock.sites) symbolize(site.location, process, symbolizer);
     }
+    for (LockOrderEdge& edge : process.lock_order) {
+      if (edge.from_site.known()) symbolize(edge.from_site, process, symbolizer);
+      symbolize(edge.to_site, process, symbolizer);
+    }
   }
 }
 

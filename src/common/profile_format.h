@@ -19,7 +19,8 @@
 namespace lockscope::format {
 
 inline constexpr char kMagic[8] = {'L', 'K', 'S', 'C', 'O', 'P', 'E', '\0'};
-inline constexpr uint32_t kVersion = 2;  // 2: every POSIX primitive (rwlock, condvar, spin, sem, barrier)
+inline constexpr uint32_t kVersion = 3;  // 3: lock order (kLockOrder); 2: every POSIX primitive
+inline constexpr uint32_t kOldestReadableVersion = 2;  // readers take files of versions 2..kVersion
 inline constexpr char kFileSuffix[] = ".lsprof";
 inline constexpr uint32_t kNoModule = 0xFFFFFFFFu;  // site offset is then an absolute address
 
@@ -32,6 +33,7 @@ enum class SectionType : uint32_t {
   kSites = 6,
   kHistograms = 7,
   kCounters = 8,
+  kLockOrder = 9,  // version 3: lock-order edges (optional: absent in version 2 files)
   kEnd = 0xFFFF,
 };
 
@@ -263,6 +265,21 @@ struct SiteRecord {  // one (lock generation, call site, operation), summed over
 };
 static_assert(sizeof(SiteRecord) == 144);
 
+// A lock taken with a blocking call while another was this thread's innermost held lock, once per
+// (held lock, acquired lock) generation pair: the first thread and call sites that did so.
+struct LockOrderRecord {
+  uint32_t from_lock;  // the held lock, into kLocks
+  uint32_t to_lock;    // the lock acquired while holding it
+  uint32_t from_module;  // where the held lock was acquired (kNoModule with offset 0: unknown)
+  uint32_t to_module;    // where the other was acquired
+  uint64_t from_offset;
+  uint64_t to_offset;
+  uint32_t tid;
+  uint16_t to_operation;  // Operation
+  uint16_t reserved;
+};
+static_assert(sizeof(LockOrderRecord) == 40);
+
 struct ThreadRecord {
   uint32_t tid;
   uint32_t flags;  // ThreadFlags
@@ -300,7 +317,8 @@ enum class Counter : uint32_t {
                             // not in it
   kBlockingHoldsUntimed = 13, // locks first waited for: the hold waited for then began before
                               // clock reads were due, so it may be untimed (then estimated)
-  kLast = kBlockingHoldsUntimed,
+  kDroppedOrderEdges = 14,  // lock-order edges not kept (memory refused)
+  kLast = kDroppedOrderEdges,
 };
 
 struct CounterRecord {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "analysis/lock_order_cycles.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 
@@ -12,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-inline constexpr int kJsonSchemaVersion = 2;  // 2: every primitive (docs/json-schema.md)
+inline constexpr int kJsonSchemaVersion = 2;  // 2: every primitive (docs/json-schema.md); lock_order is additive
 
 json histogram_json(const LatencyHistogram& histogram, uint64_t sum_ns, uint64_t max_ns) {
   json buckets = json::array();
@@ -135,6 +136,24 @@ json waits_by_primitive_json(const ThreadSummary& thread) {
   return out;
 }
 
+// Edges name locks by their index in the process's "locks"; each inversion lists its edges (indices
+// into "edges") in cycle order.
+json lock_order_json(const ProcessProfile& process) {
+  json edges = json::array();
+  for (const LockOrderEdge& edge : process.lock_order)
+    edges.push_back({{"held", edge.from_lock},
+                     {"held_taken_at",
+                      edge.from_site.known() ? location_json(edge.from_site, process) : json(nullptr)},
+                     {"taken", edge.to_lock},
+                     {"taken_at", location_json(edge.to_site, process)},
+                     {"operation", operation_name(edge.to_operation)},
+                     {"tid", edge.tid}});
+  json inversions = json::array();
+  for (const LockOrderInversion& inversion : find_lock_order_inversions(process))
+    inversions.push_back({{"edges", inversion.edges}});
+  return {{"edges", edges}, {"inversions", inversions}};
+}
+
 json process_json(const ProcessProfile& process) {
   json threads = json::array();
   for (const ThreadSummary& t : process.threads)
@@ -169,6 +188,7 @@ json process_json(const ProcessProfile& process) {
       {format::Counter::kHoldsInProgress, "holds_in_progress_at_exit"},
       {format::Counter::kCallsAfterSnapshot, "calls_after_snapshot"},
       {format::Counter::kBlockingHoldsUntimed, "blocking_holds_untimed"},
+      {format::Counter::kDroppedOrderEdges, "dropped_lock_order_edges"},
   };
   for (const auto& [counter, name] : names) counters[name] = process.counter(counter);
   return {{"file", process.file},
@@ -188,6 +208,7 @@ json process_json(const ProcessProfile& process) {
           {"modules", modules},
           {"threads", threads},
           {"locks", locks},
+          {"lock_order", lock_order_json(process)},
           {"counters", counters}};
 }
 

@@ -11,6 +11,7 @@
 
 #include "analysis/program_loadability.h"
 #include "report/duration_format.h"
+#include "report/lock_order_text.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 #include "report/text_table.h"
@@ -381,6 +382,8 @@ void write_footer(const Profile& profile, std::ostream& out) {
                                                "was written (not in it)"},
         {format::Counter::kBlockingHoldsUntimed, "locks first waited for during a hold that may "
                                                  "not be timed (then in the hold estimate)"},
+        {format::Counter::kDroppedOrderEdges, "lock-order edges not kept (out of memory): "
+                                              "inversions through them are not shown"},
     };
     for (const auto& [counter, text] : counters)
       if (uint64_t value = process.counter(counter); value > 0 &&
@@ -423,6 +426,7 @@ class TextReportWriter final : public ReportWriter {
     const std::vector<LockRow> rows = listed_rows(profile, options, total);
     write_locks(rows, total, options, out);
     write_call_sites(profile, rows, out);
+    write_lock_order_inversions(profile, out);
     write_legend(out);
     out << '\n';
     write_footer(profile, out);

@@ -20,7 +20,7 @@ namespace {
 using format::SectionType;
 
 struct Sections {
-  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters;
+  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order;
 
   format::StringRef add_string(const char* text, size_t length) {
     format::StringRef ref{static_cast<uint32_t>(strings.size()), static_cast<uint32_t>(length)};
@@ -263,6 +263,20 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     }
     out.sites.append_record(record);
   }
+  for (size_t i = 0; i < rt.order.size(); ++i) {
+    const OrderEdge& edge = rt.order.edge(i);
+    format::LockOrderRecord record{};
+    record.from_lock = index.get(edge.from_slot, edge.from_generation);
+    record.to_lock = index.get(edge.to_slot, edge.to_generation);
+    // A lock whose every acquisition failed is not in the locks section: nor is its edge.
+    if (record.from_lock == format::kNoModule || record.to_lock == format::kNoModule) continue;
+    if (edge.from_site) split_site(modules, edge.from_site, record.from_module, record.from_offset);
+    else record.from_module = format::kNoModule;
+    split_site(modules, edge.to_site, record.to_module, record.to_offset);
+    record.tid = edge.tid;
+    record.to_operation = edge.to_operation;
+    out.order.append_record(record);
+  }
 }
 
 bool records_now(const ThreadState& t) {
@@ -446,6 +460,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   counter_values[static_cast<int>(format::Counter::kDroppedSites)] += dropped;
   counter_values[static_cast<int>(format::Counter::kThreadsLiveAtExit)] = live_threads;
   counter_values[static_cast<int>(format::Counter::kDroppedLocks)] += rt.locks.retired_dropped();
+  counter_values[static_cast<int>(format::Counter::kDroppedOrderEdges)] += rt.order.dropped();
   for (uint32_t id = 1; id <= kLastCounter; ++id)
     out.counters.append_record(format::CounterRecord{id, 0, counter_values[id]});
   all.reset();
@@ -455,7 +470,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   memcpy(header.magic, format::kMagic, sizeof(header.magic));
   header.version = format::kVersion;
   header.header_size = sizeof(header);
-  header.section_count = 9;
+  header.section_count = 10;
   file.append_record(header);
   ByteBuffer empty;
   bool ok = append_section(file, SectionType::kStrings, 1, out.strings) &&
@@ -468,6 +483,8 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
                            out.histograms) &&
             append_section(file, SectionType::kCounters, sizeof(format::CounterRecord),
                            out.counters) &&
+            append_section(file, SectionType::kLockOrder, sizeof(format::LockOrderRecord),
+                           out.order) &&
             append_section(file, SectionType::kEnd, 0, empty);
   if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();

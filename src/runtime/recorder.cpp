@@ -19,7 +19,8 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   const bool robust = lock_slot.flags.load(std::memory_order_relaxed) & format::kLockRobust;
   site_cache_slot(self, lock, site, op) =
       SiteCacheEntry{lock, &lock_slot,     entry, slot, self.epoch,
-                     site, identity_epoch, static_cast<uint16_t>(op), robust};
+                     site, identity_epoch, static_cast<uint16_t>(op), robust,
+                     self.held_depth ? self.held[self.held_depth - 1].lock : nullptr};
   return entry;
 }
 
@@ -59,6 +60,37 @@ void start_sampled_hold(HeldLock& held, SiteStats& stats) {
     stats.hold_countdown = period - 1;
   }
   stamp_hold(held);
+}
+
+void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t site,
+                format::Operation op) {
+  const HeldLock& held = self.held[self.held_depth - 1];
+  if (held.lock == lock) return;  // a recursive mutex taken again, a second read lock
+  InsideLockscope inside;
+  Runtime& rt = runtime();
+  const int saved_errno = errno;  // the lock table's insertion may mmap
+  if (slot == LockTable::kNoSlot) slot = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
+  if (slot != LockTable::kNoSlot) {
+    const bool entry_valid = held.entry != nullptr && held.epoch == self.epoch;
+    OrderEdge edge{};
+    edge.from_slot = held.slot;
+    edge.from_generation = entry_valid ? held.entry->key.generation
+                                       : rt.locks.slot(held.slot).generation.load(std::memory_order_relaxed);
+    edge.from_site = entry_valid ? held.entry->key.site : 0;
+    edge.to_slot = slot;
+    edge.to_generation = rt.locks.slot(slot).generation.load(std::memory_order_relaxed);
+    edge.to_site = site;
+    edge.tid = self.tid;
+    edge.to_operation = static_cast<uint16_t>(op);
+    rt.order.insert(edge);
+  }
+  errno = saved_errno;
+}
+
+void note_order_cached(ThreadState& self, SiteCacheEntry& cached) {
+  note_order(self, cached.lock, cached.slot_index, cached.site,
+             static_cast<format::Operation>(cached.operation));
+  cached.order_from = self.held[self.held_depth - 1].lock;
 }
 
 void note_robust(const void* lock) {

@@ -168,6 +168,19 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   }
 }
 
+// Lock order (lock_order.h): a blocking acquisition of `lock` while the thread holds another
+// adds the edge from its innermost held lock, unless known; `slot` may be LockTable::kNoSlot.
+__attribute__((noinline)) void note_order(ThreadState& self, const void* lock, uint32_t slot,
+                                          uintptr_t site, format::Operation op);
+// The same for a cached site, whose entry then remembers the held lock (order_from).
+__attribute__((noinline)) void note_order_cached(ThreadState& self, SiteCacheEntry& cached);
+// Acquisitions that can wait, and so close a deadlock: trylocks and semaphore waits do not count.
+template <typename Calls>
+constexpr bool orders_locks() {
+  return Calls::kBlocking &&
+         format::operation_class(Calls::kOperation) == format::OperationClass::kAcquire;
+}
+
 // A robust mutex seen by lockscope (at its init, or by any slow-path call on it) is flagged in its
 // slot and so in the site cache entries filled after that (the first flagging also invalidates
 // every site cache, so none filled before stays): the fast path reads the program's mutex before
@@ -195,6 +208,9 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
   if constexpr (requires { calls.try_is_unsafe(); })
     if (first_result == kNotTried && calls.try_is_unsafe()) first_result = kSkipTry;
   if (self == nullptr) return blocking ? calls.blocking_acquire() : calls.try_acquire();
+  if constexpr (orders_locks<Calls>())
+    if (first_result == kNotTried && self->held_depth != 0)
+      note_order(*self, lock, LockTable::kNoSlot, site, Calls::kOperation);
   if (first_result == kSkipTry) {  // see Calls::try_is_unsafe: the real call alone, untimed
     const AcquireOutcome outcome{calls.blocking_acquire(), false, 0, 0, Blocker::kUnknown};
     const int saved_errno = errno;
@@ -263,6 +279,11 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
     ++cached->stats->count;
     return 0;
   }
+  if constexpr (orders_locks<Calls>())
+    if (__builtin_expect(self->held_depth != 0 &&
+                             self->held[self->held_depth - 1].lock != cached->order_from,
+                         0))
+      note_order_cached(*self, *cached);
   // The owner field is written at release when another thread held the lock before: request its
   // cache line now, so that its transfer overlaps the lock word's instead of following it.
   __builtin_prefetch(&cached->slot->last_owner, 1);

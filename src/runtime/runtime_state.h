@@ -21,6 +21,7 @@
 #include "common/profile_format.h"
 #include "runtime/clock.h"
 #include "runtime/internal_lock.h"
+#include "runtime/lock_order.h"
 #include "runtime/lock_table.h"
 #include "runtime/site_table.h"
 #include "runtime/thread_registry.h"
@@ -69,7 +70,7 @@ inline bool needs_release_work(const HeldLock& held) {
 // the common case (an uncontended acquire or release at a site seen before) needs no table lookup.
 // An entry is valid while the thread's table was not flushed (epoch) and no lock changed
 // generation anywhere in the process (identity epoch).
-struct SiteCacheEntry {
+struct alignas(64) SiteCacheEntry {
   const void* lock;
   LockSlot* slot;
   SiteStats* stats;
@@ -79,7 +80,11 @@ struct SiteCacheEntry {
   uint32_t identity_epoch;
   uint16_t operation;
   bool robust;  // the lock is a robust mutex (LockSlot::flags when the entry was filled)
+  // The thread's innermost held lock when the entry was filled (nullptr: none): an acquisition
+  // under the same one adds no lock-order edge (lock_order.h).
+  const void* order_from;
 };
+static_assert(sizeof(SiteCacheEntry) == 64);
 static_assert(offsetof(SiteCacheEntry, lock) == offsetof(HeldLock, lock) &&
               offsetof(SiteCacheEntry, slot) == offsetof(HeldLock, lock_slot) &&
               offsetof(SiteCacheEntry, stats) == offsetof(HeldLock, entry) &&
@@ -149,6 +154,7 @@ struct Runtime {
   int exit_status = -1;
 
   LockTable locks;
+  LockOrderTable order;
   SiteTable merged;          // sites of threads that are gone; guarded by merge_lock
   ThreadRegistry threads;    // guarded by merge_lock
   InternalLock merge_lock;

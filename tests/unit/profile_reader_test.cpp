@@ -39,6 +39,7 @@ class ProfileFileBuilder {
   std::vector<LockRecord> locks;
   std::vector<SiteRecord> sites;
   std::vector<CounterRecord> counters;
+  std::vector<LockOrderRecord> order;  // written only when not empty (as in a version 2 file)
   uint32_t version = kVersion;
 
   std::string bytes() const {
@@ -63,6 +64,7 @@ class ProfileFileBuilder {
     records(SectionType::kSites, sites);
     records(SectionType::kHistograms, bins_);
     records(SectionType::kCounters, counters);
+    if (!order.empty()) records(SectionType::kLockOrder, order);
     section(SectionType::kEnd, 0, "", 0);
     FileHeader header{};
     std::memcpy(header.magic, kMagic, sizeof(kMagic));
@@ -231,10 +233,47 @@ TEST_F(ProfileReader, NamesANewerVersion) {
 
 TEST_F(ProfileReader, NamesAnOlderVersion) {
   ProfileFileBuilder builder = sample_profile();
-  builder.version = kVersion - 1;
+  builder.version = kOldestReadableVersion - 1;
   auto result = read_profile_file(write(builder.bytes()));
   ASSERT_TRUE(std::holds_alternative<std::string>(result));
   EXPECT_NE(std::get<std::string>(result).find("written by an older lockscope"), std::string::npos);
+}
+
+// Version 2 had no lock order: its files read as profiles without edges.
+TEST_F(ProfileReader, ReadsVersion2FilesWithoutLockOrder) {
+  ProfileFileBuilder builder = sample_profile();
+  builder.version = 2;
+  auto result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<ProcessProfile>(result)) << std::get<std::string>(result);
+  EXPECT_TRUE(std::get<ProcessProfile>(result).lock_order.empty());
+  EXPECT_EQ(std::get<ProcessProfile>(result).locks.size(), 1u);
+}
+
+TEST_F(ProfileReader, RoundTripsLockOrderEdges) {
+  ProfileFileBuilder builder = sample_profile();
+  builder.locks.push_back(builder.locks[0]);
+  builder.locks[1].address += 64;
+  builder.order.push_back(LockOrderRecord{0, 1, 0, kNoModule, 0x2000, 0x3000, 77,
+                                          static_cast<uint16_t>(Operation::kWriteLock), 0});
+  auto result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<ProcessProfile>(result)) << std::get<std::string>(result);
+  const ProcessProfile& p = std::get<ProcessProfile>(result);
+  ASSERT_EQ(p.lock_order.size(), 1u);
+  const LockOrderEdge& edge = p.lock_order[0];
+  EXPECT_EQ(edge.from_lock, 0u);
+  EXPECT_EQ(edge.to_lock, 1u);
+  EXPECT_EQ(edge.from_site.module, 0u);
+  EXPECT_EQ(edge.from_site.offset, 0x2000u);
+  EXPECT_EQ(edge.to_site.module, kNoModule);
+  EXPECT_EQ(edge.to_site.offset, 0x3000u);
+  EXPECT_EQ(edge.tid, 77u);
+  EXPECT_EQ(edge.to_operation, Operation::kWriteLock);
+
+  builder.order[0].to_lock = 2;
+  result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<std::string>(result));
+  EXPECT_NE(std::get<std::string>(result).find("lock-order edge refers to a missing lock"),
+            std::string::npos);
 }
 
 TEST_F(ProfileReader, RejectsReferencesOutsideTheirSections) {

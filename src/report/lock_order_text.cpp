@@ -1,0 +1,52 @@
+#include "report/lock_order_text.h"
+
+#include <fmt/format.h>
+
+#include "analysis/lock_order_cycles.h"
+#include "report/lock_rows.h"
+
+namespace lockscope {
+namespace {
+
+std::string lock_name(const ProcessProfile& process, size_t lock) {
+  const LockSummary& summary = process.locks[lock];
+  return lock_identity(LockRow{&process, &summary, nullptr, ""}) + " " +
+         primitive_name(summary.primitive);
+}
+
+std::string where(const CodeLocation& location) {
+  if (!location.known()) return "(where it was taken is not known)";
+  std::string text = location.label.empty() ? fmt::format("0x{:x}", location.offset) : location.label;
+  if (!location.inlined_from.empty()) text += " (inlined into " + location.inlined_from.front() + ")";
+  return text;
+}
+
+}  // namespace
+
+void write_lock_order_inversions(const Profile& profile, std::ostream& out) {
+  size_t edges = 0, found = 0;
+  for (const ProcessProfile& process : profile.processes) edges += process.lock_order.size();
+  if (edges == 0) return;
+  out << "*** lock-order inversions (potential deadlocks) ***\n";
+  for (const ProcessProfile& process : profile.processes) {
+    for (const LockOrderInversion& inversion : find_lock_order_inversions(process)) {
+      ++found;
+      out << fmt::format("inversion {}: pid {}, {} locks taken in conflicting orders\n", found,
+                         process.pid, inversion.edges.size());
+      for (size_t e : inversion.edges) {
+        const LockOrderEdge& edge = process.lock_order[e];
+        out << fmt::format("  thread {} held {}\n", edge.tid, lock_name(process, edge.from_lock));
+        out << fmt::format("      taken at {}\n", where(edge.from_site));
+        out << fmt::format("    and then took {} ({})\n", lock_name(process, edge.to_lock),
+                           operation_name(edge.to_operation));
+        out << fmt::format("      at {}\n", where(edge.to_site));
+      }
+    }
+  }
+  if (found == 0)
+    out << fmt::format("none: {} lock-order edge{} (a lock taken while holding another), no cycle\n",
+                       edges, edges == 1 ? "" : "s");
+  out << '\n';
+}
+
+}  // namespace lockscope

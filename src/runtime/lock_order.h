@@ -1,0 +1,59 @@
+// Lock order: which locks a thread takes while holding which (an edge from its innermost held lock
+// to the lock it now acquires with a blocking call), each edge kept once per process with the
+// first thread and call sites that made it. The CLI finds cycles in these edges: lock-order
+// inversions, deadlocks that can happen even if this run never hit one.
+//
+// Cost: the fast path compares the thread's innermost held lock with the one its site cache entry
+// was filled under (SiteCacheEntry::order_from) and comes here only when they differ; here one
+// probe of a process-wide index under the internal lock. A trylock is never the edge's target: it
+// does not wait, so it cannot close a deadlock.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/chunked_array.h"
+#include "runtime/internal_lock.h"
+
+namespace lockscope::runtime {
+
+struct OrderEdge {
+  uint32_t from_slot;  // the lock held (LockTable slot and generation)
+  uint32_t from_generation;
+  uint32_t to_slot;    // the lock acquired while holding it
+  uint32_t to_generation;
+  uintptr_t from_site;  // where the held lock was acquired (0: not known)
+  uintptr_t to_site;    // where the other was acquired while it was held
+  uint32_t tid;         // the first thread that did so
+  uint16_t to_operation;  // format::Operation of that acquisition
+  uint16_t reserved;
+};
+
+class LockOrderTable {
+ public:
+  // Adds the edge unless (from, to) is known; false when it was known or memory was refused
+  // (then counted in dropped()). Must be called marked inside lockscope (the lock is internal).
+  bool insert(const OrderEdge& edge);
+  // Edges [0, size()) may be read while others are inserted.
+  size_t size() const { return edges_.size(); }
+  const OrderEdge& edge(size_t i) const { return edges_[i]; }
+  uint64_t dropped() const { return dropped_; }
+  // After fork(), in the child: the child's profile starts without the parent's edges.
+  void reset_after_fork();
+
+ private:
+  static uint64_t hash(const OrderEdge& edge);
+  static bool same_locks(const OrderEdge& a, const OrderEdge& b) {
+    return a.from_slot == b.from_slot && a.from_generation == b.from_generation &&
+           a.to_slot == b.to_slot && a.to_generation == b.to_generation;
+  }
+  bool grow_index();
+
+  ChunkedArray<OrderEdge, 8> edges_;
+  uint32_t* index_ = nullptr;  // edge number + 1, 0 = empty; open addressing
+  size_t index_capacity_ = 0;
+  uint64_t dropped_ = 0;
+  InternalLock lock_;
+};
+
+}  // namespace lockscope::runtime
