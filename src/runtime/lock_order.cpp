@@ -11,55 +11,68 @@ uint64_t LockOrderTable::hash(const OrderEdge& edge) {
   return h ^ (h >> 31);
 }
 
-// Doubles the index (from 4,096 numbers) when half full, re-inserting every edge.
-bool LockOrderTable::grow_index() {
-  const size_t capacity = index_capacity_ ? index_capacity_ * 2 : 4096;
-  void* memory = mmap(nullptr, capacity * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+uint32_t LockOrderTable::find(Index* index, const OrderEdge& edge) const {
+  if (index == nullptr) return 0;
+  const size_t mask = index->capacity - 1;
+  for (size_t i = hash(edge) & mask;; i = (i + 1) & mask) {
+    const uint32_t number = index->numbers()[i].load(std::memory_order_acquire);
+    if (number == 0 || same_locks(edges_[number - 1], edge)) return number;
+  }
+}
+
+// A twice larger index (the first of 4,096 numbers) holding every edge, published for readers.
+LockOrderTable::Index* LockOrderTable::grow_index() {
+  Index* old = index_.load(std::memory_order_relaxed);
+  const size_t capacity = old ? old->capacity * 2 : 4096;
+  void* memory = mmap(nullptr, sizeof(Index) + capacity * sizeof(uint32_t), PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) return false;
-  auto* index = static_cast<uint32_t*>(memory);
+  if (memory == MAP_FAILED) return nullptr;
+  auto* index = static_cast<Index*>(memory);
+  index->capacity = capacity;
   for (size_t n = 0; n < edges_.size(); ++n) {
     size_t i = hash(edges_[n]) & (capacity - 1);
-    while (index[i] != 0) i = (i + 1) & (capacity - 1);
-    index[i] = static_cast<uint32_t>(n + 1);
+    while (index->numbers()[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & (capacity - 1);
+    index->numbers()[i].store(static_cast<uint32_t>(n + 1), std::memory_order_relaxed);
   }
-  if (index_) munmap(index_, index_capacity_ * sizeof(uint32_t));
-  index_ = index;
-  index_capacity_ = capacity;
-  return true;
+  index_.store(index, std::memory_order_release);
+  return index;
 }
 
 bool LockOrderTable::insert(const OrderEdge& edge) {
+  // Known edges (nearly every call: the fast path's filter remembers one edge per acquire site)
+  // are found without the lock.
+  if (find(index_.load(std::memory_order_acquire), edge) != 0) return false;
   lock_.lock();
   bool added = false;
-  if ((edges_.size() + 1) * 2 <= index_capacity_ || grow_index()) {
-    const size_t mask = index_capacity_ - 1;
+  Index* index = index_.load(std::memory_order_relaxed);
+  if (index == nullptr || (edges_.size() + 1) * 2 > index->capacity) {
+    if (Index* grown = grow_index()) index = grown;
+    else if (index == nullptr || edges_.size() + 1 >= index->capacity) index = nullptr;
+  }
+  if (index != nullptr && find(index, edge) == 0) {
+    const size_t mask = index->capacity - 1;
     size_t i = hash(edge) & mask;
-    for (; index_[i] != 0; i = (i + 1) & mask)
-      if (same_locks(edges_[index_[i] - 1], edge)) break;
-    if (index_[i] == 0) {
-      const size_t number = edges_.size();
-      if (edges_.append([&](OrderEdge& slot) { slot = edge; })) {
-        index_[i] = static_cast<uint32_t>(number + 1);
-        added = true;
-      } else {
-        ++dropped_;
-      }
+    while (index->numbers()[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & mask;
+    const size_t number = edges_.size();
+    if (edges_.append([&](OrderEdge& slot) { slot = edge; })) {
+      index->numbers()[i].store(static_cast<uint32_t>(number + 1), std::memory_order_release);
+      added = true;
+    } else {
+      dropped_.fetch_add(1, std::memory_order_relaxed);
     }
-  } else {
-    ++dropped_;
+  } else if (index == nullptr) {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
   }
   lock_.unlock();
   return added;
 }
 
 void LockOrderTable::reset_after_fork() {
+  // Only the forking thread exists here; the indexes, never unmapped, are left unused.
   lock_.reset();
   edges_.reset();
-  if (index_) munmap(index_, index_capacity_ * sizeof(uint32_t));
-  index_ = nullptr;
-  index_capacity_ = 0;
-  dropped_ = 0;
+  index_.store(nullptr, std::memory_order_relaxed);
+  dropped_.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace lockscope::runtime

@@ -3,12 +3,14 @@
 // first thread and call sites that made it. The CLI finds cycles in these edges: lock-order
 // inversions, deadlocks that can happen even if this run never hit one.
 //
-// Cost: the fast path compares the thread's innermost held lock with the one its site cache entry
-// was filled under (SiteCacheEntry::order_from) and comes here only when they differ; here one
-// probe of a process-wide index under the internal lock. A trylock is never the edge's target: it
+// Cost: the fast path compares the entry of the acquisition with the last one taken under a hold
+// from the innermost held lock's acquire site (SiteStats::order_to) and comes here only when they
+// differ; here a lock-free probe of a process-wide index, and only for an edge not yet known the
+// internal lock, to insert it. A trylock is never the edge's target: it
 // does not wait, so it cannot close a deadlock.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -37,7 +39,7 @@ class LockOrderTable {
   // Edges [0, size()) may be read while others are inserted.
   size_t size() const { return edges_.size(); }
   const OrderEdge& edge(size_t i) const { return edges_[i]; }
-  uint64_t dropped() const { return dropped_; }
+  uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
   // After fork(), in the child: the child's profile starts without the parent's edges.
   void reset_after_fork();
 
@@ -47,12 +49,20 @@ class LockOrderTable {
     return a.from_slot == b.from_slot && a.from_generation == b.from_generation &&
            a.to_slot == b.to_slot && a.to_generation == b.to_generation;
   }
-  bool grow_index();
+  // Edge numbers + 1 (0 = empty), open addressing. Replaced by a twice larger one when half full;
+  // the old one stays mapped (a lock-free reader may still probe it; it finds no edge added since,
+  // and then looks again under the lock).
+  struct Index {
+    size_t capacity;  // a power of two
+    std::atomic<uint32_t>* numbers() { return reinterpret_cast<std::atomic<uint32_t>*>(this + 1); }
+  };
+  // The number + 1 of the edge with the same locks in `index`, 0 when none.
+  uint32_t find(Index* index, const OrderEdge& edge) const;
+  Index* grow_index();  // under lock_
 
   ChunkedArray<OrderEdge, 8> edges_;
-  uint32_t* index_ = nullptr;  // edge number + 1, 0 = empty; open addressing
-  size_t index_capacity_ = 0;
-  uint64_t dropped_ = 0;
+  std::atomic<Index*> index_{nullptr};
+  std::atomic<uint64_t> dropped_{0};
   InternalLock lock_;
 };
 

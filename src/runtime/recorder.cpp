@@ -19,8 +19,7 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   const bool robust = lock_slot.flags.load(std::memory_order_relaxed) & format::kLockRobust;
   site_cache_slot(self, lock, site, op) =
       SiteCacheEntry{lock, &lock_slot,     entry, slot, self.epoch,
-                     site, identity_epoch, static_cast<uint16_t>(op), robust,
-                     self.held_depth ? self.held[self.held_depth - 1].lock : nullptr};
+                     site, identity_epoch, static_cast<uint16_t>(op), robust};
   return entry;
 }
 
@@ -87,10 +86,11 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
   errno = saved_errno;
 }
 
-void note_order_cached(ThreadState& self, SiteCacheEntry& cached) {
+void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
   note_order(self, cached.lock, cached.slot_index, cached.site,
              static_cast<format::Operation>(cached.operation));
-  cached.order_from = self.held[self.held_depth - 1].lock;
+  HeldLock& outer = self.held[self.held_depth - 1];
+  if (outer.entry != nullptr && outer.epoch == self.epoch) outer.entry->order_to = cached.stats;
 }
 
 void note_robust(const void* lock) {
@@ -267,7 +267,6 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
   if (!entry) return;
   ++entry->count;
   if (acquire_entry) {  // the next release of a lock taken there goes straight to `entry`
-    acquire_entry->release_site = site;
     acquire_entry->release_stats = entry;
   }
   snapshot_if_due(self);

@@ -172,8 +172,15 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
 // adds the edge from its innermost held lock, unless known; `slot` may be LockTable::kNoSlot.
 __attribute__((noinline)) void note_order(ThreadState& self, const void* lock, uint32_t slot,
                                           uintptr_t site, format::Operation op);
-// The same for a cached site, whose entry then remembers the held lock (order_from).
-__attribute__((noinline)) void note_order_cached(ThreadState& self, SiteCacheEntry& cached);
+// The same for a cached site; the held lock's acquire entry then remembers it (SiteStats::order_to).
+__attribute__((noinline)) void note_order_cached(ThreadState& self, const SiteCacheEntry& cached);
+// Whether a blocking acquisition at a cached site may add a lock-order edge: the thread holds a
+// lock, and the last lock it took under a hold from that lock's acquire site was another one.
+inline bool order_unknown(const ThreadState& self, const SiteCacheEntry& cached) {
+  if (self.held_depth == 0) return false;
+  const HeldLock& outer = self.held[self.held_depth - 1];
+  return outer.epoch != self.epoch || outer.entry->order_to != cached.stats;
+}
 // Acquisitions that can wait, and so close a deadlock: trylocks and semaphore waits do not count.
 template <typename Calls>
 constexpr bool orders_locks() {
@@ -280,10 +287,7 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
     return 0;
   }
   if constexpr (orders_locks<Calls>())
-    if (__builtin_expect(self->held_depth != 0 &&
-                             self->held[self->held_depth - 1].lock != cached->order_from,
-                         0))
-      note_order_cached(*self, *cached);
+    if (__builtin_expect(order_unknown(*self, *cached), 0)) note_order_cached(*self, *cached);
   // The owner field is written at release when another thread held the lock before: request its
   // cache line now, so that its transfer overlaps the lock word's instead of following it.
   __builtin_prefetch(&cached->slot->last_owner, 1);
@@ -325,10 +329,8 @@ __attribute__((noinline)) int release_innermost(ThreadState* self, const void* l
                                                 uintptr_t site, Release real_release,
                                                 format::Operation default_operation) {
   HeldLock& top = self->held[self->held_depth - 1];
-  SiteStats* stats = top.epoch == self->epoch && top.entry->release_site == site
-                         ? top.entry->release_stats
-                         : nullptr;
-  if (stats == nullptr) {
+  SiteStats* stats = top.epoch == self->epoch ? top.entry->release_stats : nullptr;
+  if (stats == nullptr || stats->key.site != site) {
     SiteCacheEntry* cached =
         cached_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
     if (cached == nullptr) return release_slow(self, lock, site, real_release, default_operation);
@@ -370,13 +372,12 @@ inline int release(const void* lock, uintptr_t site, Release real_release,
                        0))
     return release_slow(self, lock, site, real_release, default_operation);
   const HeldLock& top = self->held[self->held_depth - 1];
-  // A held lock's entry is set whenever its epoch is current; its release entry is set with the
-  // release site.
-  if (__builtin_expect(top.epoch != self->epoch || top.entry->release_site != site ||
-                           needs_release_work(top),
-                       0))
+  // A held lock's entry is set whenever its epoch is current.
+  if (__builtin_expect(top.epoch != self->epoch, 0))
     return release_innermost(self, lock, site, real_release, default_operation);
   SiteStats* stats = top.entry->release_stats;
+  if (__builtin_expect(stats == nullptr || stats->key.site != site || needs_release_work(top), 0))
+    return release_innermost(self, lock, site, real_release, default_operation);
   --self->held_depth;
   ++stats->count;
   ++self->releases;

@@ -70,7 +70,7 @@ inline bool needs_release_work(const HeldLock& held) {
 // the common case (an uncontended acquire or release at a site seen before) needs no table lookup.
 // An entry is valid while the thread's table was not flushed (epoch) and no lock changed
 // generation anywhere in the process (identity epoch).
-struct alignas(64) SiteCacheEntry {
+struct SiteCacheEntry {
   const void* lock;
   LockSlot* slot;
   SiteStats* stats;
@@ -80,11 +80,7 @@ struct alignas(64) SiteCacheEntry {
   uint32_t identity_epoch;
   uint16_t operation;
   bool robust;  // the lock is a robust mutex (LockSlot::flags when the entry was filled)
-  // The thread's innermost held lock when the entry was filled (nullptr: none): an acquisition
-  // under the same one adds no lock-order edge (lock_order.h).
-  const void* order_from;
 };
-static_assert(sizeof(SiteCacheEntry) == 64);
 static_assert(offsetof(SiteCacheEntry, lock) == offsetof(HeldLock, lock) &&
               offsetof(SiteCacheEntry, slot) == offsetof(HeldLock, lock_slot) &&
               offsetof(SiteCacheEntry, stats) == offsetof(HeldLock, entry) &&

@@ -75,7 +75,7 @@ struct SiteDetail {
 };
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
-// acquire site, the release site its locks were last released at. That pair lets a release go
+// acquire site, the entry of the release its locks were last released at. That pair lets a release go
 // straight from the held lock to its own entry: on a thread that uses more (lock, site) pairs
 // than its site cache holds (a server's thousands of item locks), a release then costs no lookup.
 struct alignas(64) SiteStats {
@@ -87,8 +87,12 @@ struct alignas(64) SiteStats {
   uint32_t next_for_lock;
   uint64_t count;
   SiteDetail* detail;  // nullptr until needed (see SiteTable::detail)
-  uintptr_t release_site;     // acquire site: the call site of the latest release ...
-  SiteStats* release_stats;   // ... and that release's entry (same lock generation)
+  // Acquire site: the entry of the latest release of a lock taken here (same lock generation; its
+  // key's site is that release's call site), nullptr before the first.
+  SiteStats* release_stats;
+  // Acquire site: the entry of the latest lock this thread acquired (blocking) while a lock taken
+  // here was its innermost held lock: the lock-order edge to that lock is known (lock_order.h).
+  const SiteStats* order_to;
 };
 static_assert(sizeof(SiteStats) == 64);
 
