@@ -40,6 +40,14 @@ struct CodeLocation {
   bool known() const { return module != format::kNoModule || offset != 0; }
 };
 
+// Contended acquisitions that waited behind holds taken at one site: the holder that released the
+// lock to the waiter (holder_site unknown: the lock's first wait, or behind readers).
+struct Blame {
+  CodeLocation holder_site;
+  uint64_t waits = 0;
+  uint64_t wait_ns = 0;
+};
+
 struct SiteSummary {
   format::Operation operation = format::Operation::kLock;
   CodeLocation location;
@@ -59,6 +67,7 @@ struct SiteSummary {
   uint64_t with_waiters = 0;     // signal/broadcast sent while a thread waited
   uint64_t without_waiters = 0;  // signal/broadcast that found no waiter
   uint64_t arrived_last = 0;     // barrier: arrivals that completed the barrier
+  std::vector<Blame> blame;      // contended acquisitions, by the holder site they waited behind
   uint64_t acquisitions() const { return format::is_acquire(operation) ? count - failed : 0; }
 };
 

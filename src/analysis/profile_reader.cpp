@@ -26,6 +26,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kHistograms: return "histograms";
     case SectionType::kCounters: return "counters";
     case SectionType::kLockOrder: return "lock order";
+    case SectionType::kBlame: return "blame";
     case SectionType::kEnd: return "end";
   }
   return "unknown";
@@ -260,6 +261,7 @@ ProcessProfile decode(const SectionSet& file) {
     lock.owner_changes = l.owner_changes;
     out.locks.push_back(std::move(lock));
   }
+  std::vector<std::pair<size_t, size_t>> site_place;  // site record -> (lock, its position there)
   for (const auto& s : file.records<format::SiteRecord>(SectionType::kSites)) {
     if (s.lock_index >= out.locks.size()) throw BadFile("a call site refers to a missing lock");
     if (s.operation < 1 || s.operation > static_cast<uint16_t>(format::Operation::kLast))
@@ -283,7 +285,15 @@ ProcessProfile decode(const SectionSet& file) {
     site.arrived_last = s.arrived_last;
     site.wait = histogram(bins, s.wait_histogram);
     site.hold = histogram(bins, s.hold_histogram);
+    site_place.push_back({s.lock_index, out.locks[s.lock_index].sites.size()});
     out.locks[s.lock_index].sites.push_back(std::move(site));
+  }
+  // Version 3: whom contended acquisitions waited behind (none in a version 2 file).
+  for (const auto& b : file.records<format::BlameRecord>(SectionType::kBlame, false)) {
+    if (b.site >= site_place.size()) throw BadFile("a blame record refers to a missing call site");
+    const auto [lock, position] = site_place[b.site];
+    out.locks[lock].sites[position].blame.push_back(
+        Blame{location(b.holder_module, b.holder_offset, out.modules.size()), b.waits, b.wait_ns});
   }
   for (LockSummary& lock : out.locks) {
     lock.finish();

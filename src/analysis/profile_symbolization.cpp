@@ -83,7 +83,11 @@ void symbolize_profile(Profile& profile) {
   for (ProcessProfile& process : profile.processes) {
     for (LockSummary& lock : process.locks) {
       if (lock.init_site.known()) symbolize(lock.init_site, process, symbolizer);
-      for (SiteSummary& site : lock.sites) symbolize(site.location, process, symbolizer);
+      for (SiteSummary& site : lock.sites) {
+        symbolize(site.location, process, symbolizer);
+        for (Blame& blame : site.blame)
+          if (blame.holder_site.known()) symbolize(blame.holder_site, process, symbolizer);
+      }
     }
     for (LockOrderEdge& edge : process.lock_order) {
       if (edge.from_site.known()) symbolize(edge.from_site, process, symbolizer);

@@ -19,7 +19,7 @@
 namespace lockscope::format {
 
 inline constexpr char kMagic[8] = {'L', 'K', 'S', 'C', 'O', 'P', 'E', '\0'};
-inline constexpr uint32_t kVersion = 3;  // 3: lock order (kLockOrder); 2: every POSIX primitive
+inline constexpr uint32_t kVersion = 3;  // 3: lock order, blame; 2: every POSIX primitive
 inline constexpr uint32_t kOldestReadableVersion = 2;  // readers take files of versions 2..kVersion
 inline constexpr char kFileSuffix[] = ".lsprof";
 inline constexpr uint32_t kNoModule = 0xFFFFFFFFu;  // site offset is then an absolute address
@@ -34,6 +34,7 @@ enum class SectionType : uint32_t {
   kHistograms = 7,
   kCounters = 8,
   kLockOrder = 9,  // version 3: lock-order edges (optional: absent in version 2 files)
+  kBlame = 10,     // version 3: whom contended acquisitions waited behind (optional, as above)
   kEnd = 0xFFFF,
 };
 
@@ -279,6 +280,18 @@ struct LockOrderRecord {
   uint16_t reserved;
 };
 static_assert(sizeof(LockOrderRecord) == 40);
+
+// Contended acquisitions at one site (kSites record) that waited behind holds taken at one holder
+// site: the holder that released the lock to the waiter. Holder site unknown (module kNoModule,
+// offset 0): the lock's first wait (its holder had not named its site), or behind readers.
+struct BlameRecord {
+  uint32_t site;           // index into kSites: the waiting site
+  uint32_t holder_module;  // into kModules, or kNoModule
+  uint64_t holder_offset;  // the holder's acquire site
+  uint64_t waits;
+  uint64_t wait_ns;
+};
+static_assert(sizeof(BlameRecord) == 32);
 
 struct ThreadRecord {
   uint32_t tid;

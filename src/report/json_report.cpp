@@ -67,6 +67,13 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
     out["hold"] = histogram_json(site.hold, site.hold_sum_ns, site.hold_max_ns);
     out["hold"]["timed"] = site.hold_samples;
     out["hold"]["error_ns"] = site.hold_error_ns;
+    json blame = json::array();
+    for (const Blame& row : site.blame)
+      blame.push_back({{"holder",
+                        row.holder_site.known() ? location_json(row.holder_site, process) : json(nullptr)},
+                       {"waits", row.waits},
+                       {"wait_ns", row.wait_ns}});
+    out["waited_behind"] = blame;
   }
   if (format::is_read_side(site.operation) || format::is_write_side(site.operation)) {
     out["behind_readers"] = site.behind_readers;

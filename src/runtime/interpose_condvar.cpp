@@ -61,8 +61,12 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   const bool timed_out = result == ETIMEDOUT;
   const bool mutex_held = result == 0 || timed_out;
   const uint32_t mutex_slot = held ? held->slot : rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
-  if (mutex_held && mutex_slot != lockscope::runtime::LockTable::kNoSlot)
-    lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), self->tid);  // inside its section
+  if (mutex_held && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
+    // Inside its section. The hold goes on from where the mutex was acquired: that site holds it.
+    const bool known = held && held->entry && held->epoch == self->epoch;
+    lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), self->tid,
+                                   known ? held->entry->key.site : 0);
+  }
   uint64_t woken = end, released = end;  // the waking signal; the signaller's release of the mutex
   if (slot) {
     lockscope::runtime::leave_waiters(slot->waiters);

@@ -50,6 +50,11 @@ static_assert(sizeof(LockSlot) == 64);
 // signaller held innermost (slot + 1, 0 = none) and when that lock was released after the signal.
 inline std::atomic<uint32_t>& signaller_held_slot(LockSlot& condvar) { return condvar.last_owner; }
 inline std::atomic<uint64_t>& signaller_release_ticks(LockSlot& condvar) { return condvar.arrivals; }
+// A mutex, spinlock or rwlock's write side has no arrivals either: each exclusive acquisition
+// writes there its call site with its owner (note_owner), inside the critical section, so that a
+// thread that waited for the lock can name, once it has it, the acquire site of the hold it waited
+// behind.
+inline std::atomic<uint64_t>& holder_site(LockSlot& lock) { return lock.arrivals; }
 
 struct RetiredLock {  // a finished generation
   uintptr_t address;

@@ -20,7 +20,7 @@ namespace {
 using format::SectionType;
 
 struct Sections {
-  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order;
+  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame;
 
   format::StringRef add_string(const char* text, size_t length) {
     format::StringRef ref{static_cast<uint32_t>(strings.size()), static_cast<uint32_t>(length)};
@@ -258,6 +258,16 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
       record.arrived_last = detail->arrived_last;
       record.wait_histogram = out.add_histogram(detail->wait_histogram);
       record.hold_histogram = out.add_histogram(detail->hold_histogram);
+      const auto site_number = static_cast<uint32_t>(out.sites.size() / sizeof(format::SiteRecord));
+      for (const BlameRow* row = detail->blame; row; row = row->next) {
+        format::BlameRecord blame{};
+        blame.site = site_number;
+        if (row->holder_site) split_site(modules, row->holder_site, blame.holder_module, blame.holder_offset);
+        else blame.holder_module = format::kNoModule;
+        blame.waits = row->waits;
+        blame.wait_ns = row->wait_ns;
+        out.blame.append_record(blame);
+      }
     } else {
       record.wait_histogram = record.hold_histogram = out.next_histogram();
     }
@@ -470,7 +480,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   memcpy(header.magic, format::kMagic, sizeof(header.magic));
   header.version = format::kVersion;
   header.header_size = sizeof(header);
-  header.section_count = 10;
+  header.section_count = 11;
   file.append_record(header);
   ByteBuffer empty;
   bool ok = append_section(file, SectionType::kStrings, 1, out.strings) &&
@@ -485,6 +495,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
                            out.counters) &&
             append_section(file, SectionType::kLockOrder, sizeof(format::LockOrderRecord),
                            out.order) &&
+            append_section(file, SectionType::kBlame, sizeof(format::BlameRecord), out.blame) &&
             append_section(file, SectionType::kEnd, 0, empty);
   if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();

@@ -162,9 +162,11 @@ void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait) {
   self.sites.record_hold(*detail, hold_ns, weight);
 }
 
-void record_owner_change(LockSlot& slot, uint32_t tid) {
+void record_owner_change(LockSlot& slot, uint32_t tid, uintptr_t site) {
   // Plain loads and stores: the caller holds the lock, which orders every update (note_owner).
   const uint32_t previous_owner = slot.last_owner.load(std::memory_order_relaxed);
+  holder_site(slot).store(site, std::memory_order_relaxed);
+  if (previous_owner == tid) return;  // the same owner at another site
   slot.last_owner.store(tid, std::memory_order_relaxed);
   if (previous_owner != 0)
     slot.owner_changes.store(slot.owner_changes.load(std::memory_order_relaxed) + 1,
@@ -199,6 +201,14 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
     record_thread_wait(self, primitive, outcome.wait_ns);
     if (outcome.blocker == Blocker::kReaders) ++detail->behind_readers;
     if (outcome.blocker == Blocker::kWriter) ++detail->behind_writer;
+    // Who it waited behind: the holder that released the lock to this thread, whose site the
+    // lock's slot names (written in its critical section, so ordered by the lock); readers have
+    // no one site, and a lock's first wait began before its holders named theirs (then 0).
+    if (!failed && located.slot && outcome.blocker != Blocker::kReaders &&
+        format::operation_class(op) == format::OperationClass::kAcquire &&
+        !self.sites.record_blame(*detail, holder_site(*located.slot).load(std::memory_order_relaxed),
+                                 1, outcome.wait_ns))
+      runtime().count(format::Counter::kDroppedSites);
   }
   if (failed) {
     ++detail->failed;
@@ -211,7 +221,9 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   if (format::operation_class(op) != format::OperationClass::kAcquire) return;  // nothing held
   ++self.acquisitions;
   if (outcome.contended) ++self.contended;
-  if (!format::is_read_side(op)) note_owner(*located.slot, self.tid);
+  if (!format::is_read_side(op)) {
+    note_owner(*located.slot, self.tid, site);
+  }
   if (self.held_depth >= kMaxHeldLocks) {
     runtime().count(format::Counter::kHeldStackOverflow);
     return;

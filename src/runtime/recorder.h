@@ -68,16 +68,22 @@ void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t
 constexpr bool is_lock_wait(format::Primitive primitive) {
   return primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock;
 }
-void record_owner_change(LockSlot& slot, uint32_t tid);
+void record_owner_change(LockSlot& slot, uint32_t tid, uintptr_t site);
 
 // Owner changes (HANDOFFS) are counted at acquisition, inside the critical section of an
 // exclusive lock (mutex, spinlock, rwlock write side), the mutex re-taken inside a condition wait
 // included: the lock itself orders these updates, so the count is exact. (Counted at release,
 // outside the critical section, two releases could update the owner in the other order.) The
 // owner's cache line is prefetched before the trylock, so its transfer overlaps the lock word's.
-inline void note_owner(LockSlot& slot, uint32_t tid) {
-  if (__builtin_expect(slot.last_owner.load(std::memory_order_relaxed) != tid, 0))
-    record_owner_change(slot, tid);
+//
+// The holder's site goes with it (holder_site): a thread that waited for the lock names, once it
+// has it, the acquire site of the hold it waited behind. Written only when the owner or its site
+// changes, so a thread re-taking a lock at one site writes nothing.
+inline void note_owner(LockSlot& slot, uint32_t tid, uintptr_t site) {
+  if (__builtin_expect(slot.last_owner.load(std::memory_order_relaxed) != tid ||
+                           holder_site(slot).load(std::memory_order_relaxed) != site,
+                       0))
+    record_owner_change(slot, tid, site);
 }
 
 inline SiteCacheEntry& site_cache_slot(ThreadState& self, const void* lock, uintptr_t site,
@@ -294,7 +300,7 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   const int result = calls.try_acquire();
   if (__builtin_expect(result != 0, 0))
     return acquire_slow(self, cached->lock, cached->site, result, calls);
-  if constexpr (!format::is_read_side(Calls::kOperation)) note_owner(*cached->slot, self->tid);
+  if constexpr (!format::is_read_side(Calls::kOperation)) note_owner(*cached->slot, self->tid, cached->site);
   record_cached_acquire<Calls::kOperation>(*self, *cached);
   return 0;
 }

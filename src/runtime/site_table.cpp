@@ -103,6 +103,22 @@ bool add_histogram(SparseHistogram*& into, BumpArena& arena, const SparseHistogr
 }
 }  // namespace
 
+bool SiteTable::record_blame(SiteDetail& detail, uintptr_t holder_site, uint64_t waits,
+                             uint64_t wait_ns) {
+  BlameRow** link = &detail.blame;
+  for (; *link; link = &(*link)->next)
+    if ((*link)->holder_site == holder_site) {
+      (*link)->waits += waits;
+      (*link)->wait_ns += wait_ns;
+      return true;
+    }
+  auto* row = static_cast<BlameRow*>(arena_.allocate(sizeof(BlameRow)));
+  if (!row) return false;
+  *row = BlameRow{holder_site, waits, wait_ns, nullptr};
+  *link = row;  // appended last: a reader walking the list meanwhile sees it whole or not at all
+  return true;
+}
+
 uint64_t SiteTable::merge_from(const SiteTable& other) {
   uint64_t dropped = 0;
   for (size_t n = 0; n < other.used(); ++n) {
@@ -136,8 +152,11 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     into->with_waiters += from->with_waiters;
     into->without_waiters += from->without_waiters;
     into->arrived_last += from->arrived_last;
+    bool blamed = true;
+    for (const BlameRow* row = from->blame; row; row = row->next)
+      blamed = record_blame(*into, row->holder_site, row->waits, row->wait_ns) && blamed;
     if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) ||
-        !add_histogram(into->hold_histogram, arena_, from->hold_histogram))
+        !add_histogram(into->hold_histogram, arena_, from->hold_histogram) || !blamed)
       dropped += source.count;
   }
   return dropped;

@@ -49,6 +49,15 @@ struct SiteKey {
   bool operator==(const SiteKey&) const = default;
 };
 
+// Who made a site's contended acquisitions wait: the acquire site of the hold they waited behind
+// (0: not known), how often, and for how long. A list per site, in the table's arena.
+struct BlameRow {
+  uintptr_t holder_site;
+  uint64_t waits;
+  uint64_t wait_ns;
+  BlameRow* next;
+};
+
 // Everything about a site but its count: allocated the first time any of it is needed.
 struct SiteDetail {
   uint64_t contended;
@@ -72,6 +81,7 @@ struct SiteDetail {
   uint64_t arrived_last;     // barrier: arrivals that completed it
   SparseHistogram* wait_histogram;
   SparseHistogram* hold_histogram;  // a sampled hold counts `period` times
+  BlameRow* blame;  // contended acquisitions by the hold they waited behind
 };
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
@@ -158,6 +168,9 @@ class SiteTable {
     if (ns > max) max = ns;
     return histogram_add(histogram, arena_, LogHistogramLayout::bucket_of(ns), weight);
   }
+  // A contended acquisition at the detail's site that waited `wait_ns` behind a hold taken at
+  // `holder_site` (0: not known); false when out of memory.
+  bool record_blame(SiteDetail& detail, uintptr_t holder_site, uint64_t waits, uint64_t wait_ns);
   // Adds every entry of `other` into this table; returns the count of calls that could not be
   // added (out of memory).
   uint64_t merge_from(const SiteTable& other);

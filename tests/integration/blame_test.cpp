@@ -1,0 +1,56 @@
+// Who made a thread wait: each contended acquisition is blamed on the acquire site of the hold it
+// waited behind.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+using format::Operation;
+
+// The main thread holds a mutex for 2 ms at one site while the waiter blocks at another, 20 times:
+// the waits are blamed on the holder's site (at least 95 % of the measured wait, as the issue
+// asks; here all of it, the first wait included), in the profile, the text and the JSON report.
+TEST(Blame, WaitsBehindASleepingHolderAreBlamedOnItsSite) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "sleepy_holder", {"20"});
+  const FoundSite waiter = find_site(process, "sleepy_holder", "waiter-lock", Operation::kLock);
+  ASSERT_NE(waiter.site, nullptr);
+  ASSERT_EQ(waiter.site->contended, 20u);
+  const int holder_line = marker_line("sleepy_holder", "holder-lock");
+  uint64_t blamed_on_holder = 0, blamed_waits = 0, all_blamed = 0;
+  for (const Blame& row : waiter.site->blame) {
+    all_blamed += row.wait_ns;
+    if (located_at(row.holder_site, "sleepy_holder.c", holder_line)) {
+      blamed_on_holder += row.wait_ns;
+      blamed_waits += row.waits;
+    }
+  }
+  EXPECT_EQ(all_blamed, waiter.site->wait_sum_ns) << "every contended wait is in one blame row";
+  EXPECT_GE(blamed_on_holder, waiter.site->wait_sum_ns * 95 / 100);
+  EXPECT_EQ(blamed_waits, 20u);
+  // The holder's own site waited for no one, so it blames no one.
+  const FoundSite holder = find_site(process, "sleepy_holder", "holder-lock", Operation::kLock);
+  ASSERT_NE(holder.site, nullptr);
+  EXPECT_TRUE(holder.site->blame.empty());
+
+  const CommandResult text = run_lockscope({"report", dir.path()});
+  ASSERT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_NE(text.out.find("were behind holds taken at:"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("sleepy_holder.c:" + std::to_string(holder_line)), std::string::npos);
+
+  const CommandResult json_run = run_lockscope({"report", "-f", "json", dir.path()});
+  ASSERT_EQ(json_run.exit_status, 0) << json_run.err;
+  const auto document = nlohmann::json::parse(json_run.out);
+  uint64_t json_waits = 0;
+  for (const auto& lock : document["processes"][0]["locks"])
+    for (const auto& site : lock["sites"])
+      if (site.contains("waited_behind"))
+        for (const auto& row : site["waited_behind"]) json_waits += row["waits"].get<uint64_t>();
+  EXPECT_EQ(json_waits, 20u);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
