@@ -1,0 +1,194 @@
+#include "runtime/stack_capture.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <unwind.h>  // types only: the functions are resolved at run time, never linked
+
+#include <atomic>
+
+#include "runtime/executable_ranges.h"
+#include "runtime/raw_log.h"
+
+namespace lockscope::runtime {
+namespace {
+
+constexpr uintptr_t kFrameRecordAlignment = 16;
+// A frame that needs more than this is not worth walking past (and is much more likely garbage).
+constexpr uintptr_t kMaxFrameBytes = 1 << 20;
+// Generous for any stack; only rules out "the frame is not below this stack's top at all".
+constexpr uintptr_t kMaxStackBytes = uintptr_t{1} << 30;
+// Frames of the DWARF walk's own (capture_stack, the walk, _Unwind_Backtrace's caller) that may be
+// skipped before the caller's return address must have turned up.
+constexpr uint32_t kMaxDwarfFramesSkipped = 8;
+
+using BacktraceFunction = _Unwind_Reason_Code (*)(_Unwind_Trace_Fn, void*);
+using GetIpInfoFunction = _Unwind_Ptr (*)(_Unwind_Context*, int*);
+std::atomic<BacktraceFunction> g_backtrace{nullptr};
+std::atomic<GetIpInfoFunction> g_get_ip_info{nullptr};
+std::atomic<bool> g_initialized{false};
+// ld.so's __libc_stack_end: the stack pointer at process entry, above every frame of the main
+// thread. Looked up by dlsym rather than linked, which would add ld.so to the runtime's NEEDED.
+std::atomic<uintptr_t> g_main_stack_top{0};
+
+// The top of the stack that `frame` is on: this thread's (glibc puts the thread descriptor, which
+// pthread_self() points to, above a thread's stack, a stack given by pthread_attr_setstack
+// included) or the main thread's. 0 when it is on neither: a sigaltstack, a stack switched to.
+uintptr_t stack_top_above(uintptr_t frame) {
+  const auto thread = reinterpret_cast<uintptr_t>(pthread_self());
+  if (frame < thread && thread - frame < kMaxStackBytes) return thread;
+  const uintptr_t main_top = g_main_stack_top.load(std::memory_order_relaxed);
+  if (frame < main_top && main_top - frame < kMaxStackBytes) return main_top;
+  return 0;
+}
+
+struct DwarfWalk {
+  uintptr_t* frames;
+  uint32_t max_frames;
+  uint32_t depth;
+  uint32_t skipped;
+  uintptr_t first_return_address;  // capture_stack()'s own: frames before it are ours
+  GetIpInfoFunction get_ip_info;
+};
+
+_Unwind_Reason_Code record_dwarf_frame(_Unwind_Context* context, void* data) {
+  auto& walk = *static_cast<DwarfWalk*>(data);
+  int before_instruction = 0;
+  uintptr_t address = walk.get_ip_info(context, &before_instruction);
+  // A signal-interrupted frame's PC is the next instruction to run, not a return address.
+  if (before_instruction) address += 1;
+  if (walk.depth == 0 && address != walk.first_return_address) {
+    return ++walk.skipped > kMaxDwarfFramesSkipped ? _URC_END_OF_STACK : _URC_NO_REASON;
+  }
+  if (address == 0) return _URC_END_OF_STACK;
+  walk.frames[walk.depth++] = address;
+  return walk.depth < walk.max_frames ? _URC_NO_REASON : _URC_END_OF_STACK;
+}
+
+__attribute__((noinline)) uint32_t walk_dwarf(uintptr_t* frames, uint32_t max_frames,
+                                              uintptr_t first_return_address,
+                                              BacktraceFunction backtrace) {
+  DwarfWalk walk{frames, max_frames, 0, 0, first_return_address,
+                 g_get_ip_info.load(std::memory_order_acquire)};
+  backtrace(record_dwarf_frame, &walk);
+  return walk.depth;
+}
+
+bool chain_broke_early(const FrameChainWalk& walk) {
+  return walk.depth < 2 || walk.end == FrameChainEnd::kBroken ||
+         walk.end == FrameChainEnd::kNoStackBounds;
+}
+
+// The capture, run in the frame of capture_stack() or capture_stack_with_outcome(): `own_frame` is
+// that function's frame record, `own_return_address` its return address (frames[0]).
+__attribute__((always_inline)) inline StackCaptureOutcome capture_from(
+    uintptr_t own_frame, uintptr_t own_return_address, uintptr_t* frames, uint32_t max_frames,
+    UnwindMode mode) {
+  StackCaptureOutcome outcome;
+  if (max_frames == 0) return outcome;
+  const BacktraceFunction backtrace = g_backtrace.load(std::memory_order_acquire);
+  if (mode == UnwindMode::kDwarf && backtrace) {
+    outcome.unwinder = Unwinder::kDwarf;
+    outcome.depth = walk_dwarf(frames, max_frames, own_return_address, backtrace);
+  } else {
+    const FrameChainWalk walk =
+        walk_frame_chain(own_frame, stack_top_above(own_frame), frames, max_frames);
+    outcome.depth = walk.depth;
+    outcome.frame_chain_end = walk.end;
+    if (mode == UnwindMode::kAuto && backtrace && chain_broke_early(walk)) {
+      outcome.unwinder = Unwinder::kDwarf;
+      outcome.depth = walk_dwarf(frames, max_frames, own_return_address, backtrace);
+    }
+  }
+  // Keeps the walks from being tail calls: the frame record they start from must still be there.
+  __asm__ volatile("" ::: "memory");
+  return outcome;
+}
+
+}  // namespace
+
+FrameChainWalk walk_frame_chain(uintptr_t frame_address, uintptr_t stack_top, uintptr_t* frames,
+                                uint32_t max_frames) {
+  const ExecutableRanges& code = executable_ranges();
+  uint32_t depth = 0;
+  uintptr_t frame = frame_address;
+  for (;;) {
+    if (depth == max_frames) return {depth, FrameChainEnd::kFramesFull};
+    const auto* record = reinterpret_cast<const uintptr_t*>(frame);
+    const uintptr_t return_address = record[1];
+    if (return_address == 0) return {depth, FrameChainEnd::kNullFramePointer};
+    if (!code.contains(return_address)) return {depth, FrameChainEnd::kBroken};
+    frames[depth++] = return_address;
+    const uintptr_t next = record[0];
+    if (next == 0) return {depth, FrameChainEnd::kNullFramePointer};
+    if (stack_top == 0) return {depth, FrameChainEnd::kNoStackBounds};
+    const bool plausible = next % kFrameRecordAlignment == 0 && next > frame &&
+                           next - frame < kMaxFrameBytes && stack_top >= 2 * sizeof(uintptr_t) &&
+                           next <= stack_top - 2 * sizeof(uintptr_t);
+    if (!plausible) {
+      const bool in_libc = return_address >= code.libc_begin() && return_address < code.libc_end();
+      return {depth, in_libc ? FrameChainEnd::kEnteredLibc : FrameChainEnd::kBroken};
+    }
+    frame = next;
+  }
+}
+
+uint32_t capture_stack(uintptr_t* frames, uint32_t max_frames, UnwindMode mode) {
+  return capture_from(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)),
+                      reinterpret_cast<uintptr_t>(__builtin_return_address(0)), frames, max_frames,
+                      mode)
+      .depth;
+}
+
+StackCaptureOutcome capture_stack_with_outcome(uintptr_t* frames, uint32_t max_frames,
+                                               UnwindMode mode) {
+  return capture_from(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)),
+                      reinterpret_cast<uintptr_t>(__builtin_return_address(0)), frames, max_frames,
+                      mode);
+}
+
+void init_stack_capture() {
+  if (g_initialized.exchange(true, std::memory_order_acq_rel)) return;
+  executable_ranges().refresh();
+  if (auto* stack_end = static_cast<void**>(dlsym(RTLD_DEFAULT, "__libc_stack_end")))
+    g_main_stack_top.store(reinterpret_cast<uintptr_t>(*stack_end), std::memory_order_relaxed);
+  // Whichever unwinder the program already has (libgcc_s for any C++ program), else libgcc_s.
+  void* backtrace = dlsym(RTLD_DEFAULT, "_Unwind_Backtrace");
+  void* get_ip_info = dlsym(RTLD_DEFAULT, "_Unwind_GetIPInfo");
+  if (!backtrace || !get_ip_info) {
+    // RTLD_NODELETE: captures may run until the very end, after any dlclose.
+    void* libgcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    backtrace = libgcc ? dlsym(libgcc, "_Unwind_Backtrace") : nullptr;
+    get_ip_info = libgcc ? dlsym(libgcc, "_Unwind_GetIPInfo") : nullptr;
+    if (libgcc) executable_ranges().refresh();
+  }
+  if (!backtrace || !get_ip_info) {
+    RawLine().append("stack capture: no _Unwind_Backtrace (libgcc_s.so.1 not loadable); ")
+        .append("DWARF stacks fall back to frame pointers")
+        .emit();
+    return;
+  }
+  g_get_ip_info.store(reinterpret_cast<GetIpInfoFunction>(get_ip_info), std::memory_order_release);
+  g_backtrace.store(reinterpret_cast<BacktraceFunction>(backtrace), std::memory_order_release);
+  // The first _Unwind_Backtrace runs libgcc's one-time set-up and binds its PLT entries.
+  uintptr_t warm_up[16];
+  capture_stack(warm_up, 16, UnwindMode::kDwarf);
+}
+
+void refresh_stack_capture_modules() { executable_ranges().refresh(); }
+
+Unwinder unwinder_for(UnwindMode mode) {
+  if (mode == UnwindMode::kFramePointer || !g_backtrace.load(std::memory_order_acquire))
+    return Unwinder::kFramePointer;
+  return mode == UnwindMode::kDwarf ? Unwinder::kDwarf : Unwinder::kFramePointerThenDwarf;
+}
+
+const char* unwinder_name(Unwinder unwinder) {
+  switch (unwinder) {
+    case Unwinder::kFramePointer: return "frame-pointer";
+    case Unwinder::kDwarf: return "dwarf";
+    case Unwinder::kFramePointerThenDwarf: return "frame-pointer, dwarf when broken";
+  }
+  return "unknown";
+}
+
+}  // namespace lockscope::runtime
