@@ -13,8 +13,8 @@
 //    16-byte aligned (the x86-64 and AArch64 ABIs keep it so), the next one strictly above the
 //    current one by less than 1 MB and below the top of this thread's stack, and the return
 //    address inside an executable segment of a loaded module (ExecutableRanges). A null frame
-//    pointer ends it. It reads only this thread's stack, calls nothing but pthread_self(), and costs about 8 ns a
-//    frame (78 ns for 10 frames, bench/overhead/stack_capture_bench.cpp, 2-CPU KVM guest).
+//    pointer ends it. It reads only this thread's stack, calls nothing but pthread_self(), and
+//    costs about 8 ns a frame (78 ns for 10 frames, bench/overhead/stack_capture_bench.cpp, 2-CPU KVM guest).
 //    Through code built without frame pointers it stops early, or — when such code leaves the
 //    register untouched — silently skips the frames of that code: no check can see that.
 //  - kDwarf uses libgcc's _Unwind_Backtrace (CFI from .eh_frame), resolved once by
