@@ -68,6 +68,8 @@ void SideSummary::add(const SiteSummary& site) {
   hold_max_ns = std::max(hold_max_ns, site.hold_max_ns);
   wait.add(site.wait);
   hold.add(site.hold);
+  cross_cpu_handoffs += site.cross_cpu_handoffs;
+  same_cpu_handoffs += site.same_cpu_handoffs;
 }
 
 void SideSummary::finish() {

@@ -68,6 +68,8 @@ struct SiteSummary {
   uint64_t without_waiters = 0;  // signal/broadcast that found no waiter
   uint64_t arrived_last = 0;     // barrier: arrivals that completed the barrier
   std::vector<Blame> blame;      // contended acquisitions, by the holder site they waited behind
+  uint64_t cross_cpu_handoffs = 0;  // contended acquisitions whose lock came from another CPU
+  uint64_t same_cpu_handoffs = 0;   // ... from the same CPU (the rest: not known)
   uint64_t acquisitions() const { return format::is_acquire(operation) ? count - failed : 0; }
 };
 
@@ -85,6 +87,8 @@ struct SideSummary {
   LatencyHistogram wait;        // includes uncontended acquisitions in the <= 1 ns bucket
   LatencyHistogram waits_only;  // contended acquisitions and timed-out waits only
   LatencyHistogram hold;
+  uint64_t cross_cpu_handoffs = 0;  // contended acquisitions whose lock came from another CPU
+  uint64_t same_cpu_handoffs = 0;   // ... from the same one
   void add(const SiteSummary& site);
   void finish();  // adds the uncontended acquisitions to `wait`
 };

@@ -27,6 +27,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kCounters: return "counters";
     case SectionType::kLockOrder: return "lock order";
     case SectionType::kBlame: return "blame";
+    case SectionType::kCpuHandoffs: return "CPU handoffs";
     case SectionType::kEnd: return "end";
   }
   return "unknown";
@@ -294,6 +295,13 @@ ProcessProfile decode(const SectionSet& file) {
     const auto [lock, position] = site_place[b.site];
     out.locks[lock].sites[position].blame.push_back(
         Blame{location(b.holder_module, b.holder_offset, out.modules.size()), b.waits, b.wait_ns});
+  }
+  for (const auto& h : file.records<format::CpuHandoffRecord>(SectionType::kCpuHandoffs, false)) {
+    if (h.site >= site_place.size())
+      throw BadFile("a CPU handoff record refers to a missing call site");
+    SiteSummary& site = out.locks[site_place[h.site].first].sites[site_place[h.site].second];
+    site.cross_cpu_handoffs = h.cross_cpu;
+    site.same_cpu_handoffs = h.same_cpu;
   }
   for (LockSummary& lock : out.locks) {
     lock.finish();

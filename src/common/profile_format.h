@@ -19,7 +19,7 @@
 namespace lockscope::format {
 
 inline constexpr char kMagic[8] = {'L', 'K', 'S', 'C', 'O', 'P', 'E', '\0'};
-inline constexpr uint32_t kVersion = 3;  // 3: lock order, blame; 2: every POSIX primitive
+inline constexpr uint32_t kVersion = 3;  // 3: lock order, blame, CPU handoffs; 2: every primitive
 inline constexpr uint32_t kOldestReadableVersion = 2;  // readers take files of versions 2..kVersion
 inline constexpr char kFileSuffix[] = ".lsprof";
 inline constexpr uint32_t kNoModule = 0xFFFFFFFFu;  // site offset is then an absolute address
@@ -35,6 +35,7 @@ enum class SectionType : uint32_t {
   kCounters = 8,
   kLockOrder = 9,  // version 3: lock-order edges (optional: absent in version 2 files)
   kBlame = 10,     // version 3: whom contended acquisitions waited behind (optional, as above)
+  kCpuHandoffs = 11,  // version 3: contended acquisitions by the CPU the lock came from (optional)
   kEnd = 0xFFFF,
 };
 
@@ -292,6 +293,17 @@ struct BlameRecord {
   uint64_t wait_ns;
 };
 static_assert(sizeof(BlameRecord) == 32);
+
+// A site's contended acquisitions whose lock came from a release on another CPU or the same one
+// (the rest of its contended acquisitions: not known, e.g. the lock's first wait). Sites with
+// neither are not written.
+struct CpuHandoffRecord {
+  uint32_t site;  // index into kSites
+  uint32_t reserved;
+  uint64_t cross_cpu;
+  uint64_t same_cpu;
+};
+static_assert(sizeof(CpuHandoffRecord) == 24);
 
 struct ThreadRecord {
   uint32_t tid;

@@ -74,6 +74,7 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
                        {"waits", row.waits},
                        {"wait_ns", row.wait_ns}});
     out["waited_behind"] = blame;
+    out["contended_from_cpu"] = {{"other", site.cross_cpu_handoffs}, {"same", site.same_cpu_handoffs}};
   }
   if (format::is_read_side(site.operation) || format::is_write_side(site.operation)) {
     out["behind_readers"] = site.behind_readers;
@@ -124,6 +125,8 @@ json lock_json(const LockSummary& lock, const ProcessProfile& process) {
               {"contended", lock.contended},
               {"failed", lock.failed},
               {"owner_changes", lock.owner_changes},
+              {"contended_from_cpu",
+               {{"other", lock.cross_cpu_handoffs}, {"same", lock.same_cpu_handoffs}}},
               {"wait", histogram_json(lock.wait, lock.wait_sum_ns, lock.wait_max_ns)},
               {"hold", hold_json(lock)},
               {"sites", sites}};

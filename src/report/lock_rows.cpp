@@ -49,6 +49,11 @@ std::vector<LockColumn> build_columns() {
   columns.push_back(count_column("owner-changes", "HANDOFFS",
                                  "owner changes: acquisitions by another thread than the last owner",
                                  &LockSummary::owner_changes));
+  columns.push_back(count_column("cross-cpu", "CROSS-CPU",
+                                 "contended acquisitions whose lock came from a release on another "
+                                 "CPU (its cache lines moved between cores); the lock's first wait "
+                                 "is not known",
+                                 &LockSummary::cross_cpu_handoffs));
   const char* bucket_headers[] = {"≤1µs", "≤10µs", "≤100µs", "≤1ms", ">1ms"};
   for (size_t i = 0; i < 5; ++i) {
     columns.push_back(LockColumn{fmt::format("bucket{}", i + 1), bucket_headers[i],

@@ -78,6 +78,7 @@ void LockTable::retire_generation(uint32_t number) {
   s.primitive.store(0, std::memory_order_relaxed);
   s.capacity.store(0, std::memory_order_relaxed);
   s.arrivals.store(0, std::memory_order_relaxed);
+  s.last_signal_ticks.store(0, std::memory_order_relaxed);
   // `waiters` is left alone: it counts threads inside calls, which end after the retire.
   s.waited_on.store(false, std::memory_order_relaxed);
 }

@@ -55,6 +55,10 @@ inline std::atomic<uint64_t>& signaller_release_ticks(LockSlot& condvar) { retur
 // thread that waited for the lock can name, once it has it, the acquire site of the hold it waited
 // behind.
 inline std::atomic<uint64_t>& holder_site(LockSlot& lock) { return lock.arrivals; }
+// ... nor signals: a release that leaves a thread blocked acquiring the lock writes there the CPU
+// it ran on (+ 1) before its real unlock, and the next contended acquisition takes it (0 again),
+// so it can tell whether the lock came to it from another CPU (its cache lines moved) or this one.
+inline std::atomic<uint64_t>& releaser_cpu(LockSlot& lock) { return lock.last_signal_ticks; }
 
 struct RetiredLock {  // a finished generation
   uintptr_t address;

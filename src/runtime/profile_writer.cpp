@@ -20,7 +20,7 @@ namespace {
 using format::SectionType;
 
 struct Sections {
-  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame;
+  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame, cpu_handoffs;
 
   format::StringRef add_string(const char* text, size_t length) {
     format::StringRef ref{static_cast<uint32_t>(strings.size()), static_cast<uint32_t>(length)};
@@ -268,6 +268,9 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
         blame.wait_ns = row->wait_ns;
         out.blame.append_record(blame);
       }
+      if (detail->cross_cpu || detail->same_cpu)
+        out.cpu_handoffs.append_record(
+            format::CpuHandoffRecord{site_number, 0, detail->cross_cpu, detail->same_cpu});
     } else {
       record.wait_histogram = record.hold_histogram = out.next_histogram();
     }
@@ -480,7 +483,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   memcpy(header.magic, format::kMagic, sizeof(header.magic));
   header.version = format::kVersion;
   header.header_size = sizeof(header);
-  header.section_count = 11;
+  header.section_count = 12;
   file.append_record(header);
   ByteBuffer empty;
   bool ok = append_section(file, SectionType::kStrings, 1, out.strings) &&
@@ -496,6 +499,8 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
             append_section(file, SectionType::kLockOrder, sizeof(format::LockOrderRecord),
                            out.order) &&
             append_section(file, SectionType::kBlame, sizeof(format::BlameRecord), out.blame) &&
+            append_section(file, SectionType::kCpuHandoffs, sizeof(format::CpuHandoffRecord),
+                           out.cpu_handoffs) &&
             append_section(file, SectionType::kEnd, 0, empty);
   if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();

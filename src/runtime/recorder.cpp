@@ -1,5 +1,7 @@
 #include "runtime/recorder.h"
 
+#include <sched.h>
+
 #include "runtime/process_exit.h"
 
 namespace lockscope::runtime {
@@ -123,6 +125,13 @@ LockSlot* begin_lock_wait(const void* lock) {
   return &slot;
 }
 
+void note_releaser_cpu(LockSlot& slot) {
+  const int saved_errno = errno;
+  const int cpu = sched_getcpu();
+  errno = saved_errno;
+  if (cpu >= 0) releaser_cpu(slot).store(static_cast<uint64_t>(cpu) + 1, std::memory_order_relaxed);
+}
+
 void stamp_release_after_signal(HeldLock& held) {
   signaller_release_ticks(g_runtime.locks.slot(held.signalled_slot - 1))
       .store(g_runtime.clock.now(), std::memory_order_release);
@@ -215,7 +224,16 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
     ++self.failed;
     return;
   }
-  if (outcome.contended) ++detail->contended;
+  if (outcome.contended) {
+    ++detail->contended;
+    // Where the lock came from: the CPU of the release that left this thread waiting (inside the
+    // critical section now, so ordered after that release's write).
+    if (located.slot && format::operation_class(op) == format::OperationClass::kAcquire) {
+      const uint64_t from = releaser_cpu(*located.slot).exchange(0, std::memory_order_relaxed);
+      const int cpu = from ? sched_getcpu() : -1;
+      if (cpu >= 0) ++(static_cast<uint64_t>(cpu) + 1 == from ? detail->same_cpu : detail->cross_cpu);
+    }
+  }
   if (outcome.result == EOWNERDEAD && located.slot)  // the previous owner died holding it
     located.slot->flags.fetch_or(format::kLockOwnerDied, std::memory_order_relaxed);
   if (format::operation_class(op) != format::OperationClass::kAcquire) return;  // nothing held

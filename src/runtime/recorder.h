@@ -138,6 +138,13 @@ inline void end_lock_wait(LockSlot* slot) {
 // (read just before the real unlock: after it, the woken thread may already have taken and
 // released the lock; one load, of the lock's slot line, which this thread read at acquisition),
 // or a condvar waiter was woken while it was held.
+// Before the real unlock of a hold that leaves a thread blocked acquiring the lock: its CPU for
+// the next contended acquirer (releaser_cpu). Out of line: rare, and it may touch errno.
+__attribute__((noinline)) void note_releaser_cpu(LockSlot& slot);
+inline void note_release_with_waiters(const HeldLock& held) {
+  if (held.lock_slot && held.lock_slot->waiters.load(std::memory_order_relaxed) != 0)
+    note_releaser_cpu(*held.lock_slot);
+}
 inline bool hold_made_wait(const HeldLock& held) {
   return held.made_wait ||
          (held.lock_slot && held.lock_slot->waiters.load(std::memory_order_relaxed) != 0);
@@ -316,6 +323,7 @@ __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, 
       if (self->held[i].lock == lock) {
         if (self->held[i].signalled_slot) stamp_release_after_signal(self->held[i]);
         made_wait = self->held[i].stamped && hold_made_wait(self->held[i]);
+        if (made_wait) note_release_with_waiters(self->held[i]);
         break;
       }
   const int result = real_release();
@@ -345,6 +353,7 @@ __attribute__((noinline)) int release_innermost(ThreadState* self, const void* l
   if (top.signalled_slot != 0) stamp_release_after_signal(top);
   // Only a hold whose start was read can be timed: other releases skip the check.
   const bool made_wait = top.stamped && hold_made_wait(top);
+  if (made_wait) note_release_with_waiters(top);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;

@@ -152,6 +152,8 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     into->with_waiters += from->with_waiters;
     into->without_waiters += from->without_waiters;
     into->arrived_last += from->arrived_last;
+    into->cross_cpu += from->cross_cpu;
+    into->same_cpu += from->same_cpu;
     bool blamed = true;
     for (const BlameRow* row = from->blame; row; row = row->next)
       blamed = record_blame(*into, row->holder_site, row->waits, row->wait_ns) && blamed;

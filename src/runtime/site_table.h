@@ -82,6 +82,8 @@ struct SiteDetail {
   SparseHistogram* wait_histogram;
   SparseHistogram* hold_histogram;  // a sampled hold counts `period` times
   BlameRow* blame;  // contended acquisitions by the hold they waited behind
+  uint64_t cross_cpu;  // contended acquisitions the lock came to from a release on another CPU
+  uint64_t same_cpu;   // ... from a release on this thread's CPU (the rest: not known)
 };
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an

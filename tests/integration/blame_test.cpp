@@ -52,5 +52,28 @@ TEST(Blame, WaitsBehindASleepingHolderAreBlamedOnItsSite) {
   EXPECT_EQ(json_waits, 20u);
 }
 
+
+// Where each contended lock came from: a holder pinned to CPU 0 and a waiter pinned to CPU 1 (or
+// both to CPU 0). Every contended acquisition but the lock's first (its holder had not been asked
+// to say its CPU) is counted as from another CPU (or the same one), in the site and the lock.
+void expect_handoffs_from(const char* mode, bool cross) {
+  TemporaryDirectory dir;
+  CommandResult recorded;
+  const ProcessProfile process =
+      record_program_unchanged(dir, {fixture("cpu_handoffs"), mode, "10"}, nullptr, &recorded);
+  if (recorded.out.find("unpinned") != std::string::npos) GTEST_SKIP() << "needs two CPUs";
+  const FoundSite waiter = find_site(process, "cpu_handoffs", "waiter-lock", Operation::kLock);
+  ASSERT_NE(waiter.site, nullptr);
+  ASSERT_EQ(waiter.site->contended, 10u);
+  const uint64_t expected = cross ? waiter.site->cross_cpu_handoffs : waiter.site->same_cpu_handoffs;
+  const uint64_t other = cross ? waiter.site->same_cpu_handoffs : waiter.site->cross_cpu_handoffs;
+  EXPECT_GE(expected, 9u);
+  EXPECT_EQ(other, 0u);
+  EXPECT_EQ(cross ? waiter.lock->cross_cpu_handoffs : waiter.lock->same_cpu_handoffs, expected);
+}
+
+TEST(CpuHandoffs, ALockWaitedForOnAnotherCpuComesFromThere) { expect_handoffs_from("cross", true); }
+TEST(CpuHandoffs, ALockWaitedForOnTheSameCpuStaysThere) { expect_handoffs_from("same", false); }
+
 }  // namespace
 }  // namespace lockscope::testing

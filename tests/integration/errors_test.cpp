@@ -108,8 +108,12 @@ TEST(Errors, CorruptProfileIsNamed) {
   ASSERT_EQ(files.size(), 2u);
   {
     std::fstream file(files[0], std::ios::in | std::ios::out | std::ios::binary);
-    file.seekp(static_cast<std::streamoff>(fs::file_size(files[0]) - 100));
-    file.put('\x5a');
+    // A byte of the first section's payload (the strings), which its CRC covers.
+    const auto at = static_cast<std::streamoff>(sizeof(format::FileHeader) + sizeof(format::SectionHeader) + 1);
+    file.seekg(at);
+    const char old = static_cast<char>(file.get());
+    file.seekp(at);
+    file.put(static_cast<char>(old ^ 0x5a));
   }
   const CommandResult result = run_lockscope({"report", dir.path()});
   EXPECT_EQ(result.exit_status, 0);
