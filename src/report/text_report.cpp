@@ -235,6 +235,11 @@ std::string shared_with(const Profile& profile, const LockRow& row) {
 void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out) {
   for (const SiteSummary* site : sites) {
     if (site->blame.empty() || site->wait_sum_ns == 0) continue;
+    // Every wait behind a hold from the same line says nothing the row above does not.
+    const CodeLocation& only = site->blame.front().holder_site;
+    if (site->blame.size() == 1 && only.module == site->location.module &&
+        only.offset == site->location.offset)
+      continue;
     std::vector<const Blame*> rows;
     for (const Blame& row : site->blame) rows.push_back(&row);
     std::stable_sort(rows.begin(), rows.end(),
