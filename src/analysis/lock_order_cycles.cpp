@@ -51,6 +51,21 @@ std::vector<size_t> components(size_t nodes, const std::vector<std::vector<size_
   return component;
 }
 
+// Whether taking a lock as `taken` can wait for a thread that holds it as `held`.
+bool can_wait_for(format::Operation taken, format::Operation held) {
+  return !(format::is_read_side(taken) && format::is_read_side(held));
+}
+
+// Each edge's acquisition can wait for the next edge's hold of the same lock.
+bool can_deadlock(const ProcessProfile& process, const std::vector<size_t>& cycle) {
+  for (size_t i = 0; i < cycle.size(); ++i) {
+    const LockOrderEdge& edge = process.lock_order[cycle[i]];
+    const LockOrderEdge& next = process.lock_order[cycle[(i + 1) % cycle.size()]];
+    if (!can_wait_for(edge.to_operation, next.from_operation)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<LockOrderInversion> find_lock_order_inversions(const ProcessProfile& process) {
@@ -73,8 +88,8 @@ std::vector<LockOrderInversion> find_lock_order_inversions(const ProcessProfile&
     if (a > b) continue;
     auto back = edge_of.find({b, a});
     if (back == edge_of.end()) continue;
-    out.push_back(LockOrderInversion{{e, back->second}});
     has_pair[component[a]] = true;
+    if (can_deadlock(process, {e, back->second})) out.push_back(LockOrderInversion{{e, back->second}});
   }
   // A longer cycle: from the lowest lock of each component without a pair, the shortest way back
   // to it (breadth-first, inside the component).
@@ -107,7 +122,7 @@ std::vector<LockOrderInversion> find_lock_order_inversions(const ProcessProfile&
     LockOrderInversion inversion;
     for (size_t i = 0; i < path.size(); ++i)
       inversion.edges.push_back(edge_of.at({path[i], i + 1 < path.size() ? path[i + 1] : start}));
-    out.push_back(std::move(inversion));
+    if (can_deadlock(process, inversion.edges)) out.push_back(std::move(inversion));
   }
   std::sort(out.begin(), out.end(), [&](const LockOrderInversion& x, const LockOrderInversion& y) {
     const auto key = [&](const LockOrderInversion& v) {

@@ -18,7 +18,9 @@ struct LockOrderInversion {
 
 // Every pair of locks taken in both orders is one inversion (two edges); a cycle through three or
 // more locks with no such pair inside it is reported once, as one of its shortest cycles. Ordered
-// by the locks involved.
+// by the locks involved. A cycle counts only if each edge's acquisition can wait for the way the
+// next edge holds that lock: a read lock does not wait for readers (glibc's rwlocks prefer readers
+// by default), so a cycle of read locks held and taken is no deadlock.
 std::vector<LockOrderInversion> find_lock_order_inversions(const ProcessProfile& process);
 
 }  // namespace lockscope

@@ -150,6 +150,7 @@ struct LockOrderEdge {
   CodeLocation to_site;
   uint32_t tid = 0;
   format::Operation to_operation = format::Operation::kLock;
+  format::Operation from_operation = format::Operation::kLock;  // kLock also when not known
 };
 
 struct ProcessProfile {

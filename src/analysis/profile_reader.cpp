@@ -320,6 +320,9 @@ ProcessProfile decode(const SectionSet& file) {
     edge.to_site = location(e.to_module, e.to_offset, out.modules.size());
     edge.tid = e.tid;
     edge.to_operation = static_cast<format::Operation>(e.to_operation);
+    if (e.from_operation > static_cast<uint16_t>(format::Operation::kLast))
+      throw BadFile("a lock-order edge has an unknown operation");
+    if (e.from_operation) edge.from_operation = static_cast<format::Operation>(e.from_operation);
     out.lock_order.push_back(std::move(edge));
   }
   for (const auto& c : file.records<format::CounterRecord>(SectionType::kCounters))

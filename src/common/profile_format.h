@@ -277,8 +277,8 @@ struct LockOrderRecord {
   uint64_t from_offset;
   uint64_t to_offset;
   uint32_t tid;
-  uint16_t to_operation;  // Operation
-  uint16_t reserved;
+  uint16_t to_operation;    // Operation
+  uint16_t from_operation;  // how the held lock was acquired (0: not known)
 };
 static_assert(sizeof(LockOrderRecord) == 40);
 

@@ -64,8 +64,12 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   if (mutex_held && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
     // Inside its section. The hold goes on from where the mutex was acquired: that site holds it.
     const bool known = held && held->entry && held->epoch == self->epoch;
-    lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), self->tid,
+    lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), *self,
                                    known ? held->entry->key.site : 0);
+    // Re-taken while holding locks taken since it was first acquired: an order like any other.
+    if (held && self->held[self->held_depth - 1].lock != mutex)
+      lockscope::runtime::note_order(*self, mutex, mutex_slot, site, Operation::kCondReacquire,
+                                     true);
   }
   uint64_t woken = end, released = end;  // the waking signal; the signaller's release of the mutex
   if (slot) {

@@ -70,7 +70,9 @@ bool LockOrderTable::insert(const OrderEdge& edge) {
 void LockOrderTable::reset_after_fork() {
   // Only the forking thread exists here; the indexes, never unmapped, are left unused.
   lock_.reset();
-  edges_.reset();
+  // Not unmapped: a signal handler that forked may have interrupted this thread inside insert(),
+  // which then goes on reading the edges; the parent's memory stays, unused.
+  edges_.abandon();
   index_.store(nullptr, std::memory_order_relaxed);
   dropped_.store(0, std::memory_order_relaxed);
 }

@@ -27,8 +27,8 @@ struct OrderEdge {
   uintptr_t from_site;  // where the held lock was acquired (0: not known)
   uintptr_t to_site;    // where the other was acquired while it was held
   uint32_t tid;         // the first thread that did so
-  uint16_t to_operation;  // format::Operation of that acquisition
-  uint16_t reserved;
+  uint16_t to_operation;    // format::Operation of that acquisition
+  uint16_t from_operation;  // how the held lock was acquired (0: not known)
 };
 
 class LockOrderTable {

@@ -90,6 +90,14 @@ void LockTable::reset_after_fork() {
     s.owner_changes.store(0, std::memory_order_relaxed);
     s.last_owner.store(0, std::memory_order_relaxed);
     s.waiters.store(0, std::memory_order_relaxed);  // the parent's other threads are not here
+    // A lock's holder site and releaser CPU were the parent's (barriers and condvars keep theirs:
+    // the same fields are their arrivals and signal times).
+    const auto primitive = static_cast<format::Primitive>(s.primitive.load(std::memory_order_relaxed));
+    if (primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock ||
+        primitive == format::Primitive::kSpinLock) {
+      holder_site(s).store(0, std::memory_order_relaxed);
+      releaser_cpu(s).store(0, std::memory_order_relaxed);
+    }
   }
   retired_.reset();
   retired_dropped_.store(0, std::memory_order_relaxed);

@@ -288,6 +288,7 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     split_site(modules, edge.to_site, record.to_module, record.to_offset);
     record.tid = edge.tid;
     record.to_operation = edge.to_operation;
+    record.from_operation = edge.from_operation;
     out.order.append_record(record);
   }
 }

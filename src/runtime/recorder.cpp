@@ -64,9 +64,14 @@ void start_sampled_hold(HeldLock& held, SiteStats& stats) {
 }
 
 void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t site,
-                format::Operation op) {
+                format::Operation op, bool even_if_held) {
   const HeldLock& held = self.held[self.held_depth - 1];
-  if (held.lock == lock) return;  // a recursive mutex taken again, a second read lock
+  if (held.lock == lock) return;
+  // A lock this thread holds already (deeper in its stack) is taken again without waiting: a
+  // recursive mutex, a second read lock, an error-checking mutex's EDEADLK. No order there.
+  if (!even_if_held)
+    for (uint32_t i = 0; i + 1 < self.held_depth; ++i)
+      if (self.held[i].lock == lock) return;
   InsideLockscope inside;
   Runtime& rt = runtime();
   const int saved_errno = errno;  // the lock table's insertion may mmap
@@ -83,6 +88,7 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
     edge.to_site = site;
     edge.tid = self.tid;
     edge.to_operation = static_cast<uint16_t>(op);
+    edge.from_operation = entry_valid ? held.entry->key.operation : 0;
     rt.order.insert(edge);
   }
   errno = saved_errno;
@@ -125,11 +131,13 @@ LockSlot* begin_lock_wait(const void* lock) {
   return &slot;
 }
 
-void note_releaser_cpu(LockSlot& slot) {
+void note_releaser_cpu(LockSlot& slot, uint32_t tid) {
   const int saved_errno = errno;
   const int cpu = sched_getcpu();
   errno = saved_errno;
-  if (cpu >= 0) releaser_cpu(slot).store(static_cast<uint64_t>(cpu) + 1, std::memory_order_relaxed);
+  if (cpu >= 0)
+    releaser_cpu(slot).store(uint64_t{tid} << 32 | (static_cast<uint64_t>(cpu) + 1),
+                             std::memory_order_relaxed);
 }
 
 void stamp_release_after_signal(HeldLock& held) {
@@ -171,11 +179,19 @@ void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait) {
   self.sites.record_hold(*detail, hold_ns, weight);
 }
 
-void record_owner_change(LockSlot& slot, uint32_t tid, uintptr_t site) {
+void record_owner_change(LockSlot& slot, const ThreadState& self, uintptr_t site) {
   // Plain loads and stores: the caller holds the lock, which orders every update (note_owner).
+  const uint32_t tid = self.tid;
   const uint32_t previous_owner = slot.last_owner.load(std::memory_order_relaxed);
+  if (previous_owner == tid) {
+    // The same owner at another site: a recursive mutex re-taken inside its outer hold (this
+    // acquisition is not on the held stack yet) goes on being that hold, whose site stays.
+    for (uint32_t i = 0; i < self.held_depth; ++i)
+      if (self.held[i].lock_slot == &slot) return;
+    holder_site(slot).store(site, std::memory_order_relaxed);
+    return;
+  }
   holder_site(slot).store(site, std::memory_order_relaxed);
-  if (previous_owner == tid) return;  // the same owner at another site
   slot.last_owner.store(tid, std::memory_order_relaxed);
   if (previous_owner != 0)
     slot.owner_changes.store(slot.owner_changes.load(std::memory_order_relaxed) + 1,
@@ -212,7 +228,7 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
     if (outcome.blocker == Blocker::kWriter) ++detail->behind_writer;
     // Who it waited behind: the holder that released the lock to this thread, whose site the
     // lock's slot names (written in its critical section, so ordered by the lock); readers have
-    // no one site, and a lock's first wait began before its holders named theirs (then 0).
+    // no one site.
     if (!failed && located.slot && outcome.blocker != Blocker::kReaders &&
         format::operation_class(op) == format::OperationClass::kAcquire &&
         !self.sites.record_blame(*detail, holder_site(*located.slot).load(std::memory_order_relaxed),
@@ -227,11 +243,19 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   if (outcome.contended) {
     ++detail->contended;
     // Where the lock came from: the CPU of the release that left this thread waiting (inside the
-    // critical section now, so ordered after that release's write).
-    if (located.slot && format::operation_class(op) == format::OperationClass::kAcquire) {
+    // critical section now, so ordered after that release's write), if that release was the last
+    // owner's: a value left by a release whose waiter timed out, or none written (a condition
+    // wait's unlock inside glibc), is not this handoff's. Readers do not exclude each other: not
+    // counted for the read side.
+    if (located.slot && format::operation_class(op) == format::OperationClass::kAcquire &&
+        !format::is_read_side(op)) {
       const uint64_t from = releaser_cpu(*located.slot).exchange(0, std::memory_order_relaxed);
-      const int cpu = from ? sched_getcpu() : -1;
-      if (cpu >= 0) ++(static_cast<uint64_t>(cpu) + 1 == from ? detail->same_cpu : detail->cross_cpu);
+      const bool ours = from != 0 &&
+                        (from >> 32) == located.slot->last_owner.load(std::memory_order_relaxed);
+      const int cpu = ours ? sched_getcpu() : -1;
+      if (cpu >= 0)
+        ++(static_cast<uint64_t>(cpu) + 1 == (from & 0xFFFFFFFFu) ? detail->same_cpu
+                                                                 : detail->cross_cpu);
     }
   }
   if (outcome.result == EOWNERDEAD && located.slot)  // the previous owner died holding it
@@ -240,7 +264,7 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   ++self.acquisitions;
   if (outcome.contended) ++self.contended;
   if (!format::is_read_side(op)) {
-    note_owner(*located.slot, self.tid, site);
+    note_owner(*located.slot, self, site);
   }
   if (self.held_depth >= kMaxHeldLocks) {
     runtime().count(format::Counter::kHeldStackOverflow);

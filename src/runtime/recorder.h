@@ -68,7 +68,7 @@ void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t
 constexpr bool is_lock_wait(format::Primitive primitive) {
   return primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock;
 }
-void record_owner_change(LockSlot& slot, uint32_t tid, uintptr_t site);
+void record_owner_change(LockSlot& slot, const ThreadState& self, uintptr_t site);
 
 // Owner changes (HANDOFFS) are counted at acquisition, inside the critical section of an
 // exclusive lock (mutex, spinlock, rwlock write side), the mutex re-taken inside a condition wait
@@ -79,11 +79,11 @@ void record_owner_change(LockSlot& slot, uint32_t tid, uintptr_t site);
 // The holder's site goes with it (holder_site): a thread that waited for the lock names, once it
 // has it, the acquire site of the hold it waited behind. Written only when the owner or its site
 // changes, so a thread re-taking a lock at one site writes nothing.
-inline void note_owner(LockSlot& slot, uint32_t tid, uintptr_t site) {
-  if (__builtin_expect(slot.last_owner.load(std::memory_order_relaxed) != tid ||
+inline void note_owner(LockSlot& slot, const ThreadState& self, uintptr_t site) {
+  if (__builtin_expect(slot.last_owner.load(std::memory_order_relaxed) != self.tid ||
                            holder_site(slot).load(std::memory_order_relaxed) != site,
                        0))
-    record_owner_change(slot, tid, site);
+    record_owner_change(slot, self, site);
 }
 
 inline SiteCacheEntry& site_cache_slot(ThreadState& self, const void* lock, uintptr_t site,
@@ -140,10 +140,10 @@ inline void end_lock_wait(LockSlot* slot) {
 // or a condvar waiter was woken while it was held.
 // Before the real unlock of a hold that leaves a thread blocked acquiring the lock: its CPU for
 // the next contended acquirer (releaser_cpu). Out of line: rare, and it may touch errno.
-__attribute__((noinline)) void note_releaser_cpu(LockSlot& slot);
-inline void note_release_with_waiters(const HeldLock& held) {
+__attribute__((noinline)) void note_releaser_cpu(LockSlot& slot, uint32_t tid);
+inline void note_release_with_waiters(const ThreadState& self, const HeldLock& held) {
   if (held.lock_slot && held.lock_slot->waiters.load(std::memory_order_relaxed) != 0)
-    note_releaser_cpu(*held.lock_slot);
+    note_releaser_cpu(*held.lock_slot, self.tid);
 }
 inline bool hold_made_wait(const HeldLock& held) {
   return held.made_wait ||
@@ -183,8 +183,11 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
 
 // Lock order (lock_order.h): a blocking acquisition of `lock` while the thread holds another
 // adds the edge from its innermost held lock, unless known; `slot` may be LockTable::kNoSlot.
+// `even_if_held`: the lock is on the held stack but taken again (a condition wait's re-take of its
+// mutex under locks taken since); otherwise a lock held already makes no edge.
 __attribute__((noinline)) void note_order(ThreadState& self, const void* lock, uint32_t slot,
-                                          uintptr_t site, format::Operation op);
+                                          uintptr_t site, format::Operation op,
+                                          bool even_if_held = false);
 // The same for a cached site; the held lock's acquire entry then remembers it (SiteStats::order_to).
 __attribute__((noinline)) void note_order_cached(ThreadState& self, const SiteCacheEntry& cached);
 // Whether a blocking acquisition at a cached site may add a lock-order edge: the thread holds a
@@ -307,7 +310,7 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   const int result = calls.try_acquire();
   if (__builtin_expect(result != 0, 0))
     return acquire_slow(self, cached->lock, cached->site, result, calls);
-  if constexpr (!format::is_read_side(Calls::kOperation)) note_owner(*cached->slot, self->tid, cached->site);
+  if constexpr (!format::is_read_side(Calls::kOperation)) note_owner(*cached->slot, *self, cached->site);
   record_cached_acquire<Calls::kOperation>(*self, *cached);
   return 0;
 }
@@ -323,7 +326,7 @@ __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, 
       if (self->held[i].lock == lock) {
         if (self->held[i].signalled_slot) stamp_release_after_signal(self->held[i]);
         made_wait = self->held[i].stamped && hold_made_wait(self->held[i]);
-        if (made_wait) note_release_with_waiters(self->held[i]);
+        if (made_wait) note_release_with_waiters(*self, self->held[i]);
         break;
       }
   const int result = real_release();
@@ -353,7 +356,7 @@ __attribute__((noinline)) int release_innermost(ThreadState* self, const void* l
   if (top.signalled_slot != 0) stamp_release_after_signal(top);
   // Only a hold whose start was read can be timed: other releases skip the check.
   const bool made_wait = top.stamped && hold_made_wait(top);
-  if (made_wait) note_release_with_waiters(top);
+  if (made_wait) note_release_with_waiters(*self, top);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;

@@ -75,5 +75,40 @@ void expect_handoffs_from(const char* mode, bool cross) {
 TEST(CpuHandoffs, ALockWaitedForOnAnotherCpuComesFromThere) { expect_handoffs_from("cross", true); }
 TEST(CpuHandoffs, ALockWaitedForOnTheSameCpuStaysThere) { expect_handoffs_from("same", false); }
 
+
+// Regression: a recursive mutex re-taken inside its outer hold goes on being that hold: waits
+// behind it are blamed on the outer line (before, on the short inner re-take's).
+TEST(Blame, WaitsBehindARecursiveMutexAreBlamedOnItsOuterHold) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "recursive_blame", {"3"});
+  const FoundSite waiter = find_site(process, "recursive_blame", "waiter", Operation::kLock);
+  ASSERT_NE(waiter.site, nullptr);
+  ASSERT_EQ(waiter.site->contended, 3u);
+  uint64_t outer = 0;
+  for (const Blame& row : waiter.site->blame) {
+    EXPECT_FALSE(located_at(row.holder_site, "recursive_blame.c",
+                            marker_line("recursive_blame", "inner")))
+        << row.holder_site.label;
+    if (located_at(row.holder_site, "recursive_blame.c", marker_line("recursive_blame", "outer")))
+      outer += row.waits;
+  }
+  EXPECT_EQ(outer, 3u);
+}
+
+// Regression: a CPU value written for a waiter that timed out is not taken by the next contended
+// acquisition, whose releaser (a condition wait, inside glibc) wrote none.
+TEST(CpuHandoffs, AValueLeftByATimedOutWaiterIsNotAnotherHandoffs) {
+  TemporaryDirectory dir;
+  CommandResult recorded;
+  const ProcessProfile process =
+      record_program_unchanged(dir, {fixture("stale_cpu")}, nullptr, &recorded);
+  if (recorded.out.find("timed out") == std::string::npos)
+    GTEST_SKIP() << "the timed waiter got the lock: no value was left behind";
+  const FoundSite w = find_site(process, "stale_cpu", "w", Operation::kLock);
+  ASSERT_NE(w.site, nullptr);
+  ASSERT_EQ(w.site->contended, 1u);
+  EXPECT_EQ(w.site->cross_cpu_handoffs + w.site->same_cpu_handoffs, 0u);
+}
+
 }  // namespace
 }  // namespace lockscope::testing

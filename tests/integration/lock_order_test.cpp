@@ -80,5 +80,36 @@ TEST(LockOrder, FixturesThatNestLocksShowNoInversion) {
   EXPECT_GT(edges, 0u) << "some of these fixtures nest locks";
 }
 
+
+// Regressions: a lock held deeper in the stack and taken again never waits, so it makes no edge
+// (before, the re-take under N made N -> R and, with R -> N, an inversion that cannot happen).
+TEST(LockOrder, ALockTakenAgainWhileHeldMakesNoEdge) {
+  for (const char* mode : {"retake", "retake-errorcheck"}) {
+    TemporaryDirectory dir;
+    const ProcessProfile process = record_unchanged(dir, "lock_order", {mode});
+    EXPECT_EQ(process.lock_order.size(), 1u) << mode << ": R -> N only";
+    EXPECT_TRUE(find_lock_order_inversions(process).empty()) << mode;
+  }
+}
+
+// A condition wait re-takes its mutex while holding the locks taken under it since: L -> M, and
+// with M -> L a real inversion (before, the re-take inside glibc made no edge).
+TEST(LockOrder, AConditionWaitReTakingItsMutexUnderAnotherLockIsAnEdge) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "lock_order", {"condwait"});
+  ASSERT_EQ(process.lock_order.size(), 2u);
+  const auto inversions = find_lock_order_inversions(process);
+  ASSERT_EQ(inversions.size(), 1u);
+  bool reacquire_edge = false;
+  for (const LockOrderEdge& edge : process.lock_order)
+    if (edge.to_operation == format::Operation::kCondReacquire) {
+      reacquire_edge = true;
+      EXPECT_TRUE(located_at(edge.to_site, "lock_order.c", marker_line("lock_order", "cond-wait")));
+      EXPECT_TRUE(
+          located_at(edge.from_site, "lock_order.c", marker_line("lock_order", "under-cond-mutex")));
+    }
+  EXPECT_TRUE(reacquire_edge);
+}
+
 }  // namespace
 }  // namespace lockscope::testing

@@ -46,5 +46,23 @@ TEST(LockOrderCycles, ADuplicateEdgeOrASelfEdgeChangesNothing) {
   EXPECT_EQ(inversions[0].edges, (std::vector<size_t>{0, 3}));
 }
 
+
+// glibc's rwlocks prefer readers: a read lock never waits for readers, so a cycle of read locks
+// held and read locks taken is no deadlock, nor one where only one of the two acquisitions can
+// wait; with both able to wait (each lock held for writing) it is one.
+TEST(LockOrderCycles, ReadLocksHeldAndTakenBothWaysAreNoInversion) {
+  using format::Operation;
+  ProcessProfile process = with_edges(2, {{0, 1}, {1, 0}});
+  for (LockOrderEdge& edge : process.lock_order) {
+    edge.from_operation = Operation::kReadLock;
+    edge.to_operation = Operation::kReadLock;
+  }
+  EXPECT_TRUE(find_lock_order_inversions(process).empty());
+  process.lock_order[1].from_operation = Operation::kWriteLock;  // 0->1 can now wait, 1->0 not
+  EXPECT_TRUE(find_lock_order_inversions(process).empty());
+  process.lock_order[0].from_operation = Operation::kWriteLock;  // and 1->0 can too
+  EXPECT_EQ(find_lock_order_inversions(process).size(), 1u);
+}
+
 }  // namespace
 }  // namespace lockscope
