@@ -51,8 +51,8 @@ std::vector<LockColumn> build_columns() {
                                  &LockSummary::owner_changes));
   columns.push_back(count_column("cross-cpu", "CROSS-CPU",
                                  "contended acquisitions whose lock came from a release on another "
-                                 "CPU (its cache lines moved between cores); the lock's first wait "
-                                 "is not known",
+                                 "CPU (its cache lines moved between cores); not known for "
+                                 "read-side waits and handoffs by a condition wait",
                                  &LockSummary::cross_cpu_handoffs));
   const char* bucket_headers[] = {"≤1µs", "≤10µs", "≤100µs", "≤1ms", ">1ms"};
   for (size_t i = 0; i < 5; ++i) {

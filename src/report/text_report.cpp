@@ -11,6 +11,7 @@
 
 #include "analysis/program_loadability.h"
 #include "report/duration_format.h"
+#include "report/blame_text.h"
 #include "report/lock_order_text.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
@@ -228,31 +229,6 @@ std::string shared_with(const Profile& profile, const LockRow& row) {
   }
   return pids.empty() ? std::string()
                       : fmt::format("  (process-shared; also used by pid {})", fmt::join(pids, ", "));
-}
-
-// Under a lock's call sites: for each site that waited, the holders' sites it waited behind, most
-// wait first.
-void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out) {
-  for (const SiteSummary* site : sites) {
-    if (site->blame.empty() || site->wait_sum_ns == 0) continue;
-    // Every wait behind a hold from the same line says nothing the row above does not.
-    const CodeLocation& only = site->blame.front().holder_site;
-    if (site->blame.size() == 1 && only.module == site->location.module &&
-        only.offset == site->location.offset)
-      continue;
-    std::vector<const Blame*> rows;
-    for (const Blame& row : site->blame) rows.push_back(&row);
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const Blame* a, const Blame* b) { return a->wait_ns > b->wait_ns; });
-    out << fmt::format("  waits at {} were behind holds taken at:\n", site->location.label);
-    for (const Blame* row : rows)
-      out << fmt::format("    {:>6.1f} %  {} in {} wait{}  {}\n",
-                         100.0 * double(row->wait_ns) / double(site->wait_sum_ns),
-                         format_duration_ns(double(row->wait_ns)), format_count(row->waits),
-                         row->waits == 1 ? "" : "s",
-                         row->holder_site.known() ? site_location(row->holder_site)
-                                                  : "(not known: the lock's first wait, or readers)");
-  }
 }
 
 void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows, std::ostream& out) {

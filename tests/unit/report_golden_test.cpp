@@ -74,6 +74,11 @@ Profile golden_profile() {
   lock_site.hold_samples = 24597;
   lock_site.wait = histogram_of({{800, 100}, {5000, 200}, {50000, 200}, {4500000, 100}});
   lock_site.hold = histogram_of({{200, 196769}});
+  lock_site.blame = {Blame{location("find_deltas", "builtin/pack-objects.c", 1695), 500, 700'000'000},
+                     Blame{location("ll_find_deltas", "builtin/pack-objects.c", 1830), 100,
+                           112'000'000}};
+  lock_site.cross_cpu_handoffs = 450;
+  lock_site.same_cpu_handoffs = 100;
   hot.sites.push_back(lock_site);
   SiteSummary unlock_site;
   unlock_site.operation = format::Operation::kUnlock;

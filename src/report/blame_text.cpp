@@ -1,0 +1,67 @@
+#include "report/blame_text.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "report/duration_format.h"
+
+namespace lockscope {
+namespace {
+
+std::string holder_label(const CodeLocation& holder) {
+  if (!holder.known()) return "(not known: behind readers)";
+  std::string text = holder.label;
+  if (!holder.inlined_from.empty()) text += " (inlined into " + holder.inlined_from.front() + ")";
+  return text;
+}
+
+std::string wait_line(uint64_t wait_ns, uint64_t of_ns, uint64_t waits, const std::string& label) {
+  return fmt::format("    {:>6.1f} %  {} in {} wait{}  {}\n", 100.0 * double(wait_ns) / double(of_ns),
+                     format_duration_ns(double(wait_ns)), format_count(waits), waits == 1 ? "" : "s",
+                     label);
+}
+
+}  // namespace
+
+void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out) {
+  std::map<std::pair<uint32_t, uint64_t>, std::pair<const CodeLocation*, Blame>> by_holder;
+  uint64_t total_ns = 0;
+  size_t waiting_sites = 0;
+  for (const SiteSummary* site : sites) {
+    if (site->blame.empty() || site->wait_sum_ns == 0) continue;
+    ++waiting_sites;
+    for (const Blame& row : site->blame) {
+      auto& [holder, sum] = by_holder[{row.holder_site.module, row.holder_site.offset}];
+      holder = &row.holder_site;
+      sum.waits += row.waits;
+      sum.wait_ns += row.wait_ns;
+      total_ns += row.wait_ns;
+    }
+    // Every wait behind a hold from the same line says nothing the site's row does not.
+    const CodeLocation& only = site->blame.front().holder_site;
+    if (site->blame.size() == 1 && only.module == site->location.module &&
+        only.offset == site->location.offset)
+      continue;
+    std::vector<const Blame*> rows;
+    for (const Blame& row : site->blame) rows.push_back(&row);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Blame* a, const Blame* b) { return a->wait_ns > b->wait_ns; });
+    out << fmt::format("  waits at {} were behind holds taken at:\n", site->location.label);
+    for (const Blame* row : rows)
+      out << wait_line(row->wait_ns, site->wait_sum_ns, row->waits, holder_label(row->holder_site));
+  }
+  if (waiting_sites < 2 || total_ns == 0) return;
+  std::vector<const std::pair<const CodeLocation*, Blame>*> holders;
+  for (const auto& [key, entry] : by_holder) holders.push_back(&entry);
+  std::stable_sort(holders.begin(), holders.end(),
+                   [](const auto* a, const auto* b) { return a->second.wait_ns > b->second.wait_ns; });
+  out << "  holds that made the others wait, by where they were taken:\n";
+  for (const auto* entry : holders)
+    out << wait_line(entry->second.wait_ns, total_ns, entry->second.waits, holder_label(*entry->first));
+}
+
+}  // namespace lockscope
