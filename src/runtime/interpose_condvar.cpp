@@ -61,7 +61,10 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   const bool timed_out = result == ETIMEDOUT;
   const bool mutex_held = result == 0 || timed_out;
   const uint32_t mutex_slot = held ? held->slot : rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
+  uintptr_t held_before = 0;  // the site of the hold the re-take waited behind, if it waited
   if (mutex_held && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
+    held_before = lockscope::runtime::holder_site(rt.locks.slot(mutex_slot))
+                      .load(std::memory_order_relaxed);
     // Inside its section. The hold goes on from where the mutex was acquired: that site holds it.
     const bool known = held && held->entry && held->epoch == self->epoch;
     lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), *self,
@@ -96,7 +99,8 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   }
   if (mutex_held)
     lockscope::runtime::record_wait(*self, mutex, Operation::kCondReacquire, site,
-                                    rt.clock.to_ns(released - woken), released != woken, false);
+                                    rt.clock.to_ns(released - woken), released != woken, false,
+                                    false, held_before);
   errno = result_errno;
   return result;
 }

@@ -347,7 +347,8 @@ void record_event(ThreadState& self, const void* lock, format::Operation op, uin
 }
 
 void record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
-                 uint64_t wait_ns, bool waited, bool failed, bool arrived_last) {
+                 uint64_t wait_ns, bool waited, bool failed, bool arrived_last,
+                 uintptr_t blame_site) {
   InsideLockscope inside;
   snapshot_if_due(self);
   SiteStats* entry = locate_site(self, lock, op, site).stats;
@@ -369,6 +370,8 @@ void record_wait(ThreadState& self, const void* lock, format::Operation op, uint
     self.sites.record_duration(wait_ns, 1, detail->wait_sum_ns, detail->wait_max_ns,
                                detail->wait_histogram);
     record_thread_wait(self, format::operation_primitive(op), wait_ns);
+    if (blame_site && !self.sites.record_blame(*detail, blame_site, 1, wait_ns))
+      runtime().count(format::Counter::kDroppedSites);
   }
 }
 

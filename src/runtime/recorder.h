@@ -60,8 +60,10 @@ void record_event(ThreadState& self, const void* lock, format::Operation op, uin
                   int waiters_seen);
 // A wait that holds nothing afterwards (condition, semaphore handled by acquire(), barrier, the
 // condvar's mutex re-acquire): `waited` when it blocked, `failed` on timeout or error.
+// `blame_site`: the acquire site of the hold a wait that `waited` was behind (0: none, not known).
 void record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
-                 uint64_t wait_ns, bool waited, bool failed, bool arrived_last = false);
+                 uint64_t wait_ns, bool waited, bool failed, bool arrived_last = false,
+                 uintptr_t blame_site = 0);
 void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t wait_ns);
 // Blocked on a lock (mutex, rwlock, and the mutex re-acquire after a condition wait). Spinning is
 // CPU burned and condition, semaphore and barrier waits are other kinds: kept apart by primitive.

@@ -78,6 +78,13 @@ TEST_F(CondVar, TheSignallersHoldAfterSignallingIsReacquireWaitNotConditionWait)
   EXPECT_EQ(signaller_lock->count, 1u);
   EXPECT_EQ(mutex.acquisitions, 2u);
   EXPECT_EQ(mutex.releases, 2u);
+  // Who it waited behind: the signaller's hold, taken at its lock line.
+  ASSERT_EQ(reacquire.site->blame.size(), 1u);
+  EXPECT_TRUE(located_at(reacquire.site->blame[0].holder_site, "condvar_split.c",
+                         marker_line("condvar_split", "signaller-lock")))
+      << reacquire.site->blame[0].holder_site.label;
+  EXPECT_EQ(reacquire.site->blame[0].waits, 1u);
+  EXPECT_EQ(reacquire.site->blame[0].wait_ns, reacquire.site->wait_sum_ns);
 
   const SiteSummary* signal = site_of(condition, "split-signal", Operation::kCondSignal);
   ASSERT_NE(signal, nullptr);
