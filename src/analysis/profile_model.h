@@ -48,6 +48,13 @@ struct Blame {
   uint64_t wait_ns = 0;
 };
 
+// Contended acquisitions at a site that waited from one call stack.
+struct SiteStack {
+  size_t stack = 0;  // index into ProcessProfile::stacks
+  uint64_t waits = 0;
+  uint64_t wait_ns = 0;
+};
+
 struct SiteSummary {
   format::Operation operation = format::Operation::kLock;
   CodeLocation location;
@@ -68,6 +75,7 @@ struct SiteSummary {
   uint64_t without_waiters = 0;  // signal/broadcast that found no waiter
   uint64_t arrived_last = 0;     // barrier: arrivals that completed the barrier
   std::vector<Blame> blame;      // contended acquisitions, by the holder site they waited behind
+  std::vector<SiteStack> stacks;  // contended acquisitions whose stack was captured, by stack
   uint64_t cross_cpu_handoffs = 0;  // contended acquisitions whose lock came from another CPU
   uint64_t same_cpu_handoffs = 0;   // ... from the same CPU (the rest: not known)
   uint64_t acquisitions() const { return format::is_acquire(operation) ? count - failed : 0; }
@@ -172,6 +180,7 @@ struct ProcessProfile {
   std::vector<ThreadSummary> threads;
   std::vector<LockSummary> locks;
   std::vector<LockOrderEdge> lock_order;
+  std::vector<std::vector<CodeLocation>> stacks;  // call stacks, innermost frame first
   std::map<format::Counter, uint64_t> counters;
   uint64_t counter(format::Counter which) const {
     auto it = counters.find(which);

@@ -28,6 +28,9 @@ const char* section_name(uint32_t type) {
     case SectionType::kLockOrder: return "lock order";
     case SectionType::kBlame: return "blame";
     case SectionType::kCpuHandoffs: return "CPU handoffs";
+    case SectionType::kStackFrames: return "stack frames";
+    case SectionType::kStacks: return "stacks";
+    case SectionType::kSiteStacks: return "site stacks";
     case SectionType::kEnd: return "end";
   }
   return "unknown";
@@ -295,6 +298,22 @@ ProcessProfile decode(const SectionSet& file) {
     const auto [lock, position] = site_place[b.site];
     out.locks[lock].sites[position].blame.push_back(
         Blame{location(b.holder_module, b.holder_offset, out.modules.size()), b.waits, b.wait_ns});
+  }
+  const auto frames = file.records<format::StackFrameRecord>(SectionType::kStackFrames, false);
+  for (const auto& s : file.records<format::StackRecord>(SectionType::kStacks, false)) {
+    if (uint64_t{s.first_frame} + s.frame_count > frames.size())
+      throw BadFile("a stack refers to frames outside the stack frames section");
+    std::vector<CodeLocation> stack;
+    for (uint32_t i = 0; i < s.frame_count; ++i)
+      stack.push_back(location(frames[s.first_frame + i].module, frames[s.first_frame + i].offset,
+                               out.modules.size()));
+    out.stacks.push_back(std::move(stack));
+  }
+  for (const auto& s : file.records<format::SiteStackRecord>(SectionType::kSiteStacks, false)) {
+    if (s.site >= site_place.size() || s.stack >= out.stacks.size())
+      throw BadFile("a site stack refers to a missing call site or stack");
+    out.locks[site_place[s.site].first].sites[site_place[s.site].second].stacks.push_back(
+        SiteStack{s.stack, s.waits, s.wait_ns});
   }
   for (const auto& h : file.records<format::CpuHandoffRecord>(SectionType::kCpuHandoffs, false)) {
     if (h.site >= site_place.size())

@@ -89,6 +89,8 @@ void symbolize_profile(Profile& profile) {
           if (blame.holder_site.known()) symbolize(blame.holder_site, process, symbolizer);
       }
     }
+    for (auto& stack : process.stacks)
+      for (CodeLocation& frame : stack) symbolize(frame, process, symbolizer);
     for (LockOrderEdge& edge : process.lock_order) {
       if (edge.from_site.known()) symbolize(edge.from_site, process, symbolizer);
       symbolize(edge.to_site, process, symbolizer);

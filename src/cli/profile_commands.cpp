@@ -138,6 +138,8 @@ struct RecordSettings {
   std::string directory = kDefaultDirectory;
   unsigned hold_sample = kDefaultHoldSample;
   double snapshot_interval = 0;
+  unsigned stack_depth = 32;
+  std::string unwind = "auto";
 };
 
 void add_record_options(CLI::App& app, RecordSettings& settings) {
@@ -156,6 +158,17 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
                  "process killed by SIGKILL keeps what it had recorded by its last snapshot "
                  "(written by a thread that holds no lock, at its next timed release)")
       ->check(CLI::Range(0.01, 86400.0));
+  app.add_option("--stack-depth", settings.stack_depth,
+                 "frames of call stack kept for each contended wait (0: none); capturing takes "
+                 "at most 1 % of a thread's time, waits beyond that keep no stack")
+      ->check(CLI::Range(0u, 64u))
+      ->default_str("32");
+  app.add_option("--unwind", settings.unwind,
+                 "how stacks are walked: fp (frame pointers: fast, stops at code built without "
+                 "them), dwarf (unwind tables: ~300 ns a frame), auto (fp, redone with dwarf when "
+                 "the chain breaks)")
+      ->check(CLI::IsMember({"fp", "dwarf", "auto"}))
+      ->default_str("auto");
 }
 
 // The command after the options: from "--", else what CLI11 left over (prefix_command stops at the
@@ -196,6 +209,8 @@ TargetOutcome record(const RecordSettings& settings, const std::vector<std::stri
   launch.profile_directory = settings.directory;
   launch.hold_sample_period = settings.hold_sample;
   launch.snapshot_interval_s = settings.snapshot_interval;
+  launch.stack_depth = settings.stack_depth;
+  launch.unwind = settings.unwind;
   return launch_target(launch);
 }
 

@@ -16,6 +16,8 @@ struct LaunchSettings {
   std::string profile_directory;
   unsigned hold_sample_period = 8;
   double snapshot_interval_s = 0;  // 0: none
+  unsigned stack_depth = 32;       // 0: no stacks
+  std::string unwind = "auto";     // fp | dwarf | auto
 };
 
 struct TargetOutcome {

@@ -36,6 +36,9 @@ enum class SectionType : uint32_t {
   kLockOrder = 9,  // version 3: lock-order edges (optional: absent in version 2 files)
   kBlame = 10,     // version 3: whom contended acquisitions waited behind (optional, as above)
   kCpuHandoffs = 11,  // version 3: contended acquisitions by the CPU the lock came from (optional)
+  kStackFrames = 12,  // version 3: the frames of the call stacks (optional, as above)
+  kStacks = 13,       // version 3: call stacks, each a run of kStackFrames (optional)
+  kSiteStacks = 14,   // version 3: contended acquisitions by site and call stack (optional)
   kEnd = 0xFFFF,
 };
 
@@ -304,6 +307,30 @@ struct CpuHandoffRecord {
   uint64_t same_cpu;
 };
 static_assert(sizeof(CpuHandoffRecord) == 24);
+
+// A frame of a call stack: a return address (innermost frame: the call site itself).
+struct StackFrameRecord {
+  uint32_t module;  // into kModules, or kNoModule
+  uint32_t reserved;
+  uint64_t offset;  // return address - load bias (absolute if kNoModule)
+};
+static_assert(sizeof(StackFrameRecord) == 16);
+
+struct StackRecord {  // a run of kStackFrames records, innermost first
+  uint32_t first_frame;
+  uint32_t frame_count;
+};
+static_assert(sizeof(StackRecord) == 8);
+
+// A site's contended acquisitions that waited from one call stack (those whose stack was
+// captured: stack capture spends at most 1 % of a thread's time).
+struct SiteStackRecord {
+  uint32_t site;   // into kSites
+  uint32_t stack;  // into kStacks
+  uint64_t waits;
+  uint64_t wait_ns;
+};
+static_assert(sizeof(SiteStackRecord) == 24);
 
 struct ThreadRecord {
   uint32_t tid;

@@ -64,4 +64,30 @@ void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out
     out << wait_line(entry->second.wait_ns, total_ns, entry->second.waits, holder_label(*entry->first));
 }
 
+void write_wait_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
+                       size_t top, std::ostream& out) {
+  for (const SiteSummary* site : sites) {
+    if (site->stacks.empty() || site->contended == 0) continue;
+    std::vector<const SiteStack*> rows;
+    uint64_t captured = 0;
+    for (const SiteStack& row : site->stacks) {
+      rows.push_back(&row);
+      captured += row.waits;
+    }
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const SiteStack* a, const SiteStack* b) { return a->wait_ns > b->wait_ns; });
+    out << fmt::format("  stacks of the waits at {} ({} of {} waits captured):\n",
+                       site->location.label, format_count(captured), format_count(site->contended));
+    for (size_t r = 0; r < rows.size() && r < top; ++r) {
+      out << fmt::format("    {} in {} wait{}\n", format_duration_ns(double(rows[r]->wait_ns)),
+                         format_count(rows[r]->waits), rows[r]->waits == 1 ? "" : "s");
+      if (rows[r]->stack >= process.stacks.size()) continue;
+      for (const CodeLocation& frame : process.stacks[rows[r]->stack])
+        out << "      " << holder_label(frame) << '\n';
+    }
+    if (rows.size() > top)
+      out << fmt::format("    ... {} more stack{}\n", rows.size() - top, rows.size() - top == 1 ? "" : "s");
+  }
+}
+
 }  // namespace lockscope

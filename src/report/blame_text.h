@@ -12,5 +12,8 @@ namespace lockscope {
 
 // `sites`: one lock's (or rwlock side's) call sites, in the order they are listed.
 void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out);
+// For each site that waited, the call stacks it waited from (the top `top`), frame by frame.
+void write_wait_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
+                       size_t top, std::ostream& out);
 
 }  // namespace lockscope

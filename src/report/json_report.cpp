@@ -75,6 +75,10 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
                        {"wait_ns", row.wait_ns}});
     out["waited_behind"] = blame;
     out["contended_from_cpu"] = {{"other", site.cross_cpu_handoffs}, {"same", site.same_cpu_handoffs}};
+    json stacks = json::array();
+    for (const SiteStack& row : site.stacks)
+      stacks.push_back({{"stack", row.stack}, {"waits", row.waits}, {"wait_ns", row.wait_ns}});
+    out["stacks"] = stacks;
   }
   if (format::is_read_side(site.operation) || format::is_write_side(site.operation)) {
     out["behind_readers"] = site.behind_readers;
@@ -164,6 +168,17 @@ json lock_order_json(const ProcessProfile& process) {
   return {{"edges", edges}, {"inversions", inversions}};
 }
 
+// Call stacks (innermost frame first), named by index from the sites' "stacks".
+json stacks_json(const ProcessProfile& process) {
+  json out = json::array();
+  for (const auto& stack : process.stacks) {
+    json frames = json::array();
+    for (const CodeLocation& frame : stack) frames.push_back(location_json(frame, process));
+    out.push_back(frames);
+  }
+  return out;
+}
+
 json process_json(const ProcessProfile& process) {
   json threads = json::array();
   for (const ThreadSummary& t : process.threads)
@@ -219,6 +234,7 @@ json process_json(const ProcessProfile& process) {
           {"threads", threads},
           {"locks", locks},
           {"lock_order", lock_order_json(process)},
+          {"stacks", stacks_json(process)},
           {"counters", counters}};
 }
 

@@ -277,6 +277,7 @@ void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows, 
     }
     table.write(out, "  ");
     write_blame(sites, out);
+    write_wait_stacks(*row.process, sites, 3, out);
     out << '\n';
   }
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runtime/process_exit.h"
+#include "runtime/stack_capture.h"
 #include "runtime/profile_writer.h"
 #include "runtime/interpose.h"
 #include "runtime/real_functions.h"
@@ -165,6 +166,14 @@ LOCKSCOPE_EXPORT void quick_exit(int status) {
 __attribute__((constructor)) static void lockscope_start() {
   // Initialise and register the main thread now rather than at its first lock.
   lockscope::runtime::current_thread();
+  // Here, not at a first capture: loading libgcc_s then could wait for the loader's lock while
+  // a thread inside dlopen waits for a lock this one holds.
+  if (runtime().stack_depth != 0 &&
+      runtime().status.load(std::memory_order_acquire) ==
+          static_cast<int>(lockscope::runtime::RuntimeStatus::kReady)) {
+    lockscope::runtime::InsideLockscope inside;
+    lockscope::runtime::init_stack_capture();
+  }
   at_quick_exit(write_at_quick_exit);
 }
 

@@ -20,7 +20,7 @@ namespace {
 using format::SectionType;
 
 struct Sections {
-  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame, cpu_handoffs;
+  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame, cpu_handoffs, frames, stacks, site_stacks;
 
   format::StringRef add_string(const char* text, size_t length) {
     format::StringRef ref{static_cast<uint32_t>(strings.size()), static_cast<uint32_t>(length)};
@@ -268,6 +268,9 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
         blame.wait_ns = row->wait_ns;
         out.blame.append_record(blame);
       }
+      for (const StackRow* row = detail->stacks; row; row = row->next)
+        out.site_stacks.append_record(
+            format::SiteStackRecord{site_number, row->stack - 1, row->waits, row->wait_ns});
       if (detail->cross_cpu || detail->same_cpu)
         out.cpu_handoffs.append_record(
             format::CpuHandoffRecord{site_number, 0, detail->cross_cpu, detail->same_cpu});
@@ -275,6 +278,17 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
       record.wait_histogram = record.hold_histogram = out.next_histogram();
     }
     out.sites.append_record(record);
+  }
+  const StackStore& stacks = all.stacks();
+  for (uint32_t n = 1; n <= stacks.size(); ++n) {
+    format::StackRecord record{static_cast<uint32_t>(out.frames.size() / sizeof(format::StackFrameRecord)),
+                               stacks.depth(n)};
+    for (uint32_t i = 0; i < record.frame_count; ++i) {
+      format::StackFrameRecord frame{};
+      split_site(modules, stacks.frame(n, i), frame.module, frame.offset);
+      out.frames.append_record(frame);
+    }
+    out.stacks.append_record(record);
   }
   for (size_t i = 0; i < rt.order.size(); ++i) {
     const OrderEdge& edge = rt.order.edge(i);
@@ -484,7 +498,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   memcpy(header.magic, format::kMagic, sizeof(header.magic));
   header.version = format::kVersion;
   header.header_size = sizeof(header);
-  header.section_count = 12;
+  header.section_count = 15;
   file.append_record(header);
   ByteBuffer empty;
   bool ok = append_section(file, SectionType::kStrings, 1, out.strings) &&
@@ -502,6 +516,11 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
             append_section(file, SectionType::kBlame, sizeof(format::BlameRecord), out.blame) &&
             append_section(file, SectionType::kCpuHandoffs, sizeof(format::CpuHandoffRecord),
                            out.cpu_handoffs) &&
+            append_section(file, SectionType::kStackFrames, sizeof(format::StackFrameRecord),
+                           out.frames) &&
+            append_section(file, SectionType::kStacks, sizeof(format::StackRecord), out.stacks) &&
+            append_section(file, SectionType::kSiteStacks, sizeof(format::SiteStackRecord),
+                           out.site_stacks) &&
             append_section(file, SectionType::kEnd, 0, empty);
   if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();

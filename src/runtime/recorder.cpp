@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include "runtime/process_exit.h"
+#include "runtime/stack_capture.h"
 
 namespace lockscope::runtime {
 namespace {
@@ -99,6 +100,32 @@ void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
              static_cast<format::Operation>(cached.operation));
   HeldLock& outer = self.held[self.held_depth - 1];
   if (outer.entry != nullptr && outer.epoch == self.epoch) outer.entry->order_to = cached.stats;
+}
+
+uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t* frames, uint64_t& now) {
+  Runtime& rt = g_runtime;
+  const uint64_t start = now;
+  // Allowed while captures took at most 1 % of the thread's time so far (+ 1 ms to start with):
+  // a DWARF walk costs microseconds, and a lock-heavy program contends hundreds of thousands of
+  // times a second.
+  const uint64_t allowance = static_cast<uint64_t>(rt.clock.ticks_per_second / 1000);
+  if (self.stack_ticks * 100 > start - self.first_ticks + allowance * 100) return 0;
+  InsideLockscope inside;  // libgcc's unwinder may lock a mutex of its own
+  const int saved_errno = errno;
+  uintptr_t raw[kMaxStackDepth + 8];
+  const uint32_t want = rt.stack_depth + 8 < kMaxStackDepth + 8 ? rt.stack_depth + 8 : kMaxStackDepth + 8;
+  const uint32_t got = capture_stack(raw, want, static_cast<UnwindMode>(rt.unwind_mode));
+  errno = saved_errno;
+  now = rt.clock.now();
+  self.stack_ticks += now - start;
+  // Our own frames come first (this function's, acquire_slow's): the program's starts at `site`.
+  uint32_t first = 0;
+  while (first < got && first < 8 && raw[first] != site) ++first;
+  if (first >= got || raw[first] != site) return 0;
+  uint32_t depth = got - first;
+  if (depth > rt.stack_depth) depth = rt.stack_depth;
+  for (uint32_t i = 0; i < depth; ++i) frames[i] = raw[first + i];
+  return depth;
 }
 
 void note_robust(const void* lock) {
@@ -224,6 +251,9 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
     self.sites.record_duration(outcome.wait_ns, 1, detail->wait_sum_ns, detail->wait_max_ns,
                                detail->wait_histogram);
     record_thread_wait(self, primitive, outcome.wait_ns);
+    if (outcome.stack_depth &&
+        !self.sites.record_stack(*detail, outcome.stack, outcome.stack_depth, 1, outcome.wait_ns))
+      runtime().count(format::Counter::kDroppedSites);
     if (outcome.blocker == Blocker::kReaders) ++detail->behind_readers;
     if (outcome.blocker == Blocker::kWriter) ++detail->behind_writer;
     // Who it waited behind: the holder that released the lock to this thread, whose site the

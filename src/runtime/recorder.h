@@ -30,7 +30,17 @@ struct AcquireOutcome {
   uint64_t wait_ns;   // measured when contended (also for timed-out waits)
   uint64_t end_ticks; // clock after the blocking call, when contended
   Blocker blocker;
+  const uintptr_t* stack = nullptr;  // the call stack it waited from (innermost: the call site)
+  uint32_t stack_depth = 0;          // 0: not captured
 };
+
+// The program's call stack at a contended acquisition, from the call site `site` outwards, into
+// `frames` (room for kMaxStackDepth); 0 when the thread's capture budget is spent (1 % of its
+// time) or the walk did not find `site`. `now`: the clock, read by the caller; when a stack was
+// captured it is read again (the wait starts after the capture). Built with a frame pointer (as is
+// acquire_slow), so that the frame-pointer walk gets through lockscope's own frames.
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) uint32_t capture_wait_stack(
+    ThreadState& self, uintptr_t site, uintptr_t* frames, uint64_t& now);
 
 inline bool acquired(int result) { return result == 0 || result == EOWNERDEAD; }
 
@@ -226,8 +236,8 @@ __attribute__((noinline)) void note_robust(const void* lock);
 inline constexpr int kNotTried = -1;
 inline constexpr int kSkipTry = -2;
 template <typename Calls>
-__attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, uintptr_t site,
-                                           int first_result, Calls calls) {
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
+    ThreadState* self, const void* lock, uintptr_t site, int first_result, Calls calls) {
   constexpr bool blocking = Calls::kBlocking;
   if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
   if constexpr (requires { calls.try_is_unsafe(); })
@@ -256,7 +266,12 @@ __attribute__((noinline)) int acquire_slow(ThreadState* self, const void* lock, 
     if constexpr (requires { calls.held_by(uint32_t{}); }) own = calls.held_by(self->tid);
     LockSlot* waited = holds && !own ? begin_lock_wait(lock) : nullptr;
     const Clock& clock = g_runtime.clock;
-    const uint64_t start = clock.now();
+    uint64_t start = clock.now();
+    uintptr_t frames[kMaxStackDepth];
+    if (holds && !own && g_runtime.stack_depth != 0) {
+      outcome.stack_depth = capture_wait_stack(*self, site, frames, start);
+      outcome.stack = frames;
+    }
     {
       BlockedScope blocked(*self, lock, Calls::kOperation, site, start);
       outcome.result = calls.blocking_acquire();

@@ -85,6 +85,18 @@ void parse_config(Runtime& rt, uint64_t& tsc_hz, uint64_t& snapshot_ms) {
                ConfigString::parse_u64(value, value_length, number) && number >= 1 &&
                number <= 1000000) {
       rt.hold_sample_period = static_cast<uint32_t>(number);
+    } else if (ConfigString::key_is(key, key_length, "stack_depth") &&
+               ConfigString::parse_u64(value, value_length, number) && number <= kMaxStackDepth) {
+      rt.stack_depth = static_cast<uint32_t>(number);
+    } else if (ConfigString::key_is(key, key_length, "unwind") && value_length == 2 &&
+               std::memcmp(value, "fp", 2) == 0) {
+      rt.unwind_mode = 0;
+    } else if (ConfigString::key_is(key, key_length, "unwind") && value_length == 5 &&
+               std::memcmp(value, "dwarf", 5) == 0) {
+      rt.unwind_mode = 1;
+    } else if (ConfigString::key_is(key, key_length, "unwind") && value_length == 4 &&
+               std::memcmp(value, "auto", 4) == 0) {
+      rt.unwind_mode = 2;
     } else if (ConfigString::key_is(key, key_length, "snapshot_ms") &&
                ConfigString::parse_u64(value, value_length, number) && number <= 86400000) {
       snapshot_ms = number;
@@ -129,6 +141,8 @@ ThreadState* register_thread() {
   }
   self->tid = static_cast<uint32_t>(syscall(SYS_gettid));
   self->handle = pthread_self();
+  self->first_ticks = rt.clock.now();
+  self->stack_ticks = 0;
   if (self->tid == rt.pid) self->flags |= format::kThreadMain;
   // The name is read at the thread's exit and, for threads still running, when the profile is
   // written: a read here would cost a third of a short-lived thread's start.

@@ -30,6 +30,8 @@ namespace lockscope::runtime {
 
 inline constexpr uint32_t kMaxHeldLocks = 64;
 inline constexpr uint32_t kDefaultHoldSamplePeriod = 32;
+inline constexpr uint32_t kDefaultStackDepth = 32;  // frames per stack; 0: no stacks
+inline constexpr uint32_t kMaxStackDepth = 64;
 
 // A lock the thread holds. The first five fields are also a SiteCacheEntry's first five, in the
 // same order: an uncontended acquisition at a cached site copies them in one block
@@ -114,6 +116,10 @@ struct ThreadState {
   Histogram wait_histogram;  // lock waits (mutex, rwlock, condvar re-acquire)
   uint64_t wait_ns_by_primitive[format::kPrimitiveSlots];  // every wait, by kind
   uint64_t barrier_last_arrivals;
+  // Stack capture's budget (capture_wait_stack): when the thread was first seen, and the ticks its
+  // captures took so far.
+  uint64_t first_ticks;
+  uint64_t stack_ticks;
   // Recording state, used only by the thread itself while it runs.
   SiteTable sites;
   uint32_t epoch;  // starts at 1; +1 at each flush of `sites`
@@ -135,6 +141,8 @@ struct Runtime {
   alignas(64) std::atomic<int> status{0};
   Clock clock;
   uint32_t hold_sample_period = kDefaultHoldSamplePeriod;
+  uint32_t stack_depth = kDefaultStackDepth;  // config stack_depth=N
+  uint8_t unwind_mode = 2;                    // config unwind=fp|dwarf|auto (UnwindMode)
   char directory[4096] = {};
   uint32_t pid = 0;
   uint32_t ppid = 0;

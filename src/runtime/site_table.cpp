@@ -119,6 +119,24 @@ bool SiteTable::record_blame(SiteDetail& detail, uintptr_t holder_site, uint64_t
   return true;
 }
 
+bool SiteTable::record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
+                             uint64_t waits, uint64_t wait_ns) {
+  const uint32_t stack = stacks_.intern(frames, depth);
+  if (stack == 0) return false;
+  StackRow** link = &detail.stacks;
+  for (; *link; link = &(*link)->next)
+    if ((*link)->stack == stack) {
+      (*link)->waits += waits;
+      (*link)->wait_ns += wait_ns;
+      return true;
+    }
+  auto* row = static_cast<StackRow*>(arena_.allocate(sizeof(StackRow)));
+  if (!row) return false;
+  *row = StackRow{stack, 0, waits, wait_ns, nullptr};
+  *link = row;  // appended last: a reader walking the list meanwhile sees it whole or not at all
+  return true;
+}
+
 uint64_t SiteTable::merge_from(const SiteTable& other) {
   uint64_t dropped = 0;
   for (size_t n = 0; n < other.used(); ++n) {
@@ -157,6 +175,11 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     bool blamed = true;
     for (const BlameRow* row = from->blame; row; row = row->next)
       blamed = record_blame(*into, row->holder_site, row->waits, row->wait_ns) && blamed;
+    for (const StackRow* row = from->stacks; row; row = row->next) {
+      uintptr_t frames[StackStore::kMaxDepth];
+      const uint32_t depth = other.stacks_.copy(row->stack, frames);
+      blamed = record_stack(*into, frames, depth, row->waits, row->wait_ns) && blamed;
+    }
     if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) ||
         !add_histogram(into->hold_histogram, arena_, from->hold_histogram) || !blamed)
       dropped += source.count;
@@ -165,6 +188,7 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
 }
 
 void SiteTable::reset() {
+  stacks_.reset();
   entries_.reset();
   by_lock_.reset();
   arena_.reset();
@@ -175,7 +199,8 @@ void SiteTable::reset() {
 
 void SiteTable::clear_for_reuse() {
   constexpr size_t kSmallIndex = 256;
-  if (index_capacity_ <= kSmallIndex && entries_.clear_in_first_chunk() && arena_.rewind()) {
+  if (stacks_.size() == 0 && index_capacity_ <= kSmallIndex && entries_.clear_in_first_chunk() &&
+      arena_.rewind()) {
     if (index_) std::memset(index_, 0, index_capacity_ * sizeof(uint64_t));
     return;
   }
@@ -183,6 +208,7 @@ void SiteTable::clear_for_reuse() {
 }
 
 void SiteTable::abandon() {
+  stacks_.abandon();
   entries_.abandon();
   by_lock_.abandon();
   arena_.abandon();

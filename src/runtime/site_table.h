@@ -16,6 +16,7 @@
 #include "common/log_histogram.h"
 #include "runtime/bump_arena.h"
 #include "runtime/chunked_array.h"
+#include "runtime/stack_store.h"
 
 namespace lockscope::runtime {
 
@@ -58,6 +59,16 @@ struct BlameRow {
   BlameRow* next;
 };
 
+// A site's contended acquisitions by the call stack they waited from (a number in the table's
+// StackStore). A list per site, in the table's arena.
+struct StackRow {
+  uint32_t stack;
+  uint32_t reserved;
+  uint64_t waits;
+  uint64_t wait_ns;
+  StackRow* next;
+};
+
 // Everything about a site but its count: allocated the first time any of it is needed.
 struct SiteDetail {
   uint64_t contended;
@@ -84,6 +95,7 @@ struct SiteDetail {
   BlameRow* blame;  // contended acquisitions by the hold they waited behind
   uint64_t cross_cpu;  // contended acquisitions the lock came to from a release on another CPU
   uint64_t same_cpu;   // ... from a release on this thread's CPU (the rest: not known)
+  StackRow* stacks;    // contended acquisitions by call stack (those whose stack was captured)
 };
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
@@ -173,6 +185,11 @@ class SiteTable {
   // A contended acquisition at the detail's site that waited `wait_ns` behind a hold taken at
   // `holder_site` (0: not known); false when out of memory.
   bool record_blame(SiteDetail& detail, uintptr_t holder_site, uint64_t waits, uint64_t wait_ns);
+  // A contended acquisition at the detail's site that waited `wait_ns`, from the call stack
+  // `frames[0..depth)` (innermost first); false when out of memory.
+  bool record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth, uint64_t waits,
+                    uint64_t wait_ns);
+  const StackStore& stacks() const { return stacks_; }
   // Adds every entry of `other` into this table; returns the count of calls that could not be
   // added (out of memory).
   uint64_t merge_from(const SiteTable& other);
@@ -210,6 +227,7 @@ class SiteTable {
   uint64_t* index_ = nullptr;  // hash tag | entry number + 1 per slot; 0 = empty
   size_t index_capacity_ = 0;  // a power of two, kept at least twice used()
   BumpArena arena_;
+  StackStore stacks_;
 };
 
 inline void record_duration(uint64_t ns, uint64_t weight, uint64_t& sum, uint64_t& max,

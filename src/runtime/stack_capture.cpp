@@ -119,15 +119,16 @@ FrameChainWalk walk_frame_chain(uintptr_t frame_address, uintptr_t stack_top, ui
     if (!code.contains(return_address)) return {depth, FrameChainEnd::kBroken};
     frames[depth++] = return_address;
     const uintptr_t next = record[0];
-    if (next == 0) return {depth, FrameChainEnd::kNullFramePointer};
+    const bool in_libc = return_address >= code.libc_begin() && return_address < code.libc_end();
+    // A null saved frame pointer ends a whole chain only in the outermost frame, whose return
+    // address is in libc (start_thread, __libc_start_call_main). Elsewhere it is code built
+    // without frame pointers that never set the register (a new thread's is 0): broken.
+    if (next == 0) return {depth, in_libc ? FrameChainEnd::kNullFramePointer : FrameChainEnd::kBroken};
     if (stack_top == 0) return {depth, FrameChainEnd::kNoStackBounds};
     const bool plausible = next % kFrameRecordAlignment == 0 && next > frame &&
                            next - frame < kMaxFrameBytes && stack_top >= 2 * sizeof(uintptr_t) &&
                            next <= stack_top - 2 * sizeof(uintptr_t);
-    if (!plausible) {
-      const bool in_libc = return_address >= code.libc_begin() && return_address < code.libc_end();
-      return {depth, in_libc ? FrameChainEnd::kEnteredLibc : FrameChainEnd::kBroken};
-    }
+    if (!plausible) return {depth, in_libc ? FrameChainEnd::kEnteredLibc : FrameChainEnd::kBroken};
     frame = next;
   }
 }

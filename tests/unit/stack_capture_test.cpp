@@ -67,15 +67,31 @@ struct HandBuiltStack {
   }
 };
 
+// The outermost frame (its saved frame pointer null) returns into libc, as a thread function
+// returns into start_thread.
 TEST_F(StackCapture, WholeHandBuiltChainEndsAtNullFramePointer) {
   HandBuiltStack stack;
+  const auto libc_function = reinterpret_cast<uintptr_t>(dlsym(RTLD_DEFAULT, "getpid"));
+  ASSERT_NE(libc_function, 0u);
+  stack.record(8, 0, libc_function + 4);
   uintptr_t frames[kMaxFrames];
   const FrameChainWalk walk = walk_frame_chain(stack.at(0), stack.top(), frames, kMaxFrames);
   EXPECT_EQ(walk.end, FrameChainEnd::kNullFramePointer);
   ASSERT_EQ(walk.depth, 3u);
   EXPECT_EQ(frames[0], code_address(1));
   EXPECT_EQ(frames[1], code_address(2));
-  EXPECT_EQ(frames[2], code_address(3));
+  EXPECT_EQ(frames[2], libc_function + 4);
+}
+
+// A null saved frame pointer in a frame that does not return into libc is code built without
+// frame pointers that never set the register (a new thread's is 0): the chain is broken, so that
+// kAuto redoes it with DWARF (before, a one-frame stack was taken for a whole one).
+TEST_F(StackCapture, NullFramePointerOutsideLibcIsABrokenChain) {
+  HandBuiltStack stack;
+  uintptr_t frames[kMaxFrames];
+  const FrameChainWalk walk = walk_frame_chain(stack.at(0), stack.top(), frames, kMaxFrames);
+  EXPECT_EQ(walk.end, FrameChainEnd::kBroken);
+  EXPECT_EQ(walk.depth, 3u);
 }
 
 TEST_F(StackCapture, FramePointerWalkStopsAtEachFailedCheck) {

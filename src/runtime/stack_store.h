@@ -1,0 +1,53 @@
+// The distinct call stacks of one recording table (a thread's, or the process-wide merge): each
+// sequence of return addresses is kept once and numbered from 1 in insertion order (0: none).
+// Stored in append-only arrays, so another thread (the profile writer) may read stacks
+// [1, size()] while the owner adds new ones; the hash index is the owner's alone.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/chunked_array.h"
+
+namespace lockscope::runtime {
+
+class StackStore {
+ public:
+  StackStore() = default;
+  StackStore(const StackStore&) = delete;
+  StackStore& operator=(const StackStore&) = delete;
+  ~StackStore() { reset(); }
+
+  // The number of the stack `frames[0..depth)`, added if new; 0 when depth is 0 or the kernel
+  // refuses memory.
+  uint32_t intern(const uintptr_t* frames, uint32_t depth);
+  size_t size() const { return stacks_.size(); }
+  // Stack `number` (1..size()): its depth, and frame i (0: innermost).
+  uint32_t depth(uint32_t number) const { return stacks_[number - 1].depth; }
+  uintptr_t frame(uint32_t number, uint32_t i) const {
+    return frames_[stacks_[number - 1].first + i];
+  }
+  // Copies stack `number` into `out` (room for kMaxDepth frames); returns its depth.
+  uint32_t copy(uint32_t number, uintptr_t* out) const;
+  static constexpr uint32_t kMaxDepth = 128;
+
+  void reset();    // empty, memory given back
+  void abandon();  // forget the memory without unmapping it (a forked child's copy)
+
+ private:
+  struct Stack {
+    uint64_t hash;
+    uint32_t first;  // index of its innermost frame in frames_
+    uint32_t depth;
+  };
+  static uint64_t hash(const uintptr_t* frames, uint32_t depth);
+  bool same(const Stack& stack, const uintptr_t* frames, uint32_t depth) const;
+  bool grow_index();
+
+  ChunkedArray<Stack, 8> stacks_;
+  ChunkedArray<uintptr_t, 10> frames_;
+  uint32_t* index_ = nullptr;  // stack number, 0 = empty; open addressing
+  size_t index_capacity_ = 0;  // a power of two, at least twice size()
+};
+
+}  // namespace lockscope::runtime

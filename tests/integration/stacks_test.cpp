@@ -1,0 +1,62 @@
+// Call stacks of contended waits, through wrappers, in code without frame pointers.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+using format::Operation;
+
+// Every captured stack of the waits at the lock line names, in order, the three levels and the
+// thread function at the lines of their calls (the default unwinding: frame pointers, redone with
+// DWARF where the chain breaks, as it does at once in -fomit-frame-pointer code).
+TEST(Stacks, WaitsThroughThreeWrappersWithoutFramePointersHaveWholeStacks) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "wrapped_locks", {"100"});
+  const FoundSite wait = find_site(process, "wrapped_locks", "level3", Operation::kLock);
+  ASSERT_NE(wait.site, nullptr);
+  ASSERT_GT(wait.site->contended, 0u);
+  ASSERT_FALSE(wait.site->stacks.empty());
+  uint64_t captured = 0;
+  for (const SiteStack& row : wait.site->stacks) {
+    captured += row.waits;
+    ASSERT_LT(row.stack, process.stacks.size());
+    const std::vector<CodeLocation>& frames = process.stacks[row.stack];
+    ASSERT_GE(frames.size(), 4u);
+    const char* levels[] = {"level3", "level2", "level1", "worker"};
+    for (size_t i = 0; i < 4; ++i)
+      EXPECT_TRUE(located_at(frames[i], "wrapped_locks.c", marker_line("wrapped_locks", levels[i])))
+          << "frame " << i << ": " << frames[i].label;
+  }
+  // Capture costs at most 1 % of a thread's time: at 100 us holds, every wait is captured.
+  EXPECT_EQ(captured, wait.site->contended);
+
+  const CommandResult text = run_lockscope({"report", dir.path()});
+  ASSERT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_NE(text.out.find("stacks of the waits at"), std::string::npos) << text.out;
+  const CommandResult json_run = run_lockscope({"report", "-f", "json", dir.path()});
+  const auto document = nlohmann::json::parse(json_run.out);
+  EXPECT_EQ(document["processes"][0]["stacks"].size(), process.stacks.size());
+}
+
+// --stack-depth 0 records no stacks, and the frame-pointer walk alone stops at the first frame
+// without one (here: at once), keeping only the call site.
+TEST(Stacks, StackDepthZeroRecordsNoneAndFramePointersAloneStopEarly) {
+  TemporaryDirectory off;
+  const CommandResult none = run_lockscope(
+      {"record", "-o", off.path(), "--stack-depth", "0", "--", fixture("wrapped_locks"), "50"});
+  ASSERT_EQ(none.exit_status, 0) << none.err;
+  for (const ProcessProfile& process : load_profile(off.path()).processes)
+    EXPECT_TRUE(process.stacks.empty());
+  TemporaryDirectory fp;
+  const CommandResult walked = run_lockscope(
+      {"record", "-o", fp.path(), "--unwind", "fp", "--", fixture("wrapped_locks"), "50"});
+  ASSERT_EQ(walked.exit_status, 0) << walked.err;
+  for (const ProcessProfile& process : load_profile(fp.path()).processes)
+    for (const auto& stack : process.stacks) EXPECT_LT(stack.size(), 4u);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
