@@ -102,7 +102,7 @@ TEST(CpuHandoffs, AValueLeftByATimedOutWaiterIsNotAnotherHandoffs) {
   CommandResult recorded;
   const ProcessProfile process =
       record_program_unchanged(dir, {fixture("stale_cpu")}, nullptr, &recorded);
-  if (recorded.out.find("timed out") == std::string::npos)
+  if (recorded.err.find("timed waiter: timed out") == std::string::npos)
     GTEST_SKIP() << "the timed waiter got the lock: no value was left behind";
   const FoundSite w = find_site(process, "stale_cpu", "w", Operation::kLock);
   ASSERT_NE(w.site, nullptr);
