@@ -103,38 +103,44 @@ bool add_histogram(SparseHistogram*& into, BumpArena& arena, const SparseHistogr
 }
 }  // namespace
 
-bool SiteTable::record_blame(SiteDetail& detail, uintptr_t holder_site, uint64_t waits,
-                             uint64_t wait_ns) {
-  BlameRow** link = &detail.blame;
+namespace {
+// What identifies a row of a site's blame and stack lists.
+uintptr_t key_of(const BlameRow& row) { return row.holder_site; }
+void set_key(BlameRow& row, uintptr_t holder_site) { row.holder_site = holder_site; }
+uint32_t key_of(const StackRow& row) { return row.stack; }
+void set_key(StackRow& row, uint32_t stack) { row.stack = stack; }
+
+// Adds (waits, wait_ns) to the row of the list at `head` whose key is `key`, or to a new row
+// appended last (a reader walking the list meanwhile sees it whole or not at all); false when out
+// of memory.
+template <typename Row, typename Key>
+bool add_to_rows(Row*& head, BumpArena& arena, Key key, uint64_t waits, uint64_t wait_ns) {
+  Row** link = &head;
   for (; *link; link = &(*link)->next)
-    if ((*link)->holder_site == holder_site) {
+    if (key_of(**link) == key) {
       (*link)->waits += waits;
       (*link)->wait_ns += wait_ns;
       return true;
     }
-  auto* row = static_cast<BlameRow*>(arena_.allocate(sizeof(BlameRow)));
+  auto* row = static_cast<Row*>(arena.allocate(sizeof(Row)));  // zero-filled
   if (!row) return false;
-  *row = BlameRow{holder_site, waits, wait_ns, nullptr};
-  *link = row;  // appended last: a reader walking the list meanwhile sees it whole or not at all
+  set_key(*row, key);
+  row->waits = waits;
+  row->wait_ns = wait_ns;
+  *link = row;
   return true;
+}
+}  // namespace
+
+bool SiteTable::record_blame(SiteDetail& detail, uintptr_t holder_site, uint64_t waits,
+                             uint64_t wait_ns) {
+  return add_to_rows(detail.blame, arena_, holder_site, waits, wait_ns);
 }
 
 bool SiteTable::record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
                              uint64_t waits, uint64_t wait_ns) {
   const uint32_t stack = stacks_.intern(frames, depth);
-  if (stack == 0) return false;
-  StackRow** link = &detail.stacks;
-  for (; *link; link = &(*link)->next)
-    if ((*link)->stack == stack) {
-      (*link)->waits += waits;
-      (*link)->wait_ns += wait_ns;
-      return true;
-    }
-  auto* row = static_cast<StackRow*>(arena_.allocate(sizeof(StackRow)));
-  if (!row) return false;
-  *row = StackRow{stack, 0, waits, wait_ns, nullptr};
-  *link = row;  // appended last: a reader walking the list meanwhile sees it whole or not at all
-  return true;
+  return stack != 0 && add_to_rows(detail.stacks, arena_, stack, waits, wait_ns);
 }
 
 uint64_t SiteTable::merge_from(const SiteTable& other) {
