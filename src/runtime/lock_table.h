@@ -59,6 +59,12 @@ inline std::atomic<uint64_t>& holder_site(LockSlot& lock) { return lock.arrivals
 // it ran on (+ 1) before its real unlock, and the next contended acquisition takes it (0 again),
 // so it can tell whether the lock came to it from another CPU (its cache lines moved) or this one.
 inline std::atomic<uint64_t>& releaser_cpu(LockSlot& lock) { return lock.last_signal_ticks; }
+// Its value: the releasing thread in the high 32 bits, its CPU + 1 in the low ones (0: none).
+constexpr uint64_t releaser_cpu_value(uint32_t tid, uint32_t cpu) {
+  return uint64_t{tid} << 32 | (uint64_t{cpu} + 1);
+}
+constexpr uint32_t releaser_tid(uint64_t value) { return static_cast<uint32_t>(value >> 32); }
+constexpr uint32_t releaser_cpu_plus_one(uint64_t value) { return static_cast<uint32_t>(value); }
 
 struct RetiredLock {  // a finished generation
   uintptr_t address;

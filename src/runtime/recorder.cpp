@@ -113,8 +113,9 @@ uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t* frames
   InsideLockscope inside;  // libgcc's unwinder may lock a mutex of its own
   const int saved_errno = errno;
   uintptr_t raw[kMaxStackDepth + 8];
-  const uint32_t want = rt.stack_depth + 8 < kMaxStackDepth + 8 ? rt.stack_depth + 8 : kMaxStackDepth + 8;
-  const uint32_t got = capture_stack(raw, want, static_cast<UnwindMode>(rt.unwind_mode));
+  // stack_depth <= kMaxStackDepth (parse_config): room for it and up to 8 frames of our own.
+  const uint32_t got =
+      capture_stack(raw, rt.stack_depth + 8, static_cast<UnwindMode>(rt.unwind_mode));
   errno = saved_errno;
   now = rt.clock.now();
   self.stack_ticks += now - start;
@@ -163,7 +164,7 @@ void note_releaser_cpu(LockSlot& slot, uint32_t tid) {
   const int cpu = sched_getcpu();
   errno = saved_errno;
   if (cpu >= 0)
-    releaser_cpu(slot).store(uint64_t{tid} << 32 | (static_cast<uint64_t>(cpu) + 1),
+    releaser_cpu(slot).store(releaser_cpu_value(tid, static_cast<uint32_t>(cpu)),
                              std::memory_order_relaxed);
 }
 
@@ -210,15 +211,13 @@ void record_owner_change(LockSlot& slot, const ThreadState& self, uintptr_t site
   // Plain loads and stores: the caller holds the lock, which orders every update (note_owner).
   const uint32_t tid = self.tid;
   const uint32_t previous_owner = slot.last_owner.load(std::memory_order_relaxed);
-  if (previous_owner == tid) {
-    // The same owner at another site: a recursive mutex re-taken inside its outer hold (this
-    // acquisition is not on the held stack yet) goes on being that hold, whose site stays.
+  // The same owner at another site: a recursive mutex re-taken inside its outer hold (this
+  // acquisition is not on the held stack yet) goes on being that hold, whose site stays.
+  if (previous_owner == tid)
     for (uint32_t i = 0; i < self.held_depth; ++i)
       if (self.held[i].lock_slot == &slot) return;
-    holder_site(slot).store(site, std::memory_order_relaxed);
-    return;
-  }
   holder_site(slot).store(site, std::memory_order_relaxed);
+  if (previous_owner == tid) return;
   slot.last_owner.store(tid, std::memory_order_relaxed);
   if (previous_owner != 0)
     slot.owner_changes.store(slot.owner_changes.load(std::memory_order_relaxed) + 1,
@@ -280,12 +279,12 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
     if (located.slot && format::operation_class(op) == format::OperationClass::kAcquire &&
         !format::is_read_side(op)) {
       const uint64_t from = releaser_cpu(*located.slot).exchange(0, std::memory_order_relaxed);
-      const bool ours = from != 0 &&
-                        (from >> 32) == located.slot->last_owner.load(std::memory_order_relaxed);
+      const bool ours = from != 0 && releaser_tid(from) ==
+                                         located.slot->last_owner.load(std::memory_order_relaxed);
       const int cpu = ours ? sched_getcpu() : -1;
       if (cpu >= 0)
-        ++(static_cast<uint64_t>(cpu) + 1 == (from & 0xFFFFFFFFu) ? detail->same_cpu
-                                                                 : detail->cross_cpu);
+        ++(static_cast<uint32_t>(cpu) + 1 == releaser_cpu_plus_one(from) ? detail->same_cpu
+                                                                        : detail->cross_cpu);
     }
   }
   if (outcome.result == EOWNERDEAD && located.slot)  // the previous owner died holding it
@@ -293,9 +292,7 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   if (format::operation_class(op) != format::OperationClass::kAcquire) return;  // nothing held
   ++self.acquisitions;
   if (outcome.contended) ++self.contended;
-  if (!format::is_read_side(op)) {
-    note_owner(*located.slot, self, site);
-  }
+  if (!format::is_read_side(op)) note_owner(*located.slot, self, site);
   if (self.held_depth >= kMaxHeldLocks) {
     runtime().count(format::Counter::kHeldStackOverflow);
     return;
