@@ -202,4 +202,25 @@ std::string exit_path_name(format::ExitPath path) {
   return "unknown";
 }
 
+uint64_t ProcessTrace::lost() const {
+  uint64_t lost = 0;
+  for (const TraceThread& thread : threads) lost += thread.dropped + thread.overwritten;
+  return lost;
+}
+
+std::string trace_kind_name(format::TraceKind kind) {
+  switch (kind) {
+    case format::TraceKind::kCall: return "call";
+    case format::TraceKind::kWaitBegin: return "wait-begin";
+    case format::TraceKind::kThreadStart: return "thread-start";
+    case format::TraceKind::kThreadName: return "thread-name";
+    case format::TraceKind::kThreadExit: return "thread-exit";
+    case format::TraceKind::kFork: return "fork";
+    case format::TraceKind::kExec: return "exec";
+    case format::TraceKind::kHoldPause: return "hold-pause";
+    case format::TraceKind::kHoldResume: return "hold-resume";
+  }
+  return "unknown";
+}
+
 }  // namespace lockscope

@@ -10,6 +10,7 @@
 
 #include "common/log_histogram.h"
 #include "common/profile_format.h"
+#include "common/trace_format.h"
 
 namespace lockscope {
 
@@ -161,6 +162,49 @@ struct LockOrderEdge {
   format::Operation from_operation = format::Operation::kLock;  // kLock also when not known
 };
 
+// Trace mode (record --trace): one thread's file.
+struct TraceThread {
+  uint32_t tid = 0;
+  std::string file;
+  uint64_t events = 0;       // events read from it
+  uint64_t overwritten = 0;  // a ring's oldest events, written over
+  uint64_t dropped = 0;      // not written: the file was full
+  uint64_t filtered = 0;     // left out by --min-wait
+  bool closed = false;       // the thread ended, or the process wrote its final profile
+  std::string problem;       // the file is damaged: what was read of it, and why not the rest
+};
+
+// One traced event; times are nanoseconds since the process image started.
+struct TraceRecord {
+  uint64_t time_ns = 0;
+  uint64_t ticks = 0;         // the clock's own reading (durations: ProcessTrace::ticks_to_ns)
+  uint32_t tid = 0;
+  format::TraceKind kind = format::TraceKind::kCall;
+  format::Operation operation = format::Operation::kLock;
+  uint8_t flags = 0;          // format::TraceEventFlags
+  uint64_t object = 0;        // the lock's address (0 for thread events)
+  uint32_t generation = 0;    // its generation (kCall)
+  size_t site = 0;            // index into ProcessTrace::sites (kCall, kWaitBegin, holds)
+  std::string name;           // kThreadName
+};
+
+struct ProcessTrace {
+  bool present = false;
+  uint64_t ns_per_tick_q32 = uint64_t{1} << 32;  // the runtime's conversion, for exact durations
+  uint64_t ticks_to_ns(uint64_t ticks) const {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(ticks) * ns_per_tick_q32) >> 32);
+  }
+  bool ring = false;          // --trace-full ring
+  uint64_t min_wait_ns = 0;   // --min-wait (0: every event)
+  // The process ended without an exit path after its trace began (SIGKILL): its profile is a
+  // snapshot, and its figures were rebuilt from the trace, which has every event to the end.
+  bool cut_short = false;
+  std::vector<TraceThread> threads;
+  std::vector<CodeLocation> sites;  // the events' call sites, each once
+  std::vector<TraceRecord> events;  // by thread, each thread's in the order it wrote them
+  uint64_t lost() const;            // events dropped or overwritten, over all threads
+};
+
 struct ProcessProfile {
   std::string file;  // the profile file it came from
   uint32_t pid = 0;
@@ -182,6 +226,7 @@ struct ProcessProfile {
   std::vector<LockOrderEdge> lock_order;
   std::vector<std::vector<CodeLocation>> stacks;  // call stacks, innermost frame first
   std::map<format::Counter, uint64_t> counters;
+  ProcessTrace trace;
   uint64_t counter(format::Counter which) const {
     auto it = counters.find(which);
     return it == counters.end() ? 0 : it->second;
@@ -204,5 +249,6 @@ std::string primitive_name(format::Primitive primitive);
 // "mutex/recursive+robust", "rwlock", "condvar", "spinlock", "semaphore", "barrier(4)".
 std::string lock_kind_name(const LockSummary& lock);
 std::string exit_path_name(format::ExitPath path);
+std::string trace_kind_name(format::TraceKind kind);
 
 }  // namespace lockscope

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "analysis/trace_reader.h"
 #include "common/crc32.h"
 
 namespace lockscope {
@@ -392,6 +393,7 @@ Profile read_profile_directory(const std::string& directory) {
                    [](const ProcessProfile& a, const ProcessProfile& b) {
                      return a.start_realtime_ns < b.start_realtime_ns;
                    });
+  attach_traces(profile, directory);
   return profile;
 }
 

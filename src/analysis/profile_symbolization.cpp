@@ -91,6 +91,7 @@ void symbolize_profile(Profile& profile) {
     }
     for (auto& stack : process.stacks)
       for (CodeLocation& frame : stack) symbolize(frame, process, symbolizer);
+    for (CodeLocation& site : process.trace.sites) symbolize(site, process, symbolizer);
     for (LockOrderEdge& edge : process.lock_order) {
       if (edge.from_site.known()) symbolize(edge.from_site, process, symbolizer);
       symbolize(edge.to_site, process, symbolizer);

@@ -140,6 +140,10 @@ struct RecordSettings {
   double snapshot_interval = 0;
   unsigned stack_depth = 32;
   std::string unwind = "auto";
+  bool trace = false;
+  uint64_t trace_size = 8ull << 20;
+  std::string trace_full = "stop";
+  uint64_t min_wait_ns = 0;
 };
 
 void add_record_options(CLI::App& app, RecordSettings& settings) {
@@ -169,6 +173,27 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
                  "the chain breaks)")
       ->check(CLI::IsMember({"fp", "dwarf", "auto"}))
       ->default_str("auto");
+  app.add_flag("--trace", settings.trace,
+               "also write every event with its time (acquire begin and end, release, condvar "
+               "wait, wake and signal, semaphore, barrier, thread start and exit, fork, exec) to "
+               "one file per thread, kept up to a SIGKILL");
+  app.add_option("--trace-size", settings.trace_size,
+                 "room for events in each thread's trace file (32 bytes an event): e.g. 64M, 1G")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(uint64_t{4096}, uint64_t{1} << 40))
+      ->default_str("8M");
+  app.add_option("--trace-full", settings.trace_full,
+                 "when a thread's trace file is full: stop (later events are dropped, counted) or "
+                 "ring (the oldest are overwritten, counted)")
+      ->check(CLI::IsMember({"stop", "ring"}))
+      ->default_str("stop");
+  app.add_option("--min-wait", settings.min_wait_ns,
+                 "with --trace, write only the waits at least this long (e.g. 10us, 1ms) and "
+                 "nothing else; the report's counts stay exact")
+      ->transform(CLI::AsNumberWithUnit(
+          std::map<std::string, uint64_t>{{"ns", 1}, {"us", 1000}, {"ms", 1000000},
+                                          {"s", 1000000000}},
+          CLI::AsNumberWithUnit::UNIT_REQUIRED, "DURATION"));
 }
 
 // The command after the options: from "--", else what CLI11 left over (prefix_command stops at the
@@ -211,6 +236,12 @@ TargetOutcome record(const RecordSettings& settings, const std::vector<std::stri
   launch.snapshot_interval_s = settings.snapshot_interval;
   launch.stack_depth = settings.stack_depth;
   launch.unwind = settings.unwind;
+  if (settings.min_wait_ns != 0 && !settings.trace)
+    throw CliError(fmt::format("{}: --min-wait filters a trace", name), "add --trace");
+  launch.trace = settings.trace;
+  launch.trace_size = settings.trace_size;
+  launch.trace_ring = settings.trace_full == "ring";
+  launch.min_wait_ns = settings.min_wait_ns;
   return launch_target(launch);
 }
 

@@ -102,11 +102,16 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
     preload += std::string(":") + existing;
   const uint64_t tsc_hz = tsc_is_invariant() ? measure_tsc_hz(5000000) : 0;
   const std::string directory = std::filesystem::absolute(settings.profile_directory).string();
+  const std::string trace =
+      settings.trace ? fmt::format("trace=1,trace_size={},trace_ring={},min_wait_ns={},",
+                                   settings.trace_size, settings.trace_ring ? 1 : 0,
+                                   settings.min_wait_ns)
+                     : std::string();
   const std::string config =
-      fmt::format("hold_sample={},snapshot_ms={},stack_depth={},unwind={},tsc_hz={},dir={}",
+      fmt::format("hold_sample={},snapshot_ms={},stack_depth={},unwind={},{}tsc_hz={},dir={}",
                   settings.hold_sample_period,
                   static_cast<uint64_t>(settings.snapshot_interval_s * 1000), settings.stack_depth,
-                  settings.unwind, tsc_hz, directory);
+                  settings.unwind, trace, tsc_hz, directory);
   std::vector<char*> argv;
   for (const std::string& argument : settings.arguments) argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);

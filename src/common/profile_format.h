@@ -370,8 +370,12 @@ enum class Counter : uint32_t {
   kBlockingHoldsUntimed = 13, // locks first waited for: the hold waited for then began before
                               // clock reads were due, so it may be untimed (then estimated)
   kDroppedOrderEdges = 14,  // lock-order edges not kept (memory refused)
-  kLast = kDroppedOrderEdges,
+  kTraceFilesFailed = 15,   // threads whose trace file could not be made: their events are not
+                            // in the trace (they are in the tables)
+  kLast = kTraceFilesFailed,
 };
+inline constexpr uint32_t kCounterSlots = 16;  // ids 0..kLast
+static_assert(static_cast<uint32_t>(Counter::kLast) < kCounterSlots);
 
 struct CounterRecord {
   uint32_t id;  // Counter

@@ -179,6 +179,58 @@ json stacks_json(const ProcessProfile& process) {
   return out;
 }
 
+// Trace mode: the files, then every event (by thread, each thread's in order); "site" indexes
+// "sites". Absent (null) for a process recorded without --trace.
+json trace_json(const ProcessProfile& process) {
+  const ProcessTrace& trace = process.trace;
+  if (!trace.present) return nullptr;
+  json threads = json::array();
+  for (const TraceThread& t : trace.threads)
+    threads.push_back({{"tid", t.tid},
+                       {"file", t.file},
+                       {"events", t.events},
+                       {"overwritten", t.overwritten},
+                       {"dropped", t.dropped},
+                       {"filtered", t.filtered},
+                       {"closed", t.closed},
+                       {"problem", t.problem.empty() ? json(nullptr) : json(t.problem)}});
+  json sites = json::array();
+  for (const CodeLocation& site : trace.sites) sites.push_back(location_json(site, process));
+  json events = json::array();
+  for (const TraceRecord& e : trace.events) {
+    json event = {{"t_ns", e.time_ns}, {"tid", e.tid}, {"kind", trace_kind_name(e.kind)}};
+    switch (e.kind) {
+      case format::TraceKind::kCall:
+      case format::TraceKind::kWaitBegin:
+      case format::TraceKind::kHoldPause:
+      case format::TraceKind::kHoldResume:
+        event["operation"] = operation_name(e.operation);
+        event["lock"] = e.object;
+        event["site"] = e.site;
+        break;
+      case format::TraceKind::kThreadName: event["name"] = e.name; break;
+      default: break;
+    }
+    if (e.kind == format::TraceKind::kCall) {
+      event["generation"] = e.generation;
+      event["waited"] = (e.flags & format::kTraceWaited) != 0;
+      event["failed"] = (e.flags & format::kTraceFailed) != 0;
+      if (e.flags & format::kTraceTimedOut) event["timed_out"] = true;
+      if (e.flags & format::kTraceArrivedLast) event["arrived_last"] = true;
+      if (e.flags & (format::kTraceWithWaiters | format::kTraceNoWaiters))
+        event["waiters_seen"] = (e.flags & format::kTraceWithWaiters) != 0;
+    }
+    events.push_back(std::move(event));
+  }
+  return {{"ring", trace.ring},
+          {"min_wait_ns", trace.min_wait_ns},
+          {"cut_short", trace.cut_short},
+          {"lost_events", trace.lost()},
+          {"threads", threads},
+          {"sites", sites},
+          {"events", events}};
+}
+
 json process_json(const ProcessProfile& process) {
   json threads = json::array();
   for (const ThreadSummary& t : process.threads)
@@ -214,6 +266,7 @@ json process_json(const ProcessProfile& process) {
       {format::Counter::kCallsAfterSnapshot, "calls_after_snapshot"},
       {format::Counter::kBlockingHoldsUntimed, "blocking_holds_untimed"},
       {format::Counter::kDroppedOrderEdges, "dropped_lock_order_edges"},
+      {format::Counter::kTraceFilesFailed, "trace_files_failed"},
   };
   for (const auto& [counter, name] : names) counters[name] = process.counter(counter);
   return {{"file", process.file},
@@ -235,6 +288,7 @@ json process_json(const ProcessProfile& process) {
           {"locks", locks},
           {"lock_order", lock_order_json(process)},
           {"stacks", stacks_json(process)},
+          {"trace", trace_json(process)},
           {"counters", counters}};
 }
 

@@ -16,6 +16,7 @@
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 #include "report/text_table.h"
+#include "report/trace_text.h"
 
 namespace lockscope {
 namespace {
@@ -340,8 +341,9 @@ void write_footer(const Profile& profile, std::ostream& out) {
                                     ? std::string("all processes")
                                     : fmt::format("pid {}", fmt::join(pids, ", ")),
                                 period, period));
+  add_trace_notes(profile, notes);
   for (const ProcessProfile& process : profile.processes)
-    if (process.exit_path == format::ExitPath::kSnapshot)
+    if (process.exit_path == format::ExitPath::kSnapshot && !process.trace.cut_short)
       notes.push_back(fmt::format("pid {}: profile from its last snapshot ({} in): the process "
                                   "ended without an exit path (SIGKILL?), later calls are missing",
                                   process.pid, format_duration_ns(double(process.duration_ns))));

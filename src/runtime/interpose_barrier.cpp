@@ -31,6 +31,8 @@ LOCKSCOPE_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
   }
   errno = saved_errno;
   const uint64_t start = rt.clock.now();
+  lockscope::runtime::sink().mark(*self, lockscope::format::TraceKind::kWaitBegin, barrier,
+                                  Operation::kBarrierWait, site, start);
   int result;
   {
     lockscope::runtime::BlockedScope blocked(*self, barrier, Operation::kBarrierWait, site, start);
@@ -39,8 +41,8 @@ LOCKSCOPE_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
   const uint64_t end = rt.clock.now();
   const int result_errno = errno;
   const bool failed = result != 0 && result != PTHREAD_BARRIER_SERIAL_THREAD;
-  lockscope::runtime::record_wait(*self, barrier, Operation::kBarrierWait, site,
-                                  rt.clock.to_ns(end - start), !last, failed, last && !failed);
+  lockscope::runtime::sink().wait(*self, barrier, Operation::kBarrierWait, site,
+                                  {start, end, !last, failed, last && !failed, true});
   errno = result_errno;
   return result;
 }

@@ -49,6 +49,9 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   const uint64_t start = rt.clock.now();
   if (held && held->stamped) held->paused_ticks += start - held->start_ticks;
   if (slot) slot->waiters.fetch_add(1, std::memory_order_relaxed);
+  const auto& sink = lockscope::runtime::sink();
+  sink.mark(*self, lockscope::format::TraceKind::kWaitBegin, condition, op, site, start);
+  if (held) sink.mark(*self, lockscope::format::TraceKind::kHoldPause, mutex, op, site, start);
   errno = saved_errno;
   int result;
   {
@@ -86,11 +89,9 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
         released = release;
     }
   }
-  lockscope::runtime::record_wait(*self, condition, op, site, rt.clock.to_ns(woken - start), true,
-                                  result != 0);
-  if (woken != end)
-    lockscope::runtime::record_wait(*self, condition, Operation::kCondWake, site,
-                                    rt.clock.to_ns(end - released), true, false);
+  // In the order of their times (the trace is read in it): the wait for the condition, the mutex's
+  // re-acquire, the wake-up latency, the mutex held again.
+  sink.wait(*self, condition, op, site, {start, woken, true, result != 0, false, true});
   if (mutex_held && released != woken && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
     LockSlot& waited = rt.locks.slot(mutex_slot);  // its holds are stamped from now on
     if (!waited.waited_on.load(std::memory_order_relaxed) &&
@@ -98,9 +99,11 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
       rt.count(lockscope::format::Counter::kBlockingHoldsUntimed);
   }
   if (mutex_held)
-    lockscope::runtime::record_wait(*self, mutex, Operation::kCondReacquire, site,
-                                    rt.clock.to_ns(released - woken), released != woken, false,
-                                    false, held_before);
+    sink.wait(*self, mutex, Operation::kCondReacquire, site,
+              {woken, released, released != woken, false, false, false, held_before});
+  if (woken != end)
+    sink.wait(*self, condition, Operation::kCondWake, site, {released, end, true, false});
+  if (held) sink.mark(*self, lockscope::format::TraceKind::kHoldResume, mutex, op, site, end);
   errno = result_errno;
   return result;
 }
@@ -129,7 +132,7 @@ int send(Operation op, pthread_cond_t* condition, uintptr_t site, Send real_send
   errno = saved_errno;
   const int result = real_send();
   const int result_errno = errno;
-  lockscope::runtime::record_event(*self, condition, op, site, waiters);
+  lockscope::runtime::sink().event(*self, condition, op, site, waiters);
   errno = result_errno;
   return result;
 }

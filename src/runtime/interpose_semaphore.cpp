@@ -100,7 +100,7 @@ LOCKSCOPE_EXPORT int sem_post(sem_t* semaphore) {
   const int result = functions().sem_post(semaphore);
   if (self) {
     const int saved_errno = errno;
-    lockscope::runtime::record_event(*self, semaphore, Operation::kSemPost, CALL_SITE, waiters);
+    lockscope::runtime::sink().event(*self, semaphore, Operation::kSemPost, CALL_SITE, waiters);
     errno = saved_errno;
   }
   return result;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runtime/process_exit.h"
+#include "runtime/recorder.h"
 #include "runtime/stack_capture.h"
 #include "runtime/profile_writer.h"
 #include "runtime/interpose.h"
@@ -42,7 +43,11 @@ bool is_profiled_process() {
 bool write_once(ExitPath path, int status, char* written, bool from_signal = false) {
   if (!is_profiled_process()) return false;
   if (runtime().profile_written.exchange(true)) return false;
+  if (path == ExitPath::kExec)
+    if (auto* self = lockscope::runtime::tls_thread)
+      lockscope::runtime::sink().thread_event(*self, lockscope::format::TraceKind::kExec);
   const bool wrote = lockscope::runtime::write_profile(path, status, written, from_signal);
+  if (wrote) lockscope::runtime::mark_process_traces_closed();
   if (path != ExitPath::kExec) lockscope::runtime::finish_running_marker();
   return wrote;
 }
@@ -174,6 +179,9 @@ __attribute__((constructor)) static void lockscope_start() {
     lockscope::runtime::InsideLockscope inside;
     lockscope::runtime::init_stack_capture();
   }
+  // Trace mode: a first snapshot now, so that a process killed later still has its module map and
+  // command line beside its trace files.
+  if (runtime().trace.enabled) lockscope::runtime::write_profile_snapshot();
   at_quick_exit(write_at_quick_exit);
 }
 

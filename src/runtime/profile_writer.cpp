@@ -469,8 +469,8 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
         .append(" not written: the signal arrived while lockscope's own lock was held").emit();
     return false;
   }
-  uint64_t counter_values[16];
-  for (int i = 0; i < 16; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
+  uint64_t counter_values[format::kCounterSlots];
+  for (uint32_t i = 0; i < format::kCounterSlots; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
   ByteBuffer live;
   dropped += all.merge_from(rt.merged);
   dropped += snapshot_threads(rt, all, live, counter_values);

@@ -20,9 +20,11 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   }
   LockSlot& lock_slot = runtime().locks.slot(slot);
   const bool robust = lock_slot.flags.load(std::memory_order_relaxed) & format::kLockRobust;
-  site_cache_slot(self, lock, site, op) =
-      SiteCacheEntry{lock, &lock_slot,     entry, slot, self.epoch,
-                     site, identity_epoch, static_cast<uint16_t>(op), robust};
+  // Trace mode fills no cache: every event then takes a slow path, which hands it to the sink.
+  if (!g_runtime.trace.enabled)
+    site_cache_slot(self, lock, site, op) =
+        SiteCacheEntry{lock, &lock_slot,     entry, slot, self.epoch,
+                       site, identity_epoch, static_cast<uint16_t>(op), robust};
   return entry;
 }
 
@@ -230,19 +232,20 @@ void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t
     record_duration(wait_ns, 1, self.wait_sum_ns, self.wait_max_ns, self.wait_histogram);
 }
 
-void record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
-                    const AcquireOutcome& outcome) {
+Recorded record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                        const AcquireOutcome& outcome) {
   InsideLockscope inside;
   const LocatedSite located = locate_site(self, lock, op, site);
+  const Recorded recorded{located.slot, op};
   SiteStats* entry = located.stats;
-  if (!entry) return;
+  if (!entry) return recorded;
   const format::Primitive primitive = format::operation_primitive(op);
   ++entry->count;
   const bool failed = !acquired(outcome.result);
   SiteDetail* detail = nullptr;
   if ((outcome.contended || failed) && !(detail = self.sites.detail(*entry))) {
     runtime().count(format::Counter::kDroppedSites);
-    return;
+    return recorded;
   }
   // A wait that ended in a timeout is still time spent waiting; an immediate error (EDEADLK from
   // an error-checking mutex its owner relocks) is not.
@@ -267,7 +270,7 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   if (failed) {
     ++detail->failed;
     ++self.failed;
-    return;
+    return recorded;
   }
   if (outcome.contended) {
     ++detail->contended;
@@ -289,13 +292,13 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
   }
   if (outcome.result == EOWNERDEAD && located.slot)  // the previous owner died holding it
     located.slot->flags.fetch_or(format::kLockOwnerDied, std::memory_order_relaxed);
-  if (format::operation_class(op) != format::OperationClass::kAcquire) return;  // nothing held
+  if (format::operation_class(op) != format::OperationClass::kAcquire) return recorded;  // nothing held
   ++self.acquisitions;
   if (outcome.contended) ++self.contended;
   if (!format::is_read_side(op)) note_owner(*located.slot, self, site);
   if (self.held_depth >= kMaxHeldLocks) {
     runtime().count(format::Counter::kHeldStackOverflow);
-    return;
+    return recorded;
   }
   HeldLock& held = self.held[self.held_depth++];
   held.lock = lock;
@@ -319,10 +322,11 @@ void record_acquire(ThreadState& self, const void* lock, format::Operation op, u
     held.stamped = false;
     if (located.slot->waited_on.load(std::memory_order_relaxed)) stamp_hold(held);
   }
+  return recorded;
 }
 
-void record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
-                    format::Operation default_operation, bool made_wait) {
+Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
+                        format::Operation default_operation, bool made_wait) {
   InsideLockscope inside;
   Runtime& rt = runtime();
   format::Operation op = default_operation;
@@ -344,62 +348,78 @@ void record_release(ThreadState& self, const void* lock, uintptr_t site, int res
     if (!found) rt.count(format::Counter::kUnbalancedUnlocks);
     ++self.releases;
   }
-  SiteStats* entry = locate_site(self, lock, op, site).stats;
-  if (!entry) return;
+  const LocatedSite located = locate_site(self, lock, op, site);
+  SiteStats* entry = located.stats;
+  if (!entry) return {located.slot, op};
   ++entry->count;
-  if (acquire_entry) {  // the next release of a lock taken there goes straight to `entry`
-    acquire_entry->release_stats = entry;
-  }
+  // The next release of a lock taken there goes straight to `entry` (not in trace mode, where
+  // every release goes to the sink).
+  if (acquire_entry && !rt.trace.enabled) acquire_entry->release_stats = entry;
   snapshot_if_due(self);
   if (result != 0) {
     if (SiteDetail* detail = self.sites.detail(*entry)) ++detail->failed;
     else rt.count(format::Counter::kDroppedSites);
   }
+  return {located.slot, op};
 }
 
-void record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
-                  int waiters_seen) {
+Recorded record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                      int waiters_seen) {
   InsideLockscope inside;
-  SiteStats* entry = locate_site(self, lock, op, site).stats;
-  if (!entry) return;
+  const LocatedSite located = locate_site(self, lock, op, site);
+  const Recorded recorded{located.slot, op};
+  SiteStats* entry = located.stats;
+  if (!entry) return recorded;
   ++entry->count;
-  if (waiters_seen < 0) return;
+  if (waiters_seen < 0) return recorded;
   SiteDetail* detail = self.sites.detail(*entry);
   if (!detail) {
     runtime().count(format::Counter::kDroppedSites);
-    return;
+    return recorded;
   }
   if (waiters_seen > 0) ++detail->with_waiters;
   if (waiters_seen == 0) ++detail->without_waiters;
+  return recorded;
 }
 
-void record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
-                 uint64_t wait_ns, bool waited, bool failed, bool arrived_last,
-                 uintptr_t blame_site) {
+Recorded record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                     const WaitOutcome& wait) {
   InsideLockscope inside;
   snapshot_if_due(self);
-  SiteStats* entry = locate_site(self, lock, op, site).stats;
-  if (!entry) return;
+  const LocatedSite located = locate_site(self, lock, op, site);
+  const Recorded recorded{located.slot, op};
+  SiteStats* entry = located.stats;
+  if (!entry) return recorded;
   ++entry->count;
-  if (!failed && !arrived_last && !waited) return;
+  if (!wait.failed && !wait.arrived_last && !wait.waited) return recorded;
   SiteDetail* detail = self.sites.detail(*entry);
   if (!detail) {
     runtime().count(format::Counter::kDroppedSites);
-    return;
+    return recorded;
   }
-  if (failed) ++detail->failed;
-  if (arrived_last) {
+  if (wait.failed) ++detail->failed;
+  if (wait.arrived_last) {
     ++detail->arrived_last;
     ++self.barrier_last_arrivals;
   }
-  if (waited) {
-    if (!failed) ++detail->contended;
+  if (wait.waited) {
+    const uint64_t wait_ns = g_runtime.clock.to_ns(wait.end_ticks - wait.start_ticks);
+    if (!wait.failed) ++detail->contended;
     self.sites.record_duration(wait_ns, 1, detail->wait_sum_ns, detail->wait_max_ns,
                                detail->wait_histogram);
     record_thread_wait(self, format::operation_primitive(op), wait_ns);
-    if (blame_site && !self.sites.record_blame(*detail, blame_site, 1, wait_ns))
+    if (wait.blame_site && !self.sites.record_blame(*detail, wait.blame_site, 1, wait_ns))
       runtime().count(format::Counter::kDroppedSites);
   }
+  return recorded;
 }
+
+namespace {
+void no_mark(ThreadState&, format::TraceKind, const void*, format::Operation, uintptr_t, uint64_t) {}
+void no_thread_event(ThreadState&, format::TraceKind) {}
+}  // namespace
+
+constinit const EventSink kSummarySink{record_acquire, record_release, record_event,
+                                       record_wait,    no_mark,        no_thread_event};
 
 }  // namespace lockscope::runtime

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "common/profile_format.h"
+#include "common/trace_format.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -32,7 +33,54 @@ struct AcquireOutcome {
   Blocker blocker;
   const uintptr_t* stack = nullptr;  // the call stack it waited from (innermost: the call site)
   uint32_t stack_depth = 0;          // 0: not captured
+  uint64_t start_ticks = 0;          // clock when the wait began, when contended
 };
+
+// A wait that holds nothing afterwards (condition, semaphore handled by acquire(), barrier, the
+// condvar's mutex re-acquire), from `start_ticks` to `end_ticks`: `waited` when it blocked,
+// `failed` on timeout or error. `blame_site`: the acquire site of the hold a wait that `waited`
+// was behind (0: none, not known). `begun`: its start was marked already (EventSink::mark).
+struct WaitOutcome {
+  uint64_t start_ticks;
+  uint64_t end_ticks;
+  bool waited;
+  bool failed;
+  bool arrived_last = false;
+  bool begun = false;
+  uintptr_t blame_site = 0;
+};
+
+// What a recording found: the lock's slot (nullptr when a table was full) and the operation it was
+// counted as (a release: by the side of the rwlock it released).
+struct Recorded {
+  LockSlot* slot = nullptr;
+  format::Operation operation = format::Operation::kLock;
+};
+
+// Where the slow paths hand their events: chosen once at start-up (Runtime::sink), the summary
+// tables (kSummarySink: the record_* functions below) or the trace writer (kTraceSink, which also
+// keeps the tables, so counts stay exact whatever the trace drops). In trace mode no site cache is
+// filled, so every event takes a slow path: the inline fast paths are summary-only by construction
+// and test nothing per event.
+struct EventSink {
+  Recorded (*acquire)(ThreadState&, const void* lock, format::Operation, uintptr_t site,
+                      const AcquireOutcome&);
+  Recorded (*release)(ThreadState&, const void* lock, uintptr_t site, int result,
+                      format::Operation default_operation, bool made_wait);
+  Recorded (*event)(ThreadState&, const void* lock, format::Operation, uintptr_t site,
+                    int waiters_seen);
+  Recorded (*wait)(ThreadState&, const void* lock, format::Operation, uintptr_t site,
+                   const WaitOutcome&);
+  // A moment with no figure of its own: a wait begins (kWaitBegin), a condition wait lets go of
+  // its mutex and takes it back (kHoldPause, kHoldResume).
+  void (*mark)(ThreadState&, format::TraceKind, const void* object, format::Operation,
+               uintptr_t site, uint64_t ticks);
+  // The thread's life: kThreadStart (it registered), kThreadExit, kFork, kExec.
+  void (*thread_event)(ThreadState&, format::TraceKind);
+};
+extern const EventSink kSummarySink;
+extern const EventSink kTraceSink;
+inline const EventSink& sink() { return *g_runtime.sink; }
 
 // The program's call stack at a contended acquisition, from the call site `site` outwards, into
 // `frames` (room for kMaxStackDepth); 0 when the thread's capture budget is spent (1 % of its
@@ -59,21 +107,17 @@ struct LocatedSite {
 // The lock's slot and the thread's stats entry for (lock, op, site); fills the site cache.
 LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site);
 
-void record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
-                    const AcquireOutcome& outcome);
+Recorded record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                        const AcquireOutcome& outcome);
 // `default_operation` is used when the thread was not seen to hold `lock` (unbalanced release).
 // `made_wait`: hold_made_wait() of the released hold, read before the real unlock.
-void record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
-                    format::Operation default_operation, bool made_wait);
+Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
+                        format::Operation default_operation, bool made_wait);
 // A signal, broadcast or post; `waiters_seen` < 0 when not known.
-void record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
-                  int waiters_seen);
-// A wait that holds nothing afterwards (condition, semaphore handled by acquire(), barrier, the
-// condvar's mutex re-acquire): `waited` when it blocked, `failed` on timeout or error.
-// `blame_site`: the acquire site of the hold a wait that `waited` was behind (0: none, not known).
-void record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
-                 uint64_t wait_ns, bool waited, bool failed, bool arrived_last = false,
-                 uintptr_t blame_site = 0);
+Recorded record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                      int waiters_seen);
+Recorded record_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                     const WaitOutcome& wait);
 void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t wait_ns);
 // Blocked on a lock (mutex, rwlock, and the mutex re-acquire after a condition wait). Spinning is
 // CPU burned and condition, semaphore and barrier waits are other kinds: kept apart by primitive.
@@ -250,7 +294,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     const AcquireOutcome outcome{calls.blocking_acquire(), false, 0, 0, Blocker::kUnknown};
     const int saved_errno = errno;
     note_robust(lock);  // only a robust mutex is made not recoverable
-    record_acquire(*self, lock, Calls::kOperation, site, outcome);
+    sink().acquire(*self, lock, Calls::kOperation, site, outcome);
     errno = saved_errno;
     return outcome.result;
   }
@@ -272,6 +316,8 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
       outcome.stack_depth = capture_wait_stack(*self, site, frames, start);
       outcome.stack = frames;
     }
+    outcome.start_ticks = start;
+    sink().mark(*self, format::TraceKind::kWaitBegin, lock, Calls::kOperation, site, start);
     {
       BlockedScope blocked(*self, lock, Calls::kOperation, site, start);
       outcome.result = calls.blocking_acquire();
@@ -290,7 +336,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   // call that failed still fills it). The kind never changes while the mutex lives.
   if constexpr (requires { calls.robust(); })
     if (calls.robust()) note_robust(lock);
-  record_acquire(*self, lock, op, site, outcome);
+  sink().acquire(*self, lock, op, site, outcome);
   errno = saved_errno;
   return outcome.result;
 }
@@ -349,7 +395,7 @@ __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, 
   const int result = real_release();
   if (self == nullptr) return result;
   const int saved_errno = errno;
-  record_release(*self, lock, site, result, default_operation, made_wait);
+  sink().release(*self, lock, site, result, default_operation, made_wait);
   errno = saved_errno;
   return result;
 }
@@ -377,7 +423,7 @@ __attribute__((noinline)) int release_innermost(ThreadState* self, const void* l
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;
-    record_release(*self, lock, site, result, default_operation, made_wait);
+    sink().release(*self, lock, site, result, default_operation, made_wait);
     errno = saved_errno;
     return result;
   }

@@ -20,6 +20,7 @@ extern char** environ;
 #include "runtime/fatal_signals.h"
 #include "runtime/raw_log.h"
 #include "runtime/real_functions.h"
+#include "runtime/recorder.h"
 #include "runtime/running_marker.h"
 
 namespace lockscope::runtime {
@@ -100,6 +101,20 @@ void parse_config(Runtime& rt, uint64_t& tsc_hz, uint64_t& snapshot_ms) {
     } else if (ConfigString::key_is(key, key_length, "snapshot_ms") &&
                ConfigString::parse_u64(value, value_length, number) && number <= 86400000) {
       snapshot_ms = number;
+    } else if (ConfigString::key_is(key, key_length, "trace")) {
+      rt.trace.enabled = value_length == 1 && value[0] == '1';
+    } else if (ConfigString::key_is(key, key_length, "trace_ring")) {
+      rt.trace.ring = value_length == 1 && value[0] == '1';
+    } else if (ConfigString::key_is(key, key_length, "trace_size") &&
+               ConfigString::parse_u64(value, value_length, number) && number >= 4096 &&
+               number <= (uint64_t{1} << 40)) {
+      // Events per file: the largest power of two that fits (the writer masks, never divides).
+      uint64_t events = 64;
+      while (events * 2 * sizeof(format::TraceEvent) <= number) events *= 2;
+      rt.trace.capacity = events;
+    } else if (ConfigString::key_is(key, key_length, "min_wait_ns") &&
+               ConfigString::parse_u64(value, value_length, number)) {
+      rt.trace.min_wait_ns = number;
     } else if (ConfigString::key_is(key, key_length, "log_writes")) {
       rt.log_writes = value_length == 1 && value[0] == '1';
     } else if (ConfigString::key_is(key, key_length, "tsc_hz") &&
@@ -125,6 +140,7 @@ void reset_process_identity(Runtime& rt) {
   rt.start_realtime_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
                          static_cast<uint64_t>(now.tv_nsec);
   rt.start_monotonic_ns = Clock::monotonic_ns();
+  rt.start_ticks = rt.clock.now();
 }
 
 // Called marked inside lockscope (current_thread_slow), so the merge lock is signal-safe here.
@@ -148,6 +164,7 @@ ThreadState* register_thread() {
   // written: a read here would cost a third of a short-lived thread's start.
   rt.count(format::Counter::kThreadsSeen);
   if (!(self->flags & format::kThreadMain)) pthread_setspecific(rt.exit_key, self);
+  sink().thread_event(*self, format::TraceKind::kThreadStart);
   return self;
 }
 
@@ -159,6 +176,7 @@ void thread_exit_destructor(void* value) {
   if (!self || static_cast<uint32_t>(getpid()) != rt.pid) return;
   InsideLockscope inside;
   prctl(PR_GET_NAME, self->name);  // the calling thread's own name, in one system call
+  sink().thread_event(*self, format::TraceKind::kThreadExit);
   rt.merge_lock.lock();
   rt.threads.mark_exiting(*self);
   rt.merge_lock.unlock();
@@ -184,6 +202,9 @@ void after_fork_in_child() {
   for (auto& counter : rt.counters) counter.store(0, std::memory_order_relaxed);
   // The parent's other threads do not exist here, and the child's profile starts empty.
   rt.threads.reset_after_fork(self);
+  // Every mapped trace file is the parent's: let go of them, untouched.
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i) forget_trace(rt.threads.slot(i).trace);
+  rt.trace_files.store(0, std::memory_order_relaxed);
   rt.merged.reset();
   rt.locks.reset_after_fork();
   rt.order.reset_after_fork();
@@ -211,6 +232,11 @@ void after_fork_in_child() {
   }
   read_thread_name(self->tid, self->name);
   rt.count(format::Counter::kThreadsSeen);
+  sink().thread_event(*self, format::TraceKind::kThreadStart);
+}
+
+void before_fork() {
+  if (ThreadState* self = tls_thread) sink().thread_event(*self, format::TraceKind::kFork);
 }
 
 }  // namespace
@@ -227,6 +253,12 @@ bool ensure_initialized() {
   uint64_t tsc_hz = 0, snapshot_ms = 0;
   parse_config(rt, tsc_hz, snapshot_ms);
   rt.clock.initialize(tsc_hz);
+  if (rt.trace.enabled) {
+    rt.trace.min_wait_ticks = static_cast<uint64_t>(static_cast<double>(rt.trace.min_wait_ns) *
+                                                    rt.clock.ticks_per_second / 1e9);
+    if (rt.trace.min_wait_ns != 0 && rt.trace.min_wait_ticks == 0) rt.trace.min_wait_ticks = 1;
+    rt.sink = &kTraceSink;  // before any thread registers: chosen once
+  }
   if (snapshot_ms) {
     rt.snapshot_interval_ticks =
         static_cast<uint64_t>(static_cast<double>(snapshot_ms) * rt.clock.ticks_per_second / 1e3);
@@ -235,7 +267,7 @@ bool ensure_initialized() {
   reset_process_identity(rt);
   const bool ok = pthread_key_create(&rt.exit_key, thread_exit_destructor) == 0;
   if (ok) {
-    pthread_atfork(nullptr, nullptr, after_fork_in_child);
+    pthread_atfork(before_fork, nullptr, after_fork_in_child);
     install_fatal_signal_handlers();
     create_running_marker();
   } else {

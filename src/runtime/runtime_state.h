@@ -25,8 +25,12 @@
 #include "runtime/lock_table.h"
 #include "runtime/site_table.h"
 #include "runtime/thread_registry.h"
+#include "runtime/trace_writer.h"
 
 namespace lockscope::runtime {
+
+struct EventSink;  // recorder.h
+extern const EventSink kSummarySink;
 
 inline constexpr uint32_t kMaxHeldLocks = 64;
 inline constexpr uint32_t kDefaultHoldSamplePeriod = 32;
@@ -130,6 +134,8 @@ struct ThreadState {
   // The slot itself (thread_registry.h).
   std::atomic<uint32_t> state;  // SlotState
   uint32_t index;
+  // Trace mode: the thread's file (kept across a slot's clear: closed when the thread is gone).
+  TraceBuffer trace;
 };
 
 enum class RuntimeStatus : int { kUninitialized = 0, kInitializing = 1, kReady = 2, kFailed = 3 };
@@ -140,6 +146,9 @@ struct Runtime {
   alignas(64) std::atomic<uint32_t> identity_epoch{0};
   alignas(64) std::atomic<int> status{0};
   Clock clock;
+  const EventSink* sink = &kSummarySink;  // chosen once, before the runtime is ready
+  TraceSettings trace;
+  std::atomic<uint32_t> trace_files{0};   // files this image opened (their numbers)
   uint32_t hold_sample_period = kDefaultHoldSamplePeriod;
   uint32_t stack_depth = kDefaultStackDepth;  // config stack_depth=N
   uint8_t unwind_mode = 2;                    // config unwind=fp|dwarf|auto (UnwindMode)
@@ -149,6 +158,7 @@ struct Runtime {
   bool parent_was_profiled = false;
   uint64_t start_realtime_ns = 0;
   uint64_t start_monotonic_ns = 0;
+  uint64_t start_ticks = 0;  // the clock at start_monotonic_ns (trace time 0)
   std::atomic<bool> profile_written{false};
   uint64_t snapshot_interval_ticks = 0;     // 0: no periodic snapshots
   bool log_writes = false;  // config log_writes=1: say how long each profile write took (benchmarks)
@@ -164,7 +174,7 @@ struct Runtime {
   InternalLock merge_lock;
   pthread_key_t exit_key = 0;
 
-  std::atomic<uint64_t> counters[16] = {};
+  std::atomic<uint64_t> counters[format::kCounterSlots] = {};
   void count(format::Counter which, uint64_t n = 1) {
     counters[static_cast<uint32_t>(which)].fetch_add(n, std::memory_order_relaxed);
   }

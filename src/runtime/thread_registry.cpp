@@ -75,6 +75,7 @@ void ThreadRegistry::reclaim_gone(SiteTable& merged, uint64_t& dropped) {
     ThreadState& thread = slots_[exiting_[i]];
     if (!thread_is_gone(thread.tid)) continue;
     fold(thread, merged, dropped);
+    close_trace(thread.trace);
     thread.sites.clear_for_reuse();
     exiting_.remove_at(i);
     thread.state.store(static_cast<uint32_t>(SlotState::kFree), std::memory_order_release);

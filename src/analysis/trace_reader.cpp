@@ -1,0 +1,183 @@
+#include "analysis/trace_reader.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "analysis/trace_summary.h"
+
+namespace lockscope {
+namespace {
+
+bool read_exactly(std::ifstream& in, void* into, size_t size) {
+  in.read(static_cast<char*>(into), static_cast<std::streamsize>(size));
+  return static_cast<size_t>(in.gcount()) == size;
+}
+
+// The events a file's counters say were kept, read in the order they were written.
+void read_events(std::ifstream& in, const format::TraceHeader& header, uint64_t file_size,
+                 TraceFile& out) {
+  const uint64_t kept = std::min(header.written, header.capacity);
+  const uint64_t room = (file_size - header.header_size) / sizeof(format::TraceEvent);
+  const uint64_t first = header.written > header.capacity ? header.written % header.capacity : 0;
+  out.thread.overwritten = header.written - kept;
+  std::vector<format::TraceEvent> slots(std::min(header.capacity, room));
+  in.seekg(header.header_size);
+  if (!slots.empty()) read_exactly(in, slots.data(), slots.size() * sizeof(format::TraceEvent));
+  out.events.reserve(kept);
+  uint64_t missing = 0;
+  for (uint64_t i = 0; i < kept; ++i) {
+    const uint64_t at = (first + i) % header.capacity;
+    if (at >= slots.size()) {
+      ++missing;
+      continue;
+    }
+    const format::TraceEvent& event = slots[at];
+    if (event.kind == 0 || event.kind > static_cast<uint8_t>(format::TraceKind::kLast)) {
+      ++missing;
+      continue;
+    }
+    out.events.push_back(event);
+  }
+  if (missing)
+    out.thread.problem = fmt::format("{} of its {} events are missing or damaged (file of {} "
+                                     "bytes)", missing, kept, file_size);
+}
+
+}  // namespace
+
+std::variant<TraceFile, std::string> read_trace_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fmt::format("cannot open: {}", std::strerror(errno));
+  std::error_code error;
+  const uint64_t file_size = std::filesystem::file_size(path, error);
+  format::TraceHeader header{};
+  if (error || file_size < sizeof(header) || !read_exactly(in, &header, sizeof(header)))
+    return fmt::format("truncated: {} bytes, shorter than the trace header", file_size);
+  if (std::memcmp(header.magic, format::kTraceMagic, sizeof(header.magic)) != 0)
+    return "not a lockscope trace (bad magic)";
+  if (header.version != format::kTraceVersion)
+    return fmt::format("trace format version {}; this lockscope reads version {}", header.version,
+                       format::kTraceVersion);
+  if (header.event_size != sizeof(format::TraceEvent) ||
+      header.header_size < sizeof(format::TraceHeader) || header.header_size > file_size ||
+      header.capacity == 0 || header.capacity > (uint64_t{1} << 40) ||
+      !(header.ticks_per_second > 0) || header.ns_per_tick_q32 == 0)
+    return "corrupt trace header";
+  TraceFile out;
+  out.pid = header.pid;
+  out.process_start_realtime_ns = header.process_start_realtime_ns;
+  out.process_start_ticks = header.process_start_ticks;
+  out.ticks_per_second = header.ticks_per_second;
+  out.ns_per_tick_q32 = header.ns_per_tick_q32;
+  out.min_wait_ticks = header.min_wait_ticks;
+  out.ring = header.flags & format::kTraceRing;
+  out.thread.tid = header.tid;
+  out.thread.file = path;
+  out.thread.dropped = header.dropped;
+  out.thread.filtered = header.filtered;
+  out.thread.closed = header.closed != 0;
+  read_events(in, header, file_size, out);
+  out.thread.events = out.events.size();
+  return out;
+}
+
+CodeLocation location_of_address(const ProcessProfile& process, uint64_t address) {
+  CodeLocation location;
+  location.offset = address;
+  for (size_t i = 0; i < process.modules.size(); ++i) {
+    const ModuleSummary& module = process.modules[i];
+    if (address >= module.start && address < module.end) {
+      location.module = static_cast<uint32_t>(i);
+      location.offset = address - module.load_bias;
+      break;
+    }
+  }
+  return location;
+}
+
+namespace {
+
+void add_file(ProcessProfile& process, TraceFile&& file, std::map<uint64_t, size_t>& site_index) {
+  ProcessTrace& trace = process.trace;
+  trace.present = true;
+  trace.ring = trace.ring || file.ring;
+  trace.min_wait_ns = static_cast<uint64_t>(static_cast<double>(file.min_wait_ticks) * 1e9 /
+                                            file.ticks_per_second + 0.5);
+  trace.ns_per_tick_q32 = file.ns_per_tick_q32;
+  for (const format::TraceEvent& event : file.events) {
+    TraceRecord record;
+    record.ticks = event.ticks;
+    // A tick before the start (the clock read just before it was taken) is time 0.
+    record.time_ns = event.ticks > file.process_start_ticks
+                         ? trace.ticks_to_ns(event.ticks - file.process_start_ticks)
+                         : 0;
+    record.tid = file.thread.tid;
+    record.kind = static_cast<format::TraceKind>(event.kind);
+    record.operation = static_cast<format::Operation>(event.operation);
+    record.flags = event.flags;
+    if (record.kind == format::TraceKind::kThreadName) {
+      char name[17] = {};
+      std::memcpy(name, &event.site, 8);
+      std::memcpy(name + 8, &event.object, 8);
+      record.name = name;
+    } else {
+      record.object = event.object;
+      record.generation = event.value;
+      auto [at, added] = site_index.try_emplace(event.site, trace.sites.size());
+      if (added) trace.sites.push_back(location_of_address(process, event.site));
+      record.site = at->second;
+    }
+    trace.events.push_back(std::move(record));
+  }
+  trace.threads.push_back(std::move(file.thread));
+}
+
+}  // namespace
+
+void attach_traces(Profile& profile, const std::string& directory) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(directory, error))
+    if (entry.path().extension() == format::kTraceSuffix) files.push_back(entry.path());
+  if (files.empty()) return;
+  // Numbered in the order each image opened them: by name length, then name.
+  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+    const std::string x = a.filename().string(), y = b.filename().string();
+    return x.size() != y.size() ? x.size() < y.size() : x < y;
+  });
+  std::map<std::pair<uint32_t, uint64_t>, ProcessProfile*> processes;
+  for (ProcessProfile& process : profile.processes)
+    processes[{process.pid, process.start_realtime_ns}] = &process;
+  std::map<ProcessProfile*, std::map<uint64_t, size_t>> site_indexes;
+  for (const fs::path& path : files) {
+    auto result = read_trace_file(path.string());
+    if (auto* problem = std::get_if<std::string>(&result)) {
+      profile.problems.push_back(ProfileProblem{path.string(), *problem});
+      continue;
+    }
+    TraceFile& file = std::get<TraceFile>(result);
+    auto it = processes.find({file.pid, file.process_start_realtime_ns});
+    if (it == processes.end()) {
+      profile.problems.push_back(ProfileProblem{
+          path.string(), fmt::format("trace of pid {} whose profile file is missing (the process "
+                                     "was killed before its trace began?)", file.pid)});
+      continue;
+    }
+    add_file(*it->second, std::move(file), site_indexes[it->second]);
+  }
+  for (ProcessProfile& process : profile.processes) {
+    if (!process.trace.present) continue;
+    if (process.exit_path == format::ExitPath::kSnapshot) {
+      process.trace.cut_short = true;
+      rebuild_from_trace(process);
+    }
+  }
+}
+
+}  // namespace lockscope

@@ -1,0 +1,235 @@
+#include "analysis/trace_summary.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace lockscope {
+namespace {
+
+using format::OperationClass;
+using format::TraceKind;
+
+struct LockKey {
+  uint64_t address;
+  uint32_t generation;
+  auto operator<=>(const LockKey&) const = default;
+};
+
+struct HeldHold {
+  uint64_t object;
+  SiteSummary* site;
+  uint64_t start_ticks;
+  uint64_t paused_ticks = 0;
+  uint64_t paused_at = 0;  // while a condition wait has let go of it
+};
+
+struct ExclusiveAcquisition {
+  uint64_t ticks;
+  uint32_t tid;
+};
+
+void add_duration(uint64_t ns, uint64_t& sum, uint64_t& max, LatencyHistogram& histogram) {
+  sum += ns;
+  max = std::max(max, ns);
+  ++histogram.counts[LogHistogramLayout::bucket_of(ns)];
+}
+
+class Summarizer {
+ public:
+  explicit Summarizer(const ProcessProfile& process) : process_(process) {
+    for (const LockSummary& lock : process.locks) known_[{lock.address, lock.generation}] = &lock;
+  }
+
+  void thread_events(const TraceThread& traced, const TraceRecord* first, const TraceRecord* end) {
+    ThreadSummary thread;
+    thread.tid = traced.tid;
+    for (const ThreadSummary& known : process_.threads)
+      if (known.tid == traced.tid) {
+        thread.name = known.name;
+        thread.flags = known.flags;
+      }
+    std::map<std::pair<uint64_t, uint16_t>, uint64_t> begun;  // (object, op) -> wait start
+    std::vector<HeldHold> held;
+    for (const TraceRecord* event = first; event != end; ++event) {
+      switch (event->kind) {
+        case TraceKind::kWaitBegin:
+          begun[{event->object, static_cast<uint16_t>(event->operation)}] = event->ticks;
+          break;
+        case TraceKind::kCall: call(*event, thread, begun, held); break;
+        case TraceKind::kHoldPause:
+          for (HeldHold& hold : held)
+            if (hold.object == event->object) hold.paused_at = event->ticks;
+          break;
+        case TraceKind::kHoldResume:
+          for (HeldHold& hold : held)
+            if (hold.object == event->object && hold.paused_at != 0) {
+              hold.paused_ticks += event->ticks - hold.paused_at;
+              hold.paused_at = 0;
+            }
+          break;
+        case TraceKind::kThreadName: thread.name = event->name; break;
+        case TraceKind::kThreadExit: thread.flags |= format::kThreadExited; break;
+        default: break;
+      }
+    }
+    thread.wait.counts[0] += thread.acquisitions - std::min(thread.acquisitions, thread.contended);
+    out_.threads.push_back(std::move(thread));
+  }
+
+  TraceSummary finish() {
+    for (auto& [key, lock] : locks_) {
+      std::vector<ExclusiveAcquisition>& order = exclusive_[key];
+      std::sort(order.begin(), order.end(),
+                [](const auto& a, const auto& b) { return a.ticks < b.ticks; });
+      lock.owner_changes = 0;
+      for (size_t i = 1; i < order.size(); ++i)
+        if (order[i].tid != order[i - 1].tid) ++lock.owner_changes;
+      for (auto& [site_key, site] : sites_[key]) lock.sites.push_back(site);
+      lock.finish();
+      out_.locks.push_back(std::move(lock));
+    }
+    return std::move(out_);
+  }
+
+ private:
+  LockSummary& lock_of(const TraceRecord& event) {
+    const LockKey key{event.object, event.generation};
+    auto [it, added] = locks_.try_emplace(key);
+    if (added) {
+      LockSummary& lock = it->second;
+      lock.address = key.address;
+      lock.generation = key.generation;
+      lock.primitive = format::operation_primitive(event.operation);
+      if (auto known = known_.find(key); known != known_.end()) {
+        lock.primitive = known->second->primitive;
+        lock.kind = known->second->kind;
+        lock.flags = known->second->flags;
+        lock.capacity = known->second->capacity;
+        lock.init_site = known->second->init_site;
+      }
+    }
+    return it->second;
+  }
+
+  SiteSummary& site_of(const TraceRecord& event) {
+    lock_of(event);
+    const LockKey key{event.object, event.generation};
+    auto [it, added] = sites_[key].try_emplace({event.site, static_cast<uint16_t>(event.operation)});
+    if (added) {
+      it->second.operation = event.operation;
+      it->second.location = process_.trace.sites[event.site];
+      it->second.hold_samples = 0;
+    }
+    return it->second;
+  }
+
+  void call(const TraceRecord& event, ThreadSummary& thread,
+            std::map<std::pair<uint64_t, uint16_t>, uint64_t>& begun, std::vector<HeldHold>& held) {
+    SiteSummary& site = site_of(event);
+    const ProcessTrace& trace = process_.trace;
+    const format::Operation op = event.operation;
+    const format::Primitive primitive = format::operation_primitive(op);
+    const OperationClass kind = format::operation_class(op);
+    const bool failed = event.flags & format::kTraceFailed;
+    const bool waited = event.flags & format::kTraceWaited;
+    ++site.count;
+    uint64_t wait_ns = 0;
+    bool wait_counts = false;  // time spent waiting (a timeout's too, not an immediate error)
+    if (waited) {
+      auto it = begun.find({event.object, static_cast<uint16_t>(op)});
+      if (it != begun.end()) {
+        wait_ns = trace.ticks_to_ns(event.ticks - it->second);
+        begun.erase(it);
+      }
+      // Through the acquire path (locks, semaphores): timeouts count; otherwise any wait does.
+      const bool acquire_path = kind == OperationClass::kAcquire ||
+                                primitive == format::Primitive::kSemaphore;
+      wait_counts = !failed || !acquire_path || (event.flags & format::kTraceTimedOut);
+    }
+    if (wait_counts) {
+      add_duration(wait_ns, site.wait_sum_ns, site.wait_max_ns, site.wait);
+      thread.wait_ns_by_primitive[static_cast<uint32_t>(primitive)] += wait_ns;
+      if (primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock)
+        add_duration(wait_ns, thread.wait_sum_ns, thread.wait_max_ns, thread.wait);
+    }
+    if (event.flags & format::kTraceWithWaiters) ++site.with_waiters;
+    if (event.flags & format::kTraceNoWaiters) ++site.without_waiters;
+    if (event.flags & format::kTraceArrivedLast) {
+      ++site.arrived_last;
+      ++thread.barrier_last_arrivals;
+    }
+    if (failed) {
+      ++site.failed;
+      if (kind == OperationClass::kAcquire || primitive == format::Primitive::kSemaphore)
+        ++thread.failed;
+      return;
+    }
+    if (waited) ++site.contended;
+    if (kind == OperationClass::kAcquire) {
+      ++thread.acquisitions;
+      if (waited) ++thread.contended;
+      held.push_back(HeldHold{event.object, &site, event.ticks});
+      if (!format::is_read_side(op))
+        exclusive_[{event.object, event.generation}].push_back({event.ticks, thread.tid});
+    } else if (kind == OperationClass::kRelease) {
+      ++thread.releases;
+      for (size_t i = held.size(); i-- > 0;) {
+        if (held[i].object != event.object) continue;
+        SiteSummary& acquired_at = *held[i].site;
+        const uint64_t ticks = event.ticks - held[i].start_ticks - held[i].paused_ticks;
+        add_duration(trace.ticks_to_ns(ticks), acquired_at.hold_sum_ns, acquired_at.hold_max_ns,
+                     acquired_at.hold);
+        ++acquired_at.hold_samples;
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    }
+  }
+
+  const ProcessProfile& process_;
+  std::map<LockKey, const LockSummary*> known_;
+  std::map<LockKey, LockSummary> locks_;
+  std::map<LockKey, std::map<std::pair<size_t, uint16_t>, SiteSummary>> sites_;
+  std::map<LockKey, std::vector<ExclusiveAcquisition>> exclusive_;
+  TraceSummary out_;
+};
+
+}  // namespace
+
+TraceSummary summarize_trace(const ProcessProfile& process) {
+  Summarizer summarizer(process);
+  const std::vector<TraceRecord>& events = process.trace.events;
+  // Events come in runs, one per thread file, each in its thread's order.
+  for (size_t at = 0, end = 0; at < events.size(); at = end) {
+    end = at;
+    while (end < events.size() && events[end].tid == events[at].tid) ++end;
+    TraceThread thread;
+    thread.tid = events[at].tid;
+    summarizer.thread_events(thread, events.data() + at, events.data() + end);
+  }
+  return summarizer.finish();
+}
+
+void rebuild_from_trace(ProcessProfile& process) {
+  TraceSummary rebuilt = summarize_trace(process);
+  // What the trace does not carry, per site: kept from the snapshot.
+  for (LockSummary& lock : rebuilt.locks)
+    for (const LockSummary& old : process.locks) {
+      if (old.address != lock.address || old.generation != lock.generation) continue;
+      for (SiteSummary& site : lock.sites)
+        for (const SiteSummary& before : old.sites)
+          if (before.operation == site.operation && before.location.module == site.location.module &&
+              before.location.offset == site.location.offset) {
+            site.blame = before.blame;
+            site.stacks = before.stacks;
+            site.cross_cpu_handoffs = before.cross_cpu_handoffs;
+            site.same_cpu_handoffs = before.same_cpu_handoffs;
+          }
+      lock.finish();
+    }
+  process.locks = std::move(rebuilt.locks);
+  process.threads = std::move(rebuilt.threads);
+}
+
+}  // namespace lockscope

@@ -1,0 +1,137 @@
+// The trace sink (record --trace): every event goes to the summary tables first (so the counts stay
+// exact whatever the trace filters or drops), then into the thread's trace file with its time.
+//
+// A wait is two events: kWaitBegin when it starts (marked before the blocking call, so that a
+// process killed while a thread waits still shows the wait) and the kCall that ends it. With
+// --min-wait only waits at least that long are written, both events at the wait's end, and every
+// other event is left out (counted in the file's `filtered`).
+#include <errno.h>
+
+#include <cstring>
+
+#include "runtime/recorder.h"
+
+namespace lockscope::runtime {
+namespace {
+
+using format::TraceEvent;
+using format::TraceKind;
+
+uint32_t generation_of(const Recorded& recorded) {
+  return recorded.slot ? recorded.slot->generation.load(std::memory_order_relaxed) : 0;
+}
+
+TraceEvent event_of(TraceKind kind, uint64_t ticks, const void* object, uintptr_t site,
+                    format::Operation op, uint32_t value, uint8_t flags) {
+  return TraceEvent{ticks,
+                    reinterpret_cast<uint64_t>(object),
+                    site,
+                    value,
+                    static_cast<uint16_t>(op),
+                    static_cast<uint8_t>(kind),
+                    flags};
+}
+
+// Writes the wait from `start` to `end` (kCall flags `flags`): its begin unless already marked.
+void write_wait(ThreadState& self, const void* object, uintptr_t site, format::Operation op,
+                uint32_t generation, uint64_t start, uint64_t end, uint8_t flags, bool begun) {
+  const uint64_t min_wait = g_runtime.trace.min_wait_ticks;
+  if (min_wait != 0) {
+    if (!(flags & format::kTraceWaited) || end - start < min_wait) return count_filtered(self.trace);
+    begun = false;  // begins are not marked under a filter
+  }
+  if ((flags & format::kTraceWaited) && !begun)
+    append_trace(self.trace, event_of(TraceKind::kWaitBegin, start, object, site, op, 0, 0));
+  append_trace(self.trace, event_of(TraceKind::kCall, end, object, site, op, generation, flags));
+}
+
+// A call that did not wait: kept only without a filter.
+void write_call(ThreadState& self, const void* object, uintptr_t site, format::Operation op,
+                uint32_t generation, uint8_t flags) {
+  if (g_runtime.trace.min_wait_ticks != 0) return count_filtered(self.trace);
+  append_trace(self.trace, event_of(TraceKind::kCall, g_runtime.clock.now(), object, site, op,
+                                    generation, flags));
+}
+
+Recorded trace_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                       const AcquireOutcome& outcome) {
+  const Recorded recorded = record_acquire(self, lock, op, site, outcome);
+  InsideLockscope inside;
+  const uint8_t failed = acquired(outcome.result)       ? 0
+                         : outcome.result == ETIMEDOUT ? format::kTraceFailed | format::kTraceTimedOut
+                                                       : format::kTraceFailed;
+  if (outcome.contended)
+    write_wait(self, lock, site, op, generation_of(recorded), outcome.start_ticks,
+               outcome.end_ticks, format::kTraceWaited | failed, true);
+  else
+    write_call(self, lock, site, op, generation_of(recorded), failed);
+  return recorded;
+}
+
+Recorded trace_release(ThreadState& self, const void* lock, uintptr_t site, int result,
+                       format::Operation default_operation, bool made_wait) {
+  const Recorded recorded = record_release(self, lock, site, result, default_operation, made_wait);
+  InsideLockscope inside;
+  write_call(self, lock, site, recorded.operation, generation_of(recorded),
+             result == 0 ? 0 : format::kTraceFailed);
+  return recorded;
+}
+
+Recorded trace_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                     int waiters_seen) {
+  const Recorded recorded = record_event(self, lock, op, site, waiters_seen);
+  InsideLockscope inside;
+  const uint8_t flags = waiters_seen > 0    ? format::kTraceWithWaiters
+                        : waiters_seen == 0 ? format::kTraceNoWaiters
+                                            : 0;
+  write_call(self, lock, site, op, generation_of(recorded), flags);
+  return recorded;
+}
+
+Recorded trace_wait(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                    const WaitOutcome& wait) {
+  const Recorded recorded = record_wait(self, lock, op, site, wait);
+  InsideLockscope inside;
+  const uint8_t flags = (wait.waited ? format::kTraceWaited : 0) |
+                        (wait.failed ? format::kTraceFailed : 0) |
+                        (wait.arrived_last ? format::kTraceArrivedLast : 0);
+  if (wait.waited || g_runtime.trace.min_wait_ticks != 0)
+    write_wait(self, lock, site, op, generation_of(recorded), wait.start_ticks, wait.end_ticks,
+               flags, wait.begun);
+  else  // did not block: one event, at its end
+    append_trace(self.trace, event_of(TraceKind::kCall, wait.end_ticks, lock, site, op,
+                                      generation_of(recorded), flags));
+  return recorded;
+}
+
+void trace_mark(ThreadState& self, TraceKind kind, const void* object, format::Operation op,
+                uintptr_t site, uint64_t ticks) {
+  if (g_runtime.trace.min_wait_ticks != 0) return;  // begins are written with their wait's end
+  InsideLockscope inside;
+  append_trace(self.trace, event_of(kind, ticks, object, site, op, 0, 0));
+}
+
+void trace_thread_event(ThreadState& self, TraceKind kind) {
+  InsideLockscope inside;
+  Runtime& rt = g_runtime;
+  const uint64_t now = rt.clock.now();
+  if (kind == TraceKind::kThreadStart && self.trace.header == nullptr &&
+      !open_trace(self.trace, self.tid, now)) {
+    rt.count(format::Counter::kTraceFilesFailed);
+    return;
+  }
+  if (kind == TraceKind::kThreadExit) {  // the name it ends with (read by the caller)
+    uint64_t name[2] = {};
+    std::memcpy(name, self.name, sizeof(self.name));
+    append_trace(self.trace, TraceEvent{now, name[1], name[0], self.tid, 0,
+                                        static_cast<uint8_t>(TraceKind::kThreadName), 0});
+  }
+  append_trace(self.trace, event_of(kind, now, nullptr, 0, format::Operation{}, self.tid, 0));
+}
+
+}  // namespace
+
+constinit const EventSink kTraceSink{trace_acquire, trace_release, trace_event,
+                                     trace_wait,    trace_mark,    trace_thread_event};
+
+}  // namespace lockscope::runtime

@@ -1,0 +1,104 @@
+#include "runtime/trace_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "common/decimal_text.h"
+#include "runtime/runtime_state.h"
+
+namespace lockscope::runtime {
+namespace {
+
+// "<dir>/<pid>-<start ns>.<n>.lstrace"; false when it does not fit.
+bool trace_path(char* out, size_t size, uint32_t number) {
+  const Runtime& rt = g_runtime;
+  size_t at = 0;
+  for (const char* p = rt.directory; *p; ++p) {
+    if (at + 1 >= size) return false;
+    out[at++] = *p;
+  }
+  if (at + 1 >= size) return false;
+  out[at++] = '/';
+  if ((at = append_decimal(out, at, size, rt.pid)) + 1 >= size) return false;
+  out[at++] = '-';
+  if ((at = append_decimal(out, at, size, rt.start_realtime_ns)) + 1 >= size) return false;
+  out[at++] = '.';
+  if ((at = append_decimal(out, at, size, number)) >= size) return false;
+  for (const char* p = format::kTraceSuffix; *p; ++p) {
+    if (at + 1 >= size) return false;
+    out[at++] = *p;
+  }
+  out[at] = '\0';
+  return true;
+}
+
+}  // namespace
+
+bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
+  Runtime& rt = g_runtime;
+  std::memset(&buffer, 0, sizeof(buffer));
+  const int saved_errno = errno;
+  char path[4200];
+  const uint32_t number = rt.trace_files.fetch_add(1, std::memory_order_relaxed) + 1;
+  const uint64_t capacity = rt.trace.capacity;
+  const size_t bytes = format::kTraceHeaderSize + capacity * sizeof(format::TraceEvent);
+  int fd = -1;
+  void* mapped = MAP_FAILED;
+  if (trace_path(path, sizeof(path), number) &&
+      (fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0 &&
+      ftruncate(fd, static_cast<off_t>(bytes)) == 0)
+    mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (fd >= 0) close(fd);
+  errno = saved_errno;
+  if (mapped == MAP_FAILED) return false;
+  auto* header = static_cast<format::TraceHeader*>(mapped);
+  std::memcpy(header->magic, format::kTraceMagic, sizeof(header->magic));
+  header->version = format::kTraceVersion;
+  header->header_size = format::kTraceHeaderSize;
+  header->event_size = sizeof(format::TraceEvent);
+  header->flags = rt.trace.ring ? uint32_t{format::kTraceRing} : 0u;
+  header->capacity = capacity;
+  header->pid = rt.pid;
+  header->tid = tid;
+  header->process_start_realtime_ns = rt.start_realtime_ns;
+  header->ticks_per_second = rt.clock.ticks_per_second;
+  header->ns_per_tick_q32 = rt.clock.ns_per_tick_q32;
+  header->start_ticks = now_ticks;
+  header->process_start_ticks = rt.start_ticks;
+  header->min_wait_ticks = rt.trace.min_wait_ticks;
+  buffer.header = header;
+  buffer.events = reinterpret_cast<format::TraceEvent*>(static_cast<char*>(mapped) +
+                                                        format::kTraceHeaderSize);
+  buffer.capacity = capacity;
+  buffer.mapped_bytes = bytes;
+  return true;
+}
+
+void mark_trace_closed(TraceBuffer& buffer) {
+  if (buffer.header) __atomic_store_n(&buffer.header->closed, 1u, __ATOMIC_RELEASE);
+}
+
+void close_trace(TraceBuffer& buffer) {
+  mark_trace_closed(buffer);
+  forget_trace(buffer);
+}
+
+void forget_trace(TraceBuffer& buffer) {
+  if (buffer.header) {
+    const int saved_errno = errno;
+    munmap(buffer.header, buffer.mapped_bytes);
+    errno = saved_errno;
+  }
+  std::memset(&buffer, 0, sizeof(buffer));
+}
+
+void mark_process_traces_closed() {
+  Runtime& rt = g_runtime;
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i) mark_trace_closed(rt.threads.slot(i).trace);
+}
+
+}  // namespace lockscope::runtime
