@@ -164,6 +164,13 @@ void attach_traces(Profile& profile, const std::string& directory) {
     TraceFile& file = std::get<TraceFile>(result);
     auto it = processes.find({file.pid, file.process_start_realtime_ns});
     if (it == processes.end()) {
+      // An image that ended (exec) before it recorded a call writes no profile: nothing is lost.
+      const bool only_thread_events = std::none_of(
+          file.events.begin(), file.events.end(), [](const format::TraceEvent& event) {
+            return event.kind == static_cast<uint8_t>(format::TraceKind::kCall) ||
+                   event.kind == static_cast<uint8_t>(format::TraceKind::kWaitBegin);
+          });
+      if (only_thread_events && file.thread.dropped == 0 && file.thread.filtered == 0) continue;
       profile.problems.push_back(ProfileProblem{
           path.string(), fmt::format("trace of pid {} whose profile file is missing (the process "
                                      "was killed before its trace began?)", file.pid)});

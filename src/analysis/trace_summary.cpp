@@ -18,6 +18,7 @@ struct LockKey {
 
 struct HeldHold {
   uint64_t object;
+  uint32_t generation;
   SiteSummary* site;
   uint64_t start_ticks;
   uint64_t paused_ticks = 0;
@@ -62,10 +63,12 @@ class Summarizer {
             if (hold.object == event->object) hold.paused_at = event->ticks;
           break;
         case TraceKind::kHoldResume:
+          // The mutex re-taken inside the condition wait: an exclusive acquisition like another.
           for (HeldHold& hold : held)
             if (hold.object == event->object && hold.paused_at != 0) {
               hold.paused_ticks += event->ticks - hold.paused_at;
               hold.paused_at = 0;
+              exclusive_[{hold.object, hold.generation}].push_back({event->ticks, thread.tid});
             }
           break;
         case TraceKind::kThreadName: thread.name = event->name; break;
@@ -169,7 +172,7 @@ class Summarizer {
     if (kind == OperationClass::kAcquire) {
       ++thread.acquisitions;
       if (waited) ++thread.contended;
-      held.push_back(HeldHold{event.object, &site, event.ticks});
+      held.push_back(HeldHold{event.object, event.generation, &site, event.ticks});
       if (!format::is_read_side(op))
         exclusive_[{event.object, event.generation}].push_back({event.ticks, thread.tid});
     } else if (kind == OperationClass::kRelease) {

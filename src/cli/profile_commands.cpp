@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "analysis/profile_reader.h"
+#include "common/trace_format.h"
 #include "analysis/profile_symbolization.h"
 #include "cli/cli_error.h"
 #include "cli/profile_directory.h"
@@ -130,8 +131,9 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
                                  error.message()));
   }
   for (const ProfileProblem& problem : profile.problems)
-    fmt::print(stderr, "lockscope: warning: {}: {} (its process is left out)\n", problem.file,
-               problem.message);
+    fmt::print(stderr, "lockscope: warning: {}: {} ({})\n", problem.file, problem.message,
+               problem.file.ends_with(format::kTraceSuffix) ? "its events are left out"
+                                                             : "its process is left out");
 }
 
 struct RecordSettings {

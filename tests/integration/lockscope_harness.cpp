@@ -142,10 +142,13 @@ const SiteSummary* site_at(const LockSummary& lock, const std::string& file_suff
 
 Profile record_all_unchanged(const TemporaryDirectory& dir, const std::vector<std::string>& program,
                              const std::vector<std::string>* environment,
-                             CommandResult* recorded_out) {
+                             CommandResult* recorded_out,
+                             const std::vector<std::string>& record_options) {
   const CommandResult plain = run_command(program, environment);
   EXPECT_EQ(plain.exit_status, 0) << plain.out << plain.err;
-  std::vector<std::string> command = {LOCKSCOPE_CLI, "record", "-o", dir.path(), "--"};
+  std::vector<std::string> command = {LOCKSCOPE_CLI, "record", "-o", dir.path()};
+  command.insert(command.end(), record_options.begin(), record_options.end());
+  command.push_back("--");
   command.insert(command.end(), program.begin(), program.end());
   const CommandResult recorded = run_command(command, environment);
   EXPECT_EQ(recorded.exit_status, plain.exit_status) << recorded.out << recorded.err;
@@ -160,8 +163,9 @@ Profile record_all_unchanged(const TemporaryDirectory& dir, const std::vector<st
 ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
                                         const std::vector<std::string>& program,
                                         const std::vector<std::string>* environment,
-                                        CommandResult* recorded_out) {
-  Profile profile = record_all_unchanged(dir, program, environment, recorded_out);
+                                        CommandResult* recorded_out,
+                                        const std::vector<std::string>& record_options) {
+  Profile profile = record_all_unchanged(dir, program, environment, recorded_out, record_options);
   if (profile.processes.size() != 1) {
     ADD_FAILURE() << "expected one process, got " << profile.processes.size();
     return {};
@@ -170,10 +174,11 @@ ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
 }
 
 ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string& fixture_name,
-                                const std::vector<std::string>& args) {
+                                const std::vector<std::string>& args,
+                                const std::vector<std::string>& record_options) {
   std::vector<std::string> program = {fixture(fixture_name)};
   program.insert(program.end(), args.begin(), args.end());
-  return record_program_unchanged(dir, program);
+  return record_program_unchanged(dir, program, nullptr, nullptr, record_options);
 }
 
 FoundSite find_site(const ProcessProfile& process, const std::string& fixture_name,

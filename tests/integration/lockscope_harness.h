@@ -65,17 +65,21 @@ inline constexpr uint64_t kMs = 1'000'000;
 // Runs `program` plain, then under `lockscope record` into `dir` (with `environment` when given):
 // exit status 0 and the same stdout both times, no signal, a profile without problems; returns it.
 // `recorded` gets the recorded run's result.
+// `record_options` go to `lockscope record` before the "--".
 Profile record_all_unchanged(const TemporaryDirectory& dir, const std::vector<std::string>& program,
                              const std::vector<std::string>* environment = nullptr,
-                             CommandResult* recorded = nullptr);
+                             CommandResult* recorded = nullptr,
+                             const std::vector<std::string>& record_options = {});
 // The same for a program that is one process: returns that process.
 ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
                                         const std::vector<std::string>& program,
                                         const std::vector<std::string>* environment = nullptr,
-                                        CommandResult* recorded = nullptr);
+                                        CommandResult* recorded = nullptr,
+                                        const std::vector<std::string>& record_options = {});
 // The same for a fixture with its arguments.
 ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string& fixture_name,
-                                const std::vector<std::string>& args = {});
+                                const std::vector<std::string>& args = {},
+                                const std::vector<std::string>& record_options = {});
 
 // True when `where` is at line `line` of a file whose path ends with `file_suffix`.
 bool located_at(const CodeLocation& where, const std::string& file_suffix, int line);

@@ -1,0 +1,314 @@
+// Trace mode (record --trace): the events agree with the summary tables of the same run, a process
+// killed by SIGKILL keeps every event up to the kill, full files and the --min-wait filter lose
+// only what they say they lose, and damaged trace files are named, never fatal.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "analysis/trace_reader.h"
+#include "analysis/trace_summary.h"
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+using format::Operation;
+using format::TraceKind;
+
+const std::vector<std::string> kTraceEveryHold = {"--trace", "--hold-sample", "1"};
+
+const SiteSummary* same_site(const LockSummary& lock, const SiteSummary& site) {
+  for (const SiteSummary& other : lock.sites)
+    if (other.operation == site.operation && other.location.module == site.location.module &&
+        other.location.offset == site.location.offset)
+      return &other;
+  return nullptr;
+}
+
+const LockSummary* same_lock(const std::vector<LockSummary>& locks, const LockSummary& lock) {
+  for (const LockSummary& other : locks)
+    if (other.address == lock.address && other.generation == lock.generation) return &other;
+  return nullptr;
+}
+
+struct TracedFixture {
+  std::string name;
+  std::vector<std::string> args;
+};
+
+class TraceAgreesWithTables : public ::testing::TestWithParam<TracedFixture> {};
+
+// Counts, contention, failures and waits are the same numbers (both come from the same clock
+// readings, converted the runtime's way); holds are timed at slightly different instants (the
+// tables' clock reads sit inside the book-keeping the trace's follow), so they agree to within a
+// few microseconds a hold. Every hold is timed in both (--hold-sample 1).
+TEST_P(TraceAgreesWithTables, EverySiteAndThread) {
+  TemporaryDirectory dir;
+  const ProcessProfile process =
+      record_unchanged(dir, GetParam().name, GetParam().args, kTraceEveryHold);
+  ASSERT_TRUE(process.trace.present);
+  EXPECT_EQ(process.trace.lost(), 0u);
+  EXPECT_FALSE(process.trace.cut_short);
+  const TraceSummary traced = summarize_trace(process);
+  size_t compared = 0;
+  for (const LockSummary& lock : process.locks) {
+    if (lock.sites.empty()) continue;
+    const LockSummary* from_trace = same_lock(traced.locks, lock);
+    ASSERT_NE(from_trace, nullptr) << lock_kind_name(lock) << " " << lock.address;
+    EXPECT_EQ(from_trace->owner_changes, lock.owner_changes) << lock.address;
+    for (const SiteSummary& site : lock.sites) {
+      const SiteSummary* other = same_site(*from_trace, site);
+      ASSERT_NE(other, nullptr) << site.location.label << " " << operation_name(site.operation);
+      const std::string where = site.location.label + " " + operation_name(site.operation);
+      EXPECT_EQ(other->count, site.count) << where;
+      EXPECT_EQ(other->contended, site.contended) << where;
+      EXPECT_EQ(other->failed, site.failed) << where;
+      EXPECT_EQ(other->wait_sum_ns, site.wait_sum_ns) << where;
+      EXPECT_EQ(other->wait_max_ns, site.wait_max_ns) << where;
+      EXPECT_EQ(other->wait.counts, site.wait.counts) << where;
+      EXPECT_EQ(other->with_waiters, site.with_waiters) << where;
+      EXPECT_EQ(other->without_waiters, site.without_waiters) << where;
+      EXPECT_EQ(other->arrived_last, site.arrived_last) << where;
+      if (format::operation_class(site.operation) == format::OperationClass::kAcquire) {
+        // First calls at a site insert table entries (and may map memory) between the two.
+        const double slack =
+            0.05 * double(site.hold_sum_ns) + 5000.0 * double(site.count) + 100000.0;
+        EXPECT_NEAR(double(other->hold_sum_ns), double(site.hold_sum_ns), slack) << where;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0u);
+  for (const ThreadSummary& thread : process.threads) {
+    const ThreadSummary* other = nullptr;
+    for (const ThreadSummary& t : traced.threads)
+      if (t.tid == thread.tid) other = &t;
+    ASSERT_NE(other, nullptr) << thread.tid;
+    EXPECT_EQ(other->acquisitions, thread.acquisitions) << thread.tid;
+    EXPECT_EQ(other->releases, thread.releases) << thread.tid;
+    EXPECT_EQ(other->contended, thread.contended) << thread.tid;
+    EXPECT_EQ(other->failed, thread.failed) << thread.tid;
+    EXPECT_EQ(other->wait_sum_ns, thread.wait_sum_ns) << thread.tid;
+    EXPECT_EQ(other->wait_ns_by_primitive, thread.wait_ns_by_primitive) << thread.tid;
+    EXPECT_EQ(other->barrier_last_arrivals, thread.barrier_last_arrivals) << thread.tid;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, TraceAgreesWithTables,
+    ::testing::Values(TracedFixture{"counter_threads", {}}, TracedFixture{"sleepy_holder", {"20"}},
+                      TracedFixture{"mutex_semantics", {}},
+                      TracedFixture{"rwlock_sides", {"3", "200"}},
+                      TracedFixture{"semaphores", {"100"}},
+                      TracedFixture{"barrier_rounds", {"50"}},
+                      TracedFixture{"spin_counter", {"2000"}},
+                      TracedFixture{"condvar_wakeups", {"50"}},
+                      TracedFixture{"condvar_split", {}}),
+    [](const ::testing::TestParamInfo<TracedFixture>& info) { return info.param.name; });
+
+// Killed by SIGKILL after its start-up snapshot: the report still has every call, from the trace,
+// says the process was cut short, and shows the wait it was killed in.
+TEST(Trace, AProcessKilledBySigkillKeepsEveryEventUpToTheKill) {
+  TemporaryDirectory dir, capture;
+  const StartedCommand started = start_command(
+      {LOCKSCOPE_CLI, "record", "-o", dir.path(), "--trace", "--", fixture("killed_traced")},
+      capture, "record");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int pid = 0;
+  while (std::chrono::steady_clock::now() < deadline &&
+         std::sscanf(slurp(started.out_path).c_str(), "ready %d", &pid) != 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // it blocks right after "ready"
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  while (waitpid(started.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const CommandResult result = finish_command(started, status);
+  EXPECT_EQ(result.signal, SIGKILL) << result.err;
+
+  const Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u) << result.err;
+  EXPECT_TRUE(profile.problems.empty());
+  const ProcessProfile& process = profile.processes[0];
+  EXPECT_EQ(process.exit_path, format::ExitPath::kSnapshot) << "only the start-up snapshot";
+  EXPECT_TRUE(process.trace.cut_short);
+  const FoundSite lock = find_site(process, "killed_traced", "counted-lock", Operation::kLock);
+  ASSERT_NE(lock.site, nullptr);
+  EXPECT_EQ(lock.site->count, 1000u);
+  const FoundSite unlock = find_site(process, "killed_traced", "counted-unlock", Operation::kUnlock);
+  ASSERT_NE(unlock.site, nullptr);
+  EXPECT_EQ(unlock.site->count, 1000u);
+  EXPECT_EQ(lock.site->hold_samples, 1000u) << "every hold is timed from the trace";
+  const FoundSite main_wait = find_site(process, "killed_traced", "main-wait", Operation::kCondWait);
+  ASSERT_NE(main_wait.site, nullptr);
+  EXPECT_GE(main_wait.site->count, 20u) << "at least one wait per round trip";
+  const FoundSite hold = find_site(process, "killed_traced", "hold-forever", Operation::kLock);
+  ASSERT_NE(hold.site, nullptr);
+  EXPECT_EQ(hold.site->count, 1u);
+
+  // The wait in progress: begun at its line, never ended.
+  const int blocked_line = marker_line("killed_traced", "blocked-forever");
+  size_t begun = 0, ended = 0;
+  for (const TraceRecord& event : process.trace.events) {
+    if (!located_at(process.trace.sites[event.site], "killed_traced.c", blocked_line)) continue;
+    if (event.kind == TraceKind::kWaitBegin) ++begun;
+    if (event.kind == TraceKind::kCall) ++ended;
+  }
+  EXPECT_EQ(begun, 1u);
+  EXPECT_EQ(ended, 0u);
+
+  const CommandResult text = run_lockscope({"report", dir.path()});
+  ASSERT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_NE(text.out.find("cut short"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("later calls are missing"), std::string::npos) << text.out;
+}
+
+// Every thread's events: thread-start, its calls (a contended one begins with a wait-begin), then
+// its name and exit (not the main thread's, which leaves by exit()).
+uint64_t expected_events(const ProcessProfile& process, uint32_t tid) {
+  for (const ThreadSummary& thread : process.threads)
+    if (thread.tid == tid)
+      return thread.acquisitions + thread.releases + thread.contended +
+             ((thread.flags & format::kThreadMain) ? 1 : 3);
+  return 0;
+}
+
+// 4096 bytes hold 128 events: the rest are dropped, and counted, one by one.
+TEST(Trace, AFullFileDropsTheLaterEventsAndCountsThem) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "counter_threads", {},
+                                                  {"--trace", "--trace-size", "4096"});
+  ASSERT_EQ(process.trace.threads.size(), process.threads.size());
+  uint64_t dropped = 0;
+  for (const TraceThread& thread : process.trace.threads) {
+    EXPECT_LE(thread.events, 128u);
+    EXPECT_EQ(thread.overwritten, 0u);
+    EXPECT_EQ(thread.events + thread.dropped, expected_events(process, thread.tid)) << thread.tid;
+    dropped += thread.dropped;
+  }
+  EXPECT_GT(dropped, 0u);
+  EXPECT_EQ(process.locks[0].acquisitions, 4000u) << "the tables keep every count";
+  const CommandResult text = run_lockscope({"report", dir.path()});
+  EXPECT_NE(text.out.find("events dropped: a thread's trace file was full"), std::string::npos)
+      << text.out;
+}
+
+// A ring keeps the latest 128: the thread's exit is among them.
+TEST(Trace, ARingKeepsTheLatestEventsAndCountsTheOverwritten) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(
+      dir, "counter_threads", {}, {"--trace", "--trace-size", "4K", "--trace-full", "ring"});
+  ASSERT_TRUE(process.trace.ring);
+  for (const TraceThread& thread : process.trace.threads) {
+    EXPECT_EQ(thread.dropped, 0u);
+    EXPECT_EQ(thread.events + thread.overwritten, expected_events(process, thread.tid));
+  }
+  bool exit_kept = false;
+  for (const TraceRecord& event : process.trace.events)
+    exit_kept = exit_kept || event.kind == TraceKind::kThreadExit;
+  EXPECT_TRUE(exit_kept);
+}
+
+// 2 ms holds waited for 20 times: with --min-wait 1ms exactly those 20 waits are written (begin
+// and end); everything else is filtered, and the tables still count every call.
+TEST(Trace, MinWaitKeepsOnlyTheLongWaits) {
+  TemporaryDirectory dir;
+  const ProcessProfile process =
+      record_unchanged(dir, "sleepy_holder", {"20"}, {"--trace", "--min-wait", "1ms"});
+  EXPECT_EQ(process.trace.min_wait_ns, 1000000u);
+  size_t begins = 0, waits = 0, others = 0;
+  uint64_t filtered = 0;
+  for (const TraceThread& thread : process.trace.threads) filtered += thread.filtered;
+  for (const TraceRecord& event : process.trace.events) {
+    if (event.kind == TraceKind::kWaitBegin) ++begins;
+    else if (event.kind == TraceKind::kCall && (event.flags & format::kTraceWaited)) ++waits;
+    else if (event.kind == TraceKind::kCall) ++others;
+  }
+  EXPECT_EQ(waits, 20u);
+  EXPECT_EQ(begins, 20u);
+  EXPECT_EQ(others, 0u);
+  EXPECT_GT(filtered, 40u) << "the uncontended calls";
+  const FoundSite slow = find_site(process, "sleepy_holder", "holder-lock", Operation::kLock);
+  if (slow.site) EXPECT_GE(slow.site->count, 20u);
+  const CommandResult text = run_lockscope({"report", dir.path()});
+  EXPECT_NE(text.out.find("only waits of at least 1.00ms kept (--min-wait)"), std::string::npos)
+      << text.out;
+}
+
+// A fork's child writes its own files (never the parent's, which it inherited mapped), and an
+// exec'd image starts new ones.
+TEST(Trace, ForkAndExecGiveEachProcessImageItsOwnFiles) {
+  TemporaryDirectory dir;
+  const Profile profile = record_all_unchanged(dir, {fixture("fork_exec")}, nullptr, nullptr,
+                                               {"--trace"});
+  ASSERT_GE(profile.processes.size(), 2u);
+  for (const ProcessProfile& process : profile.processes) {
+    ASSERT_TRUE(process.trace.present) << process.pid;
+    const TraceSummary traced = summarize_trace(process);
+    for (const LockSummary& lock : process.locks) {
+      if (lock.sites.empty()) continue;
+      const LockSummary* other = same_lock(traced.locks, lock);
+      ASSERT_NE(other, nullptr) << process.pid;
+      EXPECT_EQ(other->acquisitions, lock.acquisitions) << process.pid;
+    }
+    for (const TraceThread& thread : process.trace.threads) EXPECT_TRUE(thread.problem.empty());
+  }
+}
+
+TEST(Trace, BadOptionsAreOneLineErrors) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"record", "--min-wait", "10us", "--", "true"},
+      {"record", "--trace", "--trace-size", "12", "--", "true"},
+      {"record", "--trace", "--min-wait", "10", "--", "true"},
+      {"record", "--trace", "--trace-full", "wrap", "--", "true"},
+  };
+  for (const auto& args : bad) {
+    const CommandResult result = run_lockscope(args);
+    EXPECT_EQ(result.exit_status, 125) << args[1] << ": " << result.err;
+    EXPECT_NE(result.err.find("lockscope: error: "), std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find("Segmentation"), std::string::npos);
+  }
+}
+
+// A trace file that is not one is named and left out; one cut short keeps what it has.
+TEST(Trace, DamagedTraceFilesAreNamedAndTheRestIsReported) {
+  TemporaryDirectory dir;
+  record_unchanged(dir, "counter_threads", {}, {"--trace"});
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    if (entry.path().extension() == format::kTraceSuffix) files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 3u);
+  {
+    std::fstream bad(files[1], std::ios::in | std::ios::out | std::ios::binary);
+    bad.write("NOTATRACE", 8);
+  }
+  std::filesystem::resize_file(files[2], format::kTraceHeaderSize + 10 * sizeof(format::TraceEvent));
+  const Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  ASSERT_EQ(profile.problems.size(), 1u);
+  EXPECT_EQ(profile.problems[0].file, files[1]);
+  EXPECT_NE(profile.problems[0].message.find("not a lockscope trace"), std::string::npos);
+  bool truncated_named = false;
+  for (const TraceThread& thread : profile.processes[0].trace.threads)
+    if (thread.file == files[2]) {
+      EXPECT_EQ(thread.events, 10u);
+      truncated_named = thread.problem.find("missing") != std::string::npos;
+    }
+  EXPECT_TRUE(truncated_named);
+  const CommandResult text = run_lockscope({"report", dir.path()});
+  EXPECT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_NE(text.err.find(files[1]), std::string::npos) << text.err;
+  EXPECT_NE(text.out.find("counter_threads.c"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lockscope::testing
