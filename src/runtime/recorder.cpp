@@ -20,11 +20,9 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   }
   LockSlot& lock_slot = runtime().locks.slot(slot);
   const bool robust = lock_slot.flags.load(std::memory_order_relaxed) & format::kLockRobust;
-  // Trace mode fills no cache: every event then takes a slow path, which hands it to the sink.
-  if (!g_runtime.trace.enabled)
-    site_cache_slot(self, lock, site, op) =
-        SiteCacheEntry{lock, &lock_slot,     entry, slot, self.epoch,
-                       site, identity_epoch, static_cast<uint16_t>(op), robust};
+  site_cache_slot(self, lock, site, op) =
+      SiteCacheEntry{lock, &lock_slot,     entry, slot, cache_epoch(self),
+                     site, identity_epoch, static_cast<uint16_t>(op), robust};
   return entry;
 }
 

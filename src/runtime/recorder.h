@@ -151,14 +151,30 @@ inline SiteCacheEntry& site_cache_slot(ThreadState& self, const void* lock, uint
   return self.site_cache[(key * 0x9E3779B97F4A7C15ull) >> 56];
 }
 
-inline SiteCacheEntry* cached_site(ThreadState& self, const void* lock, uintptr_t site,
-                                   format::Operation op) {
+// Trace mode fills the site cache too, but its entries carry this bit in their epoch: the inline
+// fast paths (summary only) never take them, so every event reaches the trace sink, whose own
+// lookup (traced_site) does.
+inline constexpr uint32_t kTraceCacheTag = 0x80000000u;
+inline uint32_t cache_epoch(const ThreadState& self) {
+  return self.epoch | (g_runtime.trace.enabled ? kTraceCacheTag : 0u);
+}
+
+inline SiteCacheEntry* cached_site_of_epoch(ThreadState& self, const void* lock, uintptr_t site,
+                                            format::Operation op, uint32_t epoch) {
   SiteCacheEntry& entry = site_cache_slot(self, lock, site, op);
   if (entry.lock == lock && entry.site == site && entry.operation == static_cast<uint16_t>(op) &&
-      entry.epoch == self.epoch &&
+      entry.epoch == epoch &&
       entry.identity_epoch == g_runtime.identity_epoch.load(std::memory_order_relaxed))
     return &entry;
   return nullptr;
+}
+inline SiteCacheEntry* cached_site(ThreadState& self, const void* lock, uintptr_t site,
+                                   format::Operation op) {
+  return cached_site_of_epoch(self, lock, site, op, self.epoch);
+}
+inline SiteCacheEntry* traced_site(ThreadState& self, const void* lock, uintptr_t site,
+                                   format::Operation op) {
+  return cached_site_of_epoch(self, lock, site, op, self.epoch | kTraceCacheTag);
 }
 
 // Sampled per site (1st, N+1th, ... acquisition): a thread alternating between locks must not alias
@@ -216,8 +232,9 @@ __attribute__((noinline)) void stamp_release_after_signal(HeldLock& held);
 // Book-keeping of an uncontended acquisition at a cached site: thread-local stores, plus the lock's
 // owner field, which the lock we now hold serialises for us.
 // `kOperation` is the entry's operation (cached_site checked it), known at compile time.
-template <format::Operation kOperation>
-inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cached) {
+// Returns the new held lock (its epoch is the entry's: the trace sink's entries are tagged).
+inline HeldLock& record_cached_hold(ThreadState& self, const SiteCacheEntry& cached,
+                                    format::Operation release_op) {
   SiteStats& stats = *cached.stats;
   ++stats.count;
   ++self.acquisitions;
@@ -227,7 +244,7 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   held.signalled_slot = 0;
   held.stamped = false;
   held.made_wait = false;
-  held.release_operation = static_cast<uint16_t>(release_operation_for(kOperation));
+  held.release_operation = static_cast<uint16_t>(release_op);
   if (__builtin_expect(stats.hold_countdown != 0, 1)) {
     --stats.hold_countdown;
     if (__builtin_expect(cached.slot->waited_on.load(std::memory_order_relaxed), 0))
@@ -235,6 +252,11 @@ inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cache
   } else {
     start_sampled_hold(held, stats);
   }
+  return held;
+}
+template <format::Operation kOperation>
+inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cached) {
+  record_cached_hold(self, cached, release_operation_for(kOperation));
 }
 
 // Lock order (lock_order.h): a blocking acquisition of `lock` while the thread holds another

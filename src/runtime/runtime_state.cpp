@@ -235,8 +235,16 @@ void after_fork_in_child() {
   sink().thread_event(*self, format::TraceKind::kThreadStart);
 }
 
+// The forking thread's trace (if any) is parked from here to the end of the fork (trace_writer.h).
 void before_fork() {
-  if (ThreadState* self = tls_thread) sink().thread_event(*self, format::TraceKind::kFork);
+  ThreadState* self = tls_thread;
+  if (self == nullptr) return;
+  sink().thread_event(*self, format::TraceKind::kFork);
+  park_trace(self->trace);
+}
+
+void after_fork_in_parent() {
+  if (ThreadState* self = tls_thread) unpark_trace(self->trace);
 }
 
 }  // namespace
@@ -267,7 +275,7 @@ bool ensure_initialized() {
   reset_process_identity(rt);
   const bool ok = pthread_key_create(&rt.exit_key, thread_exit_destructor) == 0;
   if (ok) {
-    pthread_atfork(before_fork, nullptr, after_fork_in_child);
+    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
     install_fatal_signal_handlers();
     create_running_marker();
   } else {

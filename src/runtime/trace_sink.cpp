@@ -53,8 +53,51 @@ void write_call(ThreadState& self, const void* object, uintptr_t site, format::O
                                     generation, flags));
 }
 
+// An uncontended acquisition at a site the thread used before: what the inline fast path does in
+// summary mode (its tagged cache entry, no table lookup), then the event. False when it is not one.
+bool acquire_at_traced_site(ThreadState& self, const void* lock, format::Operation op,
+                            uintptr_t site) {
+  SiteCacheEntry* cached = traced_site(self, lock, site, op);
+  if (cached == nullptr) return false;
+  const uint32_t generation = cached->slot->generation.load(std::memory_order_relaxed);
+  if (format::operation_class(op) == format::OperationClass::kAcquire) {
+    if (self.held_depth >= kMaxHeldLocks) return false;
+    if (!format::is_read_side(op)) note_owner(*cached->slot, self, site);
+    record_cached_hold(self, *cached, release_operation_for(op)).epoch = self.epoch;
+  } else {
+    ++cached->stats->count;  // a semaphore wait: nothing held
+  }
+  InsideLockscope inside;
+  write_call(self, lock, site, op, generation, 0);
+  return true;
+}
+
+// The release of the thread's innermost hold at a site used before, as release_innermost does in
+// summary mode. False when it is not one.
+bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site, bool made_wait) {
+  if (self.held_depth == 0) return false;
+  HeldLock& top = self.held[self.held_depth - 1];
+  if (top.lock != lock || top.epoch != self.epoch) return false;
+  const auto op = static_cast<format::Operation>(top.release_operation);
+  SiteCacheEntry* cached = traced_site(self, lock, site, op);
+  if (cached == nullptr) return false;
+  const bool timed = top.weight != 0 || made_wait;
+  if (timed) finish_timed_hold(self, top, made_wait);
+  --self.held_depth;
+  ++cached->stats->count;
+  ++self.releases;
+  {
+    InsideLockscope inside;
+    write_call(self, lock, site, op, cached->slot->generation.load(std::memory_order_relaxed), 0);
+  }
+  if (timed) snapshot_if_due(self);
+  return true;
+}
+
 Recorded trace_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                        const AcquireOutcome& outcome) {
+  if (!outcome.contended && outcome.result == 0 && acquire_at_traced_site(self, lock, op, site))
+    return {};
   const Recorded recorded = record_acquire(self, lock, op, site, outcome);
   InsideLockscope inside;
   const uint8_t failed = acquired(outcome.result)       ? 0
@@ -70,6 +113,7 @@ Recorded trace_acquire(ThreadState& self, const void* lock, format::Operation op
 
 Recorded trace_release(ThreadState& self, const void* lock, uintptr_t site, int result,
                        format::Operation default_operation, bool made_wait) {
+  if (result == 0 && release_at_traced_site(self, lock, site, made_wait)) return {};
   const Recorded recorded = record_release(self, lock, site, result, default_operation, made_wait);
   InsideLockscope inside;
   write_call(self, lock, site, recorded.operation, generation_of(recorded),

@@ -88,12 +88,24 @@ void close_trace(TraceBuffer& buffer) {
 }
 
 void forget_trace(TraceBuffer& buffer) {
-  if (buffer.header) {
+  if (void* mapped = buffer.header ? buffer.header : buffer.parked) {
     const int saved_errno = errno;
-    munmap(buffer.header, buffer.mapped_bytes);
+    munmap(mapped, buffer.mapped_bytes);
     errno = saved_errno;
   }
   std::memset(&buffer, 0, sizeof(buffer));
+}
+
+void park_trace(TraceBuffer& buffer) {
+  if (buffer.header == nullptr) return;
+  buffer.parked = buffer.header;
+  buffer.header = nullptr;
+}
+
+void unpark_trace(TraceBuffer& buffer) {
+  if (buffer.parked == nullptr) return;
+  buffer.header = buffer.parked;
+  buffer.parked = nullptr;
 }
 
 void mark_process_traces_closed() {

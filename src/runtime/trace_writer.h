@@ -31,6 +31,10 @@ struct TraceBuffer {
   uint64_t written;   // the thread's own copy of header->written
   uint64_t filtered;
   size_t mapped_bytes;
+  // While the thread forks: `header` is parked here (appends see none), so that nothing the child
+  // runs before lockscope's own fork handler (another library's handlers) writes into the parent's
+  // file, which the child inherits mapped.
+  format::TraceHeader* parked;
 };
 
 // Creates and maps the calling thread's file in the profile directory; false (and `buffer` left
@@ -44,6 +48,9 @@ void mark_trace_closed(TraceBuffer& buffer);
 void mark_process_traces_closed();
 // In a fork child: the mapping is the parent's file, which the child must not write. Unmaps it.
 void forget_trace(TraceBuffer& buffer);
+// Around a fork, in the forking thread: appends stop before it, and resume after it in the parent.
+void park_trace(TraceBuffer& buffer);
+void unpark_trace(TraceBuffer& buffer);
 
 inline void append_trace(TraceBuffer& buffer, const format::TraceEvent& event) {
   if (buffer.header == nullptr) return;

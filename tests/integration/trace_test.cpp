@@ -263,6 +263,26 @@ TEST(Trace, ForkAndExecGiveEachProcessImageItsOwnFiles) {
   }
 }
 
+// A program's fork handler that runs in the child before lockscope's own locks: its events must
+// not land in the parent's trace file, which the child inherited mapped (they once did, and the
+// child's appends raced the parent's on the shared count).
+TEST(Trace, AForkChildNeverWritesIntoItsParentsTrace) {
+  TemporaryDirectory dir;
+  const Profile profile =
+      record_all_unchanged(dir, {fixture("fork_handler_locks")}, nullptr, nullptr, {"--trace"});
+  ASSERT_EQ(profile.processes.size(), 2u);
+  for (const ProcessProfile& process : profile.processes) {
+    const FoundSite lock = find_site(process, "fork_handler_locks", "lock", Operation::kLock);
+    ASSERT_NE(lock.site, nullptr) << process.pid;
+    const bool parent = !process.parent_was_profiled;
+    EXPECT_EQ(lock.site->count, parent ? 10u : 5u) << process.pid;
+    const TraceSummary traced = summarize_trace(process);
+    const LockSummary* from_trace = same_lock(traced.locks, *lock.lock);
+    ASSERT_NE(from_trace, nullptr) << process.pid;
+    EXPECT_EQ(from_trace->acquisitions, parent ? 10u : 5u) << process.pid;
+  }
+}
+
 TEST(Trace, BadOptionsAreOneLineErrors) {
   const std::vector<std::vector<std::string>> bad = {
       {"record", "--min-wait", "10us", "--", "true"},
