@@ -100,15 +100,14 @@ void LockSummary::finish() {
       wake_latency_ns += site.wait_sum_ns;
       continue;
     }
-    switch (format::operation_class(site.operation)) {
-      case format::OperationClass::kRelease: releases += site.count - site.failed; break;
-      case format::OperationClass::kEvent: events += site.count; break;
-      case format::OperationClass::kAcquire:
-      case format::OperationClass::kWait:
-        add(site);
-        if (format::is_read_side(site.operation)) read_side.add(site);
-        if (format::is_write_side(site.operation)) write_side.add(site);
-        break;
+    if (counts_as_acquisition(site.operation)) {
+      add(site);
+      if (format::is_read_side(site.operation)) read_side.add(site);
+      if (format::is_write_side(site.operation)) write_side.add(site);
+    } else if (format::operation_class(site.operation) == format::OperationClass::kRelease) {
+      releases += site.count - site.failed;
+    } else {
+      events += site.count;
     }
   }
   SideSummary::finish();
@@ -116,6 +115,13 @@ void LockSummary::finish() {
   waits_only.add(reacquire_waits);
   read_side.finish();
   write_side.finish();
+}
+
+bool counts_as_acquisition(format::Operation operation) {
+  if (operation == format::Operation::kCondReacquire || operation == format::Operation::kCondWake)
+    return false;
+  const format::OperationClass kind = format::operation_class(operation);
+  return kind == format::OperationClass::kAcquire || kind == format::OperationClass::kWait;
 }
 
 std::string operation_name(format::Operation operation) {

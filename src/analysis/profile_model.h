@@ -244,6 +244,10 @@ struct Profile {
   std::vector<ProfileProblem> problems;   // files that could not be read, and why
 };
 
+// Whether a site's calls are among its lock's acquisitions and contended ones (LockSummary::finish):
+// acquires and waits, not a condvar's re-acquires of its mutex nor its wake-ups.
+bool counts_as_acquisition(format::Operation operation);
+
 std::string operation_name(format::Operation operation);
 std::string primitive_name(format::Primitive primitive);
 // "mutex/recursive+robust", "rwlock", "condvar", "spinlock", "semaphore", "barrier(4)".

@@ -16,23 +16,6 @@ bool is_system_file(const std::string& file) {
          file.find("gthr-default.h") != std::string::npos;
 }
 
-// "ns::Class::method(int, std::string const&) const" -> "ns::Class::method"
-std::string short_function_name(std::string name) {
-  const std::string anonymous = "(anonymous namespace)::";
-  for (size_t at; (at = name.find(anonymous)) != std::string::npos;) name.erase(at, anonymous.size());
-  if (!name.empty() && (name.back() == ')' || name.ends_with(" const"))) {
-    int depth = 0;
-    for (size_t i = name.size(); i-- > 0;) {
-      if (name[i] == ')') ++depth;
-      if (name[i] == '(' && --depth == 0) {
-        if (i > 0) name.erase(i);
-        break;
-      }
-    }
-  }
-  return name;
-}
-
 std::string display_file(const std::string& file) {
   std::error_code error;
   const std::string cwd = std::filesystem::current_path(error).string() + "/";
@@ -77,6 +60,22 @@ void symbolize(CodeLocation& where, const ProcessProfile& process, Symbolizer& s
 }
 
 }  // namespace
+
+std::string short_function_name(std::string name) {
+  const std::string anonymous = "(anonymous namespace)::";
+  for (size_t at; (at = name.find(anonymous)) != std::string::npos;) name.erase(at, anonymous.size());
+  if (!name.empty() && (name.back() == ')' || name.ends_with(" const"))) {
+    int depth = 0;
+    for (size_t i = name.size(); i-- > 0;) {
+      if (name[i] == ')') ++depth;
+      if (name[i] == '(' && --depth == 0) {
+        if (i > 0) name.erase(i);
+        break;
+      }
+    }
+  }
+  return name;
+}
 
 void symbolize_profile(Profile& profile) {
   Symbolizer symbolizer;

@@ -1,0 +1,137 @@
+// The wait-attribution view over a hand-built process: waits through wrappers attributed past
+// --caller-depth frames and --skip-frames matches, inlined wrappers expanded, waits without a
+// stack kept at their call site, and every contended wait counted once.
+#include "analysis/wait_attribution.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/profile_symbolization.h"
+
+namespace lockscope {
+namespace {
+
+CodeLocation frame(const std::string& function, int line) {
+  CodeLocation where;
+  where.module = 0;
+  where.offset = 0x1000 + static_cast<uint64_t>(line);
+  where.function = function;
+  where.file = "app.cc";
+  where.line = line;
+  where.label = short_function_name(function) + " app.cc:" + std::to_string(line);
+  return where;
+}
+
+WaitAttributionRule rule(size_t depth, const std::string& pattern) {
+  std::string error;
+  std::optional<WaitAttributionRule> made = make_wait_attribution_rule(depth, pattern, error);
+  EXPECT_TRUE(made) << error;
+  return made ? *made : WaitAttributionRule{};
+}
+
+// One mutex taken at one line inside MutexLock::MutexLock, from two callers; a third caller's
+// MutexLock was inlined into it. 10 + 4 + 3 waits have stacks, 2 more do not.
+struct WrappedProcess {
+  ProcessProfile process;
+  LockSummary lock;
+  WrappedProcess() {
+    const CodeLocation site = frame("MutexLock::MutexLock(Mutex*)", 10);
+    CodeLocation inlined = frame("MutexLock::MutexLock(Mutex*)", 10);
+    inlined.offset = 0x3000;
+    inlined.inlined_from = {"Cache::put app.cc:70", "Server::serve app.cc:90"};
+    process.stacks = {
+        {site, frame("Cache::get(int) const", 40), frame("Server::serve()", 80)},
+        {site, frame("Cache::evict()", 50), frame("Server::serve()", 81)},
+        {inlined, frame("main", 100)},
+    };
+    SiteSummary lock_site;
+    lock_site.location = site;
+    lock_site.count = 100;
+    lock_site.contended = 12;
+    lock_site.wait_sum_ns = 12'000;
+    lock_site.stacks = {SiteStack{0, 6, 6'000}, SiteStack{1, 4, 4'000}};
+    SiteSummary other_site;  // the inlined MutexLock: another return address
+    other_site.location = inlined;
+    other_site.count = 20;
+    other_site.contended = 7;
+    other_site.wait_sum_ns = 9'000;
+    other_site.stacks = {SiteStack{2, 3, 6'000}};
+    SiteSummary unlock_site;
+    unlock_site.operation = format::Operation::kUnlock;
+    unlock_site.location = frame("MutexLock::~MutexLock()", 11);
+    unlock_site.count = 120;
+    lock.sites = {lock_site, other_site, unlock_site};
+    lock.finish();
+  }
+};
+
+TEST(WaitAttribution, SkipFramesNamesTheCallersAndEveryContendedWaitIsCountedOnce) {
+  const WrappedProcess wrapped;
+  const WaitAttribution result =
+      attribute_waits(wrapped.process, wrapped.lock.sites, rule(0, "^MutexLock::"));
+  ASSERT_EQ(result.frames.size(), 3u);
+  EXPECT_EQ(result.frames[0].frame.label, "Cache::get app.cc:40");
+  EXPECT_EQ(result.frames[0].waits, 6u);
+  // The inlined wrapper is a frame of its own; its caller is the frame it was inlined into.
+  EXPECT_EQ(result.frames[1].frame.label, "Cache::put app.cc:70");
+  EXPECT_EQ(result.frames[1].frame.function, "Cache::put");
+  EXPECT_EQ(result.frames[1].frame.line, 70);
+  EXPECT_EQ(result.frames[1].frame.offset, 0x3000u);
+  EXPECT_EQ(result.frames[1].waits, 3u);
+  EXPECT_EQ(result.frames[1].wait_ns, 6'000u);
+  EXPECT_EQ(result.frames[2].frame.label, "Cache::evict app.cc:50");
+  EXPECT_EQ(result.frames[2].waits, 4u);
+  // 12 - 10 and 7 - 3 waits had no stack: they stay at their call sites.
+  EXPECT_EQ(result.without_stack_waits, 6u);
+  EXPECT_EQ(result.without_stack_wait_ns, 2'000u + 3'000u);
+  EXPECT_EQ(result.contended(), wrapped.lock.contended);
+  EXPECT_EQ(wrapped.lock.contended, 19u);
+}
+
+TEST(WaitAttribution, CallerDepthSkipsFirstThenSkipFramesAndShortStacksEndAtTheirOutermost) {
+  const WrappedProcess wrapped;
+  // Two frames out: Server::serve for the first two stacks (grouped by line), inlined serve too.
+  WaitAttribution result = attribute_waits(wrapped.process, wrapped.lock.sites, rule(2, ""));
+  ASSERT_EQ(result.frames.size(), 3u);
+  EXPECT_EQ(result.frames[0].frame.label, "Server::serve app.cc:80");
+  EXPECT_EQ(result.frames[1].frame.label, "Server::serve app.cc:90");
+  EXPECT_EQ(result.frames[2].frame.label, "Server::serve app.cc:81");
+  // Then skipping Server::: the outermost frame of the first two, main for the third.
+  result = attribute_waits(wrapped.process, wrapped.lock.sites, rule(2, "^Server::"));
+  ASSERT_EQ(result.frames.size(), 3u);
+  EXPECT_EQ(result.frames[0].frame.label, "Server::serve app.cc:80");
+  EXPECT_EQ(result.frames[1].frame.label, "main app.cc:100");
+  EXPECT_EQ(result.frames[2].frame.label, "Server::serve app.cc:81");
+  // Deeper than every stack: each at its outermost frame.
+  result = attribute_waits(wrapped.process, wrapped.lock.sites, rule(60, ""));
+  EXPECT_EQ(result.frames[1].frame.label, "main app.cc:100");
+  EXPECT_EQ(result.contended(), 19u);
+}
+
+TEST(WaitAttribution, DepthZeroWithoutPatternKeepsTheCallSite) {
+  const WrappedProcess wrapped;
+  const WaitAttribution result = attribute_waits(wrapped.process, wrapped.lock.sites, rule(0, ""));
+  ASSERT_EQ(result.frames.size(), 1u);  // both return addresses are the same line
+  EXPECT_EQ(result.frames[0].frame.label, "MutexLock::MutexLock app.cc:10");
+  EXPECT_EQ(result.frames[0].waits, 13u);
+}
+
+TEST(WaitAttribution, TheNameMatchedIsTheFunctionNotTheFile) {
+  const WrappedProcess wrapped;
+  // "app" is in every frame's file but in no function name: nothing is skipped.
+  const WaitAttribution result = attribute_waits(wrapped.process, wrapped.lock.sites, rule(0, "app"));
+  ASSERT_EQ(result.frames.size(), 1u);
+  EXPECT_EQ(result.frames[0].frame.label, "MutexLock::MutexLock app.cc:10");
+  // The parameter list is not part of the name either.
+  const WaitAttribution params =
+      attribute_waits(wrapped.process, wrapped.lock.sites, rule(0, "Mutex\\*|^MutexLock::MutexLock$"));
+  EXPECT_EQ(params.frames[0].frame.label, "Cache::get app.cc:40");
+}
+
+TEST(WaitAttribution, AnInvalidPatternIsAnErrorValue) {
+  std::string error;
+  EXPECT_FALSE(make_wait_attribution_rule(0, "with_lock(", error));
+  EXPECT_FALSE(error.empty());
+}
+
+}  // namespace
+}  // namespace lockscope
