@@ -15,6 +15,7 @@
 #include "analysis/profile_reader.h"
 #include "common/trace_format.h"
 #include "analysis/profile_symbolization.h"
+#include "analysis/wait_attribution.h"
 #include "cli/cli_error.h"
 #include "cli/profile_directory.h"
 #include "cli/target_launch.h"
@@ -34,6 +35,9 @@ struct ReportSettings {
   std::string format;  // empty: from the output's extension, else text
   std::string output;  // empty: stdout (report) / stderr (run)
   ReportOptions options;
+  bool attribute_waits = false;  // --caller-depth or --skip-frames given
+  unsigned caller_depth = 0;
+  std::string skip_frames;
 };
 
 void add_report_options(CLI::App& app, ReportSettings& settings) {
@@ -44,6 +48,32 @@ void add_report_options(CLI::App& app, ReportSettings& settings) {
       ->default_str("wait");
   app.add_option("--top", settings.options.top, "locks listed in detail")->default_str("10");
   app.add_flag("--all", settings.options.all, "list every lock, including never-acquired ones");
+  app.add_option_function<unsigned>(
+         "--caller-depth",
+         [&settings](const unsigned& depth) {
+           settings.caller_depth = depth;
+           settings.attribute_waits = true;
+         },
+         "attribute each contended wait with a stack to the frame N calls out from its call site "
+         "(0: the call site), then past --skip-frames")
+      ->check(CLI::Range(0u, 64u))
+      ->default_str("0");
+  app.add_option_function<std::string>(
+         "--skip-frames",
+         [&settings](const std::string& pattern) {
+           settings.skip_frames = pattern;
+           settings.attribute_waits = true;
+         },
+         "attribute each contended wait with a stack to its first frame (innermost first) whose "
+         "function name does not match this ECMAScript regex: the caller of your lock wrappers")
+      ->check(CLI::Validator(
+          [](std::string& pattern) {
+            std::string error;
+            return make_wait_attribution_rule(0, pattern, error)
+                       ? std::string()
+                       : fmt::format("not a valid regular expression: '{}' ({})", pattern, error);
+          },
+          "REGEX"));
 }
 
 // CLI11 errors (unknown option, bad value) become one-line CliErrors.
@@ -106,12 +136,17 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
                        : "");
   }
   symbolize_profile(profile);
+  ReportOptions options = settings.options;
+  if (settings.attribute_waits) {
+    std::string error;  // the pattern was checked when parsed
+    options.attribution = make_wait_attribution_rule(settings.caller_depth, settings.skip_frames, error);
+  }
   const std::string format = !settings.format.empty()   ? settings.format
                              : !settings.output.empty() ? format_for_path(settings.output)
                                                         : "text";
   auto writer = make_report_writer(format);
   if (settings.output.empty() || settings.output == "-") {
-    writer->write(profile, settings.options, to_stderr ? std::cerr : std::cout);
+    writer->write(profile, options, to_stderr ? std::cerr : std::cout);
   } else {
     const std::string temporary = settings.output + ".tmp";
     {
@@ -120,7 +155,7 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
         throw CliError(fmt::format("cannot write the report to '{}': {}", settings.output,
                                    std::strerror(errno)),
                        "choose another file with -o FILE");
-      writer->write(profile, settings.options, out);
+      writer->write(profile, options, out);
       if (!out.flush())
         throw CliError(fmt::format("cannot write the report to '{}'", settings.output));
     }

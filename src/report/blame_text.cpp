@@ -66,28 +66,58 @@ void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out
 
 void write_wait_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
                        size_t top, std::ostream& out) {
+  std::vector<const SiteStack*> rows;
+  uint64_t captured = 0, contended = 0;
+  const SiteSummary* only_site = nullptr;
+  size_t waiting_sites = 0;
   for (const SiteSummary* site : sites) {
-    if (site->stacks.empty() || site->contended == 0) continue;
-    std::vector<const SiteStack*> rows;
-    uint64_t captured = 0;
+    if (format::operation_class(site->operation) != format::OperationClass::kAcquire ||
+        site->contended == 0)
+      continue;
+    ++waiting_sites;
+    only_site = site;
+    contended += site->contended;
     for (const SiteStack& row : site->stacks) {
       rows.push_back(&row);
       captured += row.waits;
     }
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const SiteStack* a, const SiteStack* b) { return a->wait_ns > b->wait_ns; });
-    out << fmt::format("  stacks of the waits at {} ({} of {} waits captured):\n",
-                       site->location.label, format_count(captured), format_count(site->contended));
-    for (size_t r = 0; r < rows.size() && r < top; ++r) {
-      out << fmt::format("    {} in {} wait{}\n", format_duration_ns(double(rows[r]->wait_ns)),
-                         format_count(rows[r]->waits), rows[r]->waits == 1 ? "" : "s");
-      if (rows[r]->stack >= process.stacks.size()) continue;
-      for (const CodeLocation& frame : process.stacks[rows[r]->stack])
-        out << "      " << holder_label(frame) << '\n';
-    }
-    if (rows.size() > top)
-      out << fmt::format("    ... {} more stack{}\n", rows.size() - top, rows.size() - top == 1 ? "" : "s");
   }
+  if (rows.empty()) return;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const SiteStack* a, const SiteStack* b) { return a->wait_ns > b->wait_ns; });
+  const std::string where = waiting_sites == 1
+                                ? "at " + only_site->location.label
+                                : fmt::format("on this lock, across its {} call sites", waiting_sites);
+  out << fmt::format("  stacks of the waits {} ({} of {} waits captured):\n", where,
+                     format_count(captured), format_count(contended));
+  for (size_t r = 0; r < rows.size() && r < top; ++r) {
+    out << fmt::format("    {} in {} wait{}\n", format_duration_ns(double(rows[r]->wait_ns)),
+                       format_count(rows[r]->waits), rows[r]->waits == 1 ? "" : "s");
+    if (rows[r]->stack >= process.stacks.size()) continue;
+    for (const CodeLocation& frame : process.stacks[rows[r]->stack])
+      out << "      " << holder_label(frame) << '\n';
+  }
+  if (rows.size() > top)
+    out << fmt::format("    ... {} more stack{}\n", rows.size() - top, rows.size() - top == 1 ? "" : "s");
+}
+
+void write_wait_attribution(const WaitAttribution& attribution, const WaitAttributionRule& rule,
+                            std::ostream& out) {
+  const uint64_t contended = attribution.contended();
+  if (contended == 0) return;
+  uint64_t total_ns = attribution.without_stack_wait_ns;
+  for (const AttributedWaits& row : attribution.frames) total_ns += row.wait_ns;
+  std::string how = fmt::format("--caller-depth {}", rule.caller_depth);
+  if (!rule.skip_frames.empty()) how += fmt::format(" --skip-frames '{}'", rule.skip_frames);
+  out << fmt::format("  contended waits by caller outside the wrappers ({}):\n", how);
+  for (const AttributedWaits& row : attribution.frames)
+    out << wait_line(row.wait_ns, std::max<uint64_t>(total_ns, 1), row.waits, holder_label(row.frame));
+  out << fmt::format("    {} of {} contended waits had no captured stack and stay at their call "
+                     "site{}\n",
+                     format_count(attribution.without_stack_waits), format_count(contended),
+                     attribution.without_stack_waits
+                         ? fmt::format(" ({})", format_duration_ns(double(attribution.without_stack_wait_ns)))
+                         : "");
 }
 
 }  // namespace lockscope

@@ -1,19 +1,26 @@
 // The text report's "who made them wait" lines under a lock's call sites: for each site that
 // waited, the acquire sites of the holds it waited behind; and, when several sites waited, the
-// holders' sites with the total wait they caused.
+// holders' sites with the total wait they caused. Then where the waits came from: their call
+// stacks, and (--caller-depth, --skip-frames) the callers outside the lock's wrappers.
 #pragma once
 
 #include <ostream>
 #include <vector>
 
 #include "analysis/profile_model.h"
+#include "analysis/wait_attribution.h"
 
 namespace lockscope {
 
 // `sites`: one lock's (or rwlock side's) call sites, in the order they are listed.
 void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out);
-// For each site that waited, the call stacks it waited from (the top `top`), frame by frame.
+// The call stacks the sites' waits came from, the top `top` over all of them (a lock's, across its
+// call sites: each stack starts at its call site), frame by frame.
 void write_wait_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
                        size_t top, std::ostream& out);
+// A lock's contended waits by the frame `rule` attributes them to, with its share of their wait;
+// then the waits without a captured stack, which stay at their call site.
+void write_wait_attribution(const WaitAttribution& attribution, const WaitAttributionRule& rule,
+                            std::ostream& out);
 
 }  // namespace lockscope

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/lock_order_cycles.h"
+#include "analysis/wait_attribution.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 
@@ -109,7 +110,22 @@ json side_json(const SideSummary& side) {
           {"hold", hold_json(side)}};
 }
 
-json lock_json(const LockSummary& lock, const ProcessProfile& process) {
+// --caller-depth / --skip-frames: the lock's contended waits by attributed frame, and those that
+// stay at their call site for want of a stack (together: `contended`).
+void add_attributed_waits(json& out, const LockSummary& lock, const ProcessProfile& process,
+                          const WaitAttributionRule& rule) {
+  const WaitAttribution attribution = attribute_waits(process, lock.sites, rule);
+  json rows = json::array();
+  for (const AttributedWaits& row : attribution.frames)
+    rows.push_back({{"frame", location_json(row.frame, process)},
+                    {"waits", row.waits},
+                    {"wait_ns", row.wait_ns}});
+  out["attributed_waits"] = rows;
+  out["waits_without_stack"] = {{"waits", attribution.without_stack_waits},
+                                {"wait_ns", attribution.without_stack_wait_ns}};
+}
+
+json lock_json(const LockSummary& lock, const ProcessProfile& process, const ReportOptions& options) {
   json sites = json::array();
   for (const SiteSummary& site : lock.sites) sites.push_back(site_json(site, process));
   json out = {{"address", lock.address},
@@ -139,6 +155,7 @@ json lock_json(const LockSummary& lock, const ProcessProfile& process) {
     out["read"] = side_json(lock.read_side);
     out["write"] = side_json(lock.write_side);
   }
+  if (options.attribution) add_attributed_waits(out, lock, process, *options.attribution);
   return out;
 }
 
@@ -231,7 +248,7 @@ json trace_json(const ProcessProfile& process) {
           {"events", events}};
 }
 
-json process_json(const ProcessProfile& process) {
+json process_json(const ProcessProfile& process, const ReportOptions& options) {
   json threads = json::array();
   for (const ThreadSummary& t : process.threads)
     threads.push_back({{"tid", t.tid},
@@ -246,7 +263,7 @@ json process_json(const ProcessProfile& process) {
                        {"waits_by_primitive_ns", waits_by_primitive_json(t)},
                        {"barrier_last_arrivals", t.barrier_last_arrivals}});
   json locks = json::array();
-  for (const LockSummary& lock : process.locks) locks.push_back(lock_json(lock, process));
+  for (const LockSummary& lock : process.locks) locks.push_back(lock_json(lock, process, options));
   json modules = json::array();
   for (const ModuleSummary& m : process.modules)
     modules.push_back({{"path", m.path}, {"build_id", m.build_id_hex}, {"load_bias", m.load_bias}});
@@ -294,9 +311,10 @@ json process_json(const ProcessProfile& process) {
 
 class JsonReportWriter final : public ReportWriter {
  public:
-  void write(const Profile& profile, const ReportOptions&, std::ostream& out) override {
+  void write(const Profile& profile, const ReportOptions& options, std::ostream& out) override {
     json processes = json::array();
-    for (const ProcessProfile& process : profile.processes) processes.push_back(process_json(process));
+    for (const ProcessProfile& process : profile.processes)
+      processes.push_back(process_json(process, options));
     json problems = json::array();
     for (const ProfileProblem& problem : profile.problems)
       problems.push_back({{"file", problem.file}, {"problem", problem.message}});
@@ -305,6 +323,9 @@ class JsonReportWriter final : public ReportWriter {
                      {"directory", profile.directory},
                      {"processes", processes},
                      {"problems", problems}};
+    if (options.attribution)
+      document["wait_attribution"] = {{"caller_depth", options.attribution->caller_depth},
+                                      {"skip_frames", options.attribution->skip_frames}};
     out << document.dump(2) << '\n';
   }
 };

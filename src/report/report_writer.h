@@ -3,11 +3,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "analysis/profile_model.h"
+#include "analysis/wait_attribution.h"
 
 namespace lockscope {
 
@@ -16,6 +18,8 @@ struct ReportOptions {
   size_t top = 10;                // locks listed in detail
   bool all = false;               // every lock, including those never acquired
   std::string command;            // for the header: "lockscope run -- ..." when known
+  // --caller-depth / --skip-frames: contended waits by the first frame outside the wrappers
+  std::optional<WaitAttributionRule> attribution;
 };
 
 class ReportWriter {

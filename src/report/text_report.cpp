@@ -232,7 +232,8 @@ std::string shared_with(const Profile& profile, const LockRow& row) {
                       : fmt::format("  (process-shared; also used by pid {})", fmt::join(pids, ", "));
 }
 
-void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows, std::ostream& out) {
+void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows,
+                      const ReportOptions& options, std::ostream& out) {
   out << "*** call sites of each lock listed ***\n";
   for (const LockRow& row : rows) {
     out << fmt::format("{}  {}  acquired {}, contended {}, wait {}{}\n", lock_identity(row),
@@ -278,7 +279,10 @@ void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows, 
     }
     table.write(out, "  ");
     write_blame(sites, out);
-    write_wait_stacks(*row.process, sites, 3, out);
+    write_wait_stacks(*row.process, sites, 5, out);
+    if (options.attribution)
+      write_wait_attribution(attribute_waits(*row.process, row.figures().sites, *options.attribution),
+                             *options.attribution, out);
     out << '\n';
   }
 }
@@ -430,7 +434,7 @@ class TextReportWriter final : public ReportWriter {
     size_t total = 0;
     const std::vector<LockRow> rows = listed_rows(profile, options, total);
     write_locks(rows, total, options, out);
-    write_call_sites(profile, rows, out);
+    write_call_sites(profile, rows, options, out);
     write_lock_order_inversions(profile, out);
     write_legend(out);
     out << '\n';
