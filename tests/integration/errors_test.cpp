@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -74,6 +75,22 @@ TEST(Errors, UnknownRunOptionIsNotMistakenForTheCommand) {
                125, "unknown option '--bogus'");
   expect_error(run_lockscope({"record", "-o", dir / "p", "--bogus", fixture("counter_threads")}),
                125, "unknown option '--bogus'");
+}
+
+// Refused while the options are read: `report` reads no profile, `run` starts nothing (its
+// profile directory is never made); one error line and its hint.
+TEST(Errors, InvalidSkipFramesRegex) {
+  TemporaryDirectory dir;
+  const std::string needle = "--skip-frames: not a valid regular expression: 'with_lock('";
+  const CommandResult report = run_lockscope({"report", dir.path(), "--skip-frames", "with_lock("});
+  expect_error(report, 125, needle);
+  EXPECT_EQ(std::count(report.err.begin(), report.err.end(), '\n'), 2) << report.err;
+  EXPECT_NE(report.err.find("\nhint: see `lockscope report --help`\n"), std::string::npos) << report.err;
+  const CommandResult run = run_lockscope(
+      {"run", "-o", dir / "p", "--skip-frames", "[a-", "--", fixture("counter_threads")});
+  expect_error(run, 125, "--skip-frames: not a valid regular expression: '[a-'");
+  EXPECT_FALSE(fs::exists(dir / "p")) << "the program must not have been started";
+  expect_error(run_lockscope({"report", dir.path(), "--caller-depth", "-1"}), 125, "--caller-depth");
 }
 
 TEST(Errors, UnknownCommand) {

@@ -1,4 +1,5 @@
 // Call stacks of contended waits, through wrappers, in code without frame pointers.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -56,6 +57,67 @@ TEST(Stacks, StackDepthZeroRecordsNoneAndFramePointersAloneStopEarly) {
   ASSERT_EQ(walked.exit_status, 0) << walked.err;
   for (const ProcessProfile& process : load_profile(fp.path()).processes)
     for (const auto& stack : process.stacks) EXPECT_LT(stack.size(), 4u);
+}
+
+
+// The JSON report's waits on the fixture's lock, attributed by `options`: every contended wait
+// (all have stacks at 100 us holds) lands on the thread function's call of the wrappers, and the
+// rows add up to the lock's contended count; the text report says the same.
+void expect_waits_attributed_to_worker(const std::vector<std::string>& options) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "wrapped_locks", {"100"});
+  const FoundSite wait = find_site(process, "wrapped_locks", "level3", Operation::kLock);
+  ASSERT_NE(wait.lock, nullptr);
+  ASSERT_GT(wait.lock->contended, 0u);
+  std::vector<std::string> args = {"report", "-f", "json", dir.path()};
+  args.insert(args.end(), options.begin(), options.end());
+  const CommandResult json_run = run_lockscope(args);
+  ASSERT_EQ(json_run.exit_status, 0) << json_run.err;
+  const auto document = nlohmann::json::parse(json_run.out);
+  EXPECT_TRUE(document.contains("wait_attribution")) << json_run.out.substr(0, 400);
+  const nlohmann::json* lock = nullptr;
+  for (const auto& candidate : document["processes"][0]["locks"])
+    if (candidate["address"] == wait.lock->address) lock = &candidate;
+  ASSERT_NE(lock, nullptr);
+  const int worker_line = marker_line("wrapped_locks", "worker");
+  uint64_t attributed = 0;
+  for (const auto& row : (*lock)["attributed_waits"]) {
+    EXPECT_EQ(row["frame"].value("function", ""), "worker") << row.dump();
+    EXPECT_EQ(row["frame"].value("line", 0), worker_line) << row.dump();
+    attributed += row["waits"].get<uint64_t>();
+  }
+  EXPECT_EQ((*lock)["waits_without_stack"]["waits"], 0u);
+  EXPECT_EQ(attributed, wait.lock->contended);
+
+  args[2] = "text";
+  const CommandResult text = run_lockscope(args);
+  ASSERT_EQ(text.exit_status, 0) << text.err;
+  const size_t at = text.out.find("contended waits by caller outside the wrappers");
+  ASSERT_NE(at, std::string::npos) << text.out;
+  const std::string section = text.out.substr(at, text.out.find("\n\n", at) - at);
+  EXPECT_NE(section.find("100.0 %  "), std::string::npos) << section;
+  EXPECT_NE(section.find(fmt::format("in {} wait{}  worker ", wait.lock->contended,
+                                          wait.lock->contended == 1 ? "" : "s")), std::string::npos)
+      << section;
+  EXPECT_NE(section.find(fmt::format("wrapped_locks.c:{}\n", worker_line)), std::string::npos)
+      << section;
+  EXPECT_NE(section.find(fmt::format("0 of {} contended waits had no captured stack",
+                                     wait.lock->contended)),
+            std::string::npos)
+      << section;
+}
+
+TEST(Stacks, SkipFramesAttributesEveryWaitPastTheWrappersToTheThreadFunction) {
+  expect_waits_attributed_to_worker({"--skip-frames", "^(take_and_work|with_lock|guarded_update)$"});
+}
+
+TEST(Stacks, CallerDepthThreeAttributesEveryWaitToTheThreadFunction) {
+  expect_waits_attributed_to_worker({"--caller-depth", "3"});
+}
+
+// Two levels out, then past the one wrapper left: the same frame.
+TEST(Stacks, CallerDepthThenSkipFramesCombine) {
+  expect_waits_attributed_to_worker({"--caller-depth", "2", "--skip-frames", "^guarded_"});
 }
 
 }  // namespace

@@ -58,5 +58,52 @@ TEST(BlameText, OneWaitingSiteHasNoSummaryAndReadersAreNamed) {
   EXPECT_EQ(out.str().find("holds that made"), std::string::npos) << out.str();
 }
 
+
+// Two sites' stacks are one list, the lock's, most wait first, each stack from its call site.
+TEST(BlameText, WaitStacksOfSeveralSitesAreListedPerLock) {
+  ProcessProfile process;
+  process.stacks = {{at("lock_a a.c:1", 0x1), at("caller_a a.c:9", 0x9)},
+                    {at("lock_b b.c:2", 0x2), at("caller_b b.c:8", 0x8)}};
+  SiteSummary a = waiting_site("lock_a a.c:1", 0x1, {});
+  a.contended = 5;
+  a.stacks = {SiteStack{0, 4, 1'000'000}};
+  SiteSummary b = waiting_site("lock_b b.c:2", 0x2, {});
+  b.contended = 2;
+  b.stacks = {SiteStack{1, 2, 3'000'000}};
+  std::ostringstream out;
+  write_wait_stacks(process, {&a, &b}, 5, out);
+  EXPECT_EQ(out.str(),
+            "  stacks of the waits on this lock, across its 2 call sites (6 of 7 waits captured):\n"
+            "    3.00ms in 2 waits\n"
+            "      lock_b b.c:2\n"
+            "      caller_b b.c:8\n"
+            "    1.00ms in 4 waits\n"
+            "      lock_a a.c:1\n"
+            "      caller_a a.c:9\n");
+  std::ostringstream one;
+  write_wait_stacks(process, {&a}, 5, one);
+  EXPECT_EQ(one.str().rfind("  stacks of the waits at lock_a a.c:1 (4 of 5 waits captured):\n", 0), 0u)
+      << one.str();
+}
+
+TEST(BlameText, AttributedWaitsShowShareAndTheWaitsWithoutAStack) {
+  WaitAttribution attribution;
+  attribution.frames = {AttributedWaits{at("worker w.c:36", 0x36), 3, 3'000'000},
+                        AttributedWaits{at("main w.c:50", 0x50), 1, 500'000}};
+  attribution.without_stack_waits = 2;
+  attribution.without_stack_wait_ns = 500'000;
+  WaitAttributionRule rule;
+  rule.caller_depth = 1;
+  rule.skip_frames = "^with_";
+  std::ostringstream out;
+  write_wait_attribution(attribution, rule, out);
+  EXPECT_EQ(out.str(),
+            "  contended waits by caller outside the wrappers (--caller-depth 1 --skip-frames "
+            "'^with_'):\n"
+            "      75.0 %  3.00ms in 3 waits  worker w.c:36\n"
+            "      12.5 %  500µs in 1 wait  main w.c:50\n"
+            "    2 of 6 contended waits had no captured stack and stay at their call site (500µs)\n");
+}
+
 }  // namespace
 }  // namespace lockscope
