@@ -1,0 +1,109 @@
+#include "report/footer_text.h"
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/program_loadability.h"
+#include "report/duration_format.h"
+#include "report/trace_text.h"
+
+namespace lockscope {
+
+void write_footer(const Profile& profile, std::ostream& out) {
+  std::vector<std::string> notes;
+  std::map<uint32_t, std::vector<uint32_t>> pids_by_sample_period;
+  for (const ProcessProfile& process : profile.processes)
+    if (process.hold_sample_period > 1) pids_by_sample_period[process.hold_sample_period].push_back(process.pid);
+  for (const auto& [period, pids] : pids_by_sample_period)
+    notes.push_back(fmt::format("{}: holds nobody waited for past a call site's first {} timed "
+                                "1 in {} and scaled (HOLD TOTAL is an estimate, capped at the "
+                                "run's length; holds after a wait and holds a thread waited for "
+                                "are timed; --hold-sample 1 times every hold)",
+                                pids.size() == profile.processes.size()
+                                    ? std::string("all processes")
+                                    : fmt::format("pid {}", fmt::join(pids, ", ")),
+                                period, period));
+  add_trace_notes(profile, notes);
+  for (const ProcessProfile& process : profile.processes)
+    if (process.exit_path == format::ExitPath::kSnapshot && !process.trace.cut_short)
+      notes.push_back(fmt::format("pid {}: profile from its last snapshot ({} in): the process "
+                                  "ended without an exit path (SIGKILL?), later calls are missing",
+                                  process.pid, format_duration_ns(double(process.duration_ns))));
+  // An exec whose new image left no profile of its own (same pid, started later).
+  for (const ProcessProfile& process : profile.processes) {
+    if (process.exit_path != format::ExitPath::kExec || process.exec_target.empty()) continue;
+    const bool followed = std::any_of(
+        profile.processes.begin(), profile.processes.end(), [&](const ProcessProfile& next) {
+          return next.pid == process.pid && next.start_realtime_ns > process.start_realtime_ns;
+        });
+    if (followed) continue;
+    const Unprofilable why = why_unprofilable(process.exec_target);
+    notes.push_back(fmt::format(
+        "pid {} exec'd {}: not profiled ({})", process.pid, process.exec_target,
+        why.reason.empty() ? "its runtime was not loaded: a static or set-user-ID program, or "
+                             "LD_PRELOAD removed from its environment"
+                           : why.program + " " + why.reason.substr(0, why.reason.find(':'))));
+  }
+  for (const ProcessProfile& process : profile.processes)
+    for (const LockSummary& lock : process.locks)
+      if (lock.flags & format::kLockOwnerDied)
+        notes.push_back(fmt::format("pid {}: {} {:#x} was acquired with EOWNERDEAD: a thread or "
+                                    "process died holding it (the program recovered it)",
+                                    process.pid, lock_kind_name(lock), lock.address));
+  for (const ProcessProfile& process : profile.processes) {
+    const std::pair<format::Counter, const char*> counters[] = {
+        {format::Counter::kDroppedSites, "events not recorded: call-site table full"},
+        {format::Counter::kDroppedLocks, "events not recorded: lock table full"},
+        {format::Counter::kUnbalancedUnlocks, "unlocks of locks not seen acquired by that thread"},
+        {format::Counter::kHeldStackOverflow, "holds not timed: more than 64 nested locks"},
+        {format::Counter::kReentrantCalls, "calls passed through unrecorded (from inside "
+                                           "lockscope, or a signal handler that interrupted it)"},
+        {format::Counter::kBootstrapCalls, "calls before the runtime was ready (unrecorded)"},
+        {format::Counter::kDroppedThreads, "threads not listed: no memory for their slots"},
+        {format::Counter::kThreadsLiveAtExit, "threads still running at exit (latest counts may "
+                                              "be incomplete)"},
+        {format::Counter::kWaitsInProgress, "waits still blocked at exit (counted up to the exit)"},
+        {format::Counter::kHoldsInProgress, "locks still held at exit (timed holds counted up to "
+                                            "the exit)"},
+        {format::Counter::kCallsAfterSnapshot, "calls by still-running threads while the profile "
+                                               "was written (not in it)"},
+        {format::Counter::kBlockingHoldsUntimed, "locks first waited for during a hold that may "
+                                                 "not be timed (then in the hold estimate)"},
+        {format::Counter::kDroppedOrderEdges, "lock-order edges not kept (out of memory): "
+                                              "inversions through them are not shown"},
+        {format::Counter::kTraceFilesFailed, "threads whose trace file could not be made (their "
+                                             "events are only in the counts)"},
+    };
+    for (const auto& [counter, text] : counters)
+      if (uint64_t value = process.counter(counter); value > 0 &&
+          !(counter == format::Counter::kThreadsLiveAtExit && value <= 1))
+        notes.push_back(fmt::format("pid {}: {} {}", process.pid, format_count(value), text));
+  }
+  // Call sites shown as module+offset: say which modules lack debug info and what to do about it.
+  std::map<std::string, size_t> unsymbolized;
+  for (const ProcessProfile& process : profile.processes)
+    for (const LockSummary& lock : process.locks)
+      for (const SiteSummary& site : lock.sites)
+        if (site.location.line == 0 && site.location.module < process.modules.size())
+          ++unsymbolized[process.modules[site.location.module].path];
+  for (const auto& [module, sites] : unsymbolized)
+    notes.push_back(fmt::format("{} call site{} in {} without file:line: no debug info found (install "
+                                "its debug symbols, e.g. Debian's -dbgsym package, or set "
+                                "DEBUGINFOD_URLS)",
+                                sites, sites == 1 ? "" : "s", module));
+  for (const ProfileProblem& problem : profile.problems)
+    notes.push_back(fmt::format("not read: {}: {}", problem.file, problem.message));
+  if (notes.empty()) {
+    out << "nothing dropped: every lock operation of every profiled process was recorded\n";
+    return;
+  }
+  out << "notes:\n";
+  for (const std::string& note : notes) out << "  " << note << '\n';
+}
+
+}  // namespace lockscope
