@@ -244,8 +244,9 @@ struct Profile {
   std::vector<ProfileProblem> problems;   // files that could not be read, and why
 };
 
-// Whether a site's calls are among its lock's acquisitions and contended ones (LockSummary::finish):
-// acquires and waits, not a condvar's re-acquires of its mutex nor its wake-ups.
+// Whether a site's calls are among its lock's acquisitions and contended ones
+// (LockSummary::finish): acquires and waits, not a condvar's re-acquires of its mutex nor its
+// wake-ups.
 bool counts_as_acquisition(format::Operation operation);
 
 std::string operation_name(format::Operation operation);

@@ -63,7 +63,8 @@ void symbolize(CodeLocation& where, const ProcessProfile& process, Symbolizer& s
 
 std::string short_function_name(std::string name) {
   const std::string anonymous = "(anonymous namespace)::";
-  for (size_t at; (at = name.find(anonymous)) != std::string::npos;) name.erase(at, anonymous.size());
+  for (size_t at; (at = name.find(anonymous)) != std::string::npos;)
+    name.erase(at, anonymous.size());
   if (!name.empty() && (name.back() == ')' || name.ends_with(" const"))) {
     int depth = 0;
     for (size_t i = name.size(); i-- > 0;) {

@@ -31,7 +31,8 @@ CodeLocation inlined_frame(const CodeLocation& physical, size_t index) {
 
 bool skipped_by_name(const CodeLocation& frame, const WaitAttributionRule& rule) {
   if (rule.skip_frames.empty()) return false;
-  const std::string name = frame.function.empty() ? frame.label : short_function_name(frame.function);
+  const std::string name =
+      frame.function.empty() ? frame.label : short_function_name(frame.function);
   return std::regex_search(name, rule.skip);
 }
 
@@ -75,10 +76,11 @@ const CodeLocation& attributed_frame(const std::vector<CodeLocation>& frames,
   return frames[std::min(at, frames.size() - 1)];
 }
 
-WaitAttribution attribute_waits(const ProcessProfile& process, const std::vector<SiteSummary>& sites,
+WaitAttribution attribute_waits(const ProcessProfile& process,
+                                const std::vector<SiteSummary>& sites,
                                 const WaitAttributionRule& rule) {
   WaitAttribution out;
-  std::map<size_t, size_t> row_of_stack;           // stack index -> index into out.frames
+  std::map<size_t, size_t> row_of_stack;  // stack index -> index into out.frames
   std::map<std::string, size_t> row_of_label;
   for (const SiteSummary& site : sites) {
     if (!counts_as_acquisition(site.operation) || site.contended == 0) continue;

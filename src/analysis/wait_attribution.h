@@ -46,14 +46,15 @@ struct AttributedWaits {
 
 struct WaitAttribution {
   std::vector<AttributedWaits> frames;  // by frame label; most wait first, then most waits
-  uint64_t without_stack_waits = 0;     // contended waits with no captured stack: at their call site
+  uint64_t without_stack_waits = 0;  // contended waits with no captured stack: at their call site
   uint64_t without_stack_wait_ns = 0;
   uint64_t contended() const;  // the rows' waits plus those: the sites' contended acquisitions
 };
 
 // `sites`: a lock's call sites (or an rwlock side's). Counts the waits the lock's `contended`
 // counts: acquire and wait operations, not a condvar's re-acquires or wake-ups.
-WaitAttribution attribute_waits(const ProcessProfile& process, const std::vector<SiteSummary>& sites,
+WaitAttribution attribute_waits(const ProcessProfile& process,
+                                const std::vector<SiteSummary>& sites,
                                 const WaitAttributionRule& rule);
 
 // One stack's frames innermost first, inlined functions expanded (see above).

@@ -139,7 +139,8 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
   ReportOptions options = settings.options;
   if (settings.attribute_waits) {
     std::string error;  // the pattern was checked when parsed
-    options.attribution = make_wait_attribution_rule(settings.caller_depth, settings.skip_frames, error);
+    options.attribution =
+        make_wait_attribution_rule(settings.caller_depth, settings.skip_frames, error);
   }
   const std::string format = !settings.format.empty()   ? settings.format
                              : !settings.output.empty() ? format_for_path(settings.output)

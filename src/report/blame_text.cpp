@@ -85,9 +85,9 @@ void write_wait_stacks(const ProcessProfile& process, const std::vector<const Si
   if (rows.empty()) return;
   std::stable_sort(rows.begin(), rows.end(),
                    [](const SiteStack* a, const SiteStack* b) { return a->wait_ns > b->wait_ns; });
-  const std::string where = waiting_sites == 1
-                                ? "at " + only_site->location.label
-                                : fmt::format("on this lock, across its {} call sites", waiting_sites);
+  const std::string where =
+      waiting_sites == 1 ? "at " + only_site->location.label
+                         : fmt::format("on this lock, across its {} call sites", waiting_sites);
   out << fmt::format("  stacks of the waits {} ({} of {} waits captured):\n", where,
                      format_count(captured), format_count(contended));
   for (size_t r = 0; r < rows.size() && r < top; ++r) {
@@ -98,7 +98,8 @@ void write_wait_stacks(const ProcessProfile& process, const std::vector<const Si
       out << "      " << holder_label(frame) << '\n';
   }
   if (rows.size() > top)
-    out << fmt::format("    ... {} more stack{}\n", rows.size() - top, rows.size() - top == 1 ? "" : "s");
+    out << fmt::format("    ... {} more stack{}\n", rows.size() - top,
+                       rows.size() - top == 1 ? "" : "s");
 }
 
 void write_wait_attribution(const WaitAttribution& attribution, const WaitAttributionRule& rule,
@@ -111,13 +112,15 @@ void write_wait_attribution(const WaitAttribution& attribution, const WaitAttrib
   if (!rule.skip_frames.empty()) how += fmt::format(" --skip-frames '{}'", rule.skip_frames);
   out << fmt::format("  contended waits by caller outside the wrappers ({}):\n", how);
   for (const AttributedWaits& row : attribution.frames)
-    out << wait_line(row.wait_ns, std::max<uint64_t>(total_ns, 1), row.waits, holder_label(row.frame));
-  out << fmt::format("    {} of {} contended waits had no captured stack and stay at their call "
-                     "site{}\n",
-                     format_count(attribution.without_stack_waits), format_count(contended),
-                     attribution.without_stack_waits
-                         ? fmt::format(" ({})", format_duration_ns(double(attribution.without_stack_wait_ns)))
-                         : "");
+    out << wait_line(row.wait_ns, std::max<uint64_t>(total_ns, 1), row.waits,
+                     holder_label(row.frame));
+  out << fmt::format(
+      "    {} of {} contended waits had no captured stack and stay at their call "
+      "site{}\n",
+      format_count(attribution.without_stack_waits), format_count(contended),
+      attribution.without_stack_waits
+          ? fmt::format(" ({})", format_duration_ns(double(attribution.without_stack_wait_ns)))
+          : "");
 }
 
 }  // namespace lockscope

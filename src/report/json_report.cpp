@@ -125,7 +125,8 @@ void add_attributed_waits(json& out, const LockSummary& lock, const ProcessProfi
                                 {"wait_ns", attribution.without_stack_wait_ns}};
 }
 
-json lock_json(const LockSummary& lock, const ProcessProfile& process, const ReportOptions& options) {
+json lock_json(const LockSummary& lock, const ProcessProfile& process,
+               const ReportOptions& options) {
   json sites = json::array();
   for (const SiteSummary& site : lock.sites) sites.push_back(site_json(site, process));
   json out = {{"address", lock.address},

@@ -85,12 +85,14 @@ TEST(Errors, InvalidSkipFramesRegex) {
   const CommandResult report = run_lockscope({"report", dir.path(), "--skip-frames", "with_lock("});
   expect_error(report, 125, needle);
   EXPECT_EQ(std::count(report.err.begin(), report.err.end(), '\n'), 2) << report.err;
-  EXPECT_NE(report.err.find("\nhint: see `lockscope report --help`\n"), std::string::npos) << report.err;
+  EXPECT_NE(report.err.find("\nhint: see `lockscope report --help`\n"), std::string::npos)
+      << report.err;
   const CommandResult run = run_lockscope(
       {"run", "-o", dir / "p", "--skip-frames", "[a-", "--", fixture("counter_threads")});
   expect_error(run, 125, "--skip-frames: not a valid regular expression: '[a-'");
   EXPECT_FALSE(fs::exists(dir / "p")) << "the program must not have been started";
-  expect_error(run_lockscope({"report", dir.path(), "--caller-depth", "-1"}), 125, "--caller-depth");
+  expect_error(run_lockscope({"report", dir.path(), "--caller-depth", "-1"}), 125,
+               "--caller-depth");
 }
 
 TEST(Errors, UnknownCommand) {

@@ -59,7 +59,6 @@ TEST(Stacks, StackDepthZeroRecordsNoneAndFramePointersAloneStopEarly) {
     for (const auto& stack : process.stacks) EXPECT_LT(stack.size(), 4u);
 }
 
-
 // The JSON report's waits on the fixture's lock, attributed by `options`: every contended wait
 // (all have stacks at 100 us holds) lands on the thread function's call of the wrappers, and the
 // rows add up to the lock's contended count; the text report says the same.
@@ -97,18 +96,20 @@ void expect_waits_attributed_to_worker(const std::vector<std::string>& options) 
   const std::string section = text.out.substr(at, text.out.find("\n\n", at) - at);
   EXPECT_NE(section.find("100.0 %  "), std::string::npos) << section;
   EXPECT_NE(section.find(fmt::format("in {} wait{}  worker ", wait.lock->contended,
-                                          wait.lock->contended == 1 ? "" : "s")), std::string::npos)
+                                     wait.lock->contended == 1 ? "" : "s")),
+            std::string::npos)
       << section;
   EXPECT_NE(section.find(fmt::format("wrapped_locks.c:{}\n", worker_line)), std::string::npos)
       << section;
-  EXPECT_NE(section.find(fmt::format("0 of {} contended waits had no captured stack",
-                                     wait.lock->contended)),
+  EXPECT_NE(section.find(
+                fmt::format("0 of {} contended waits had no captured stack", wait.lock->contended)),
             std::string::npos)
       << section;
 }
 
 TEST(Stacks, SkipFramesAttributesEveryWaitPastTheWrappersToTheThreadFunction) {
-  expect_waits_attributed_to_worker({"--skip-frames", "^(take_and_work|with_lock|guarded_update)$"});
+  expect_waits_attributed_to_worker(
+      {"--skip-frames", "^(take_and_work|with_lock|guarded_update)$"});
 }
 
 TEST(Stacks, CallerDepthThreeAttributesEveryWaitToTheThreadFunction) {

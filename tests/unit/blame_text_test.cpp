@@ -58,7 +58,6 @@ TEST(BlameText, OneWaitingSiteHasNoSummaryAndReadersAreNamed) {
   EXPECT_EQ(out.str().find("holds that made"), std::string::npos) << out.str();
 }
 
-
 // Two sites' stacks are one list, the lock's, most wait first, each stack from its call site.
 TEST(BlameText, WaitStacksOfSeveralSitesAreListedPerLock) {
   ProcessProfile process;
@@ -82,7 +81,8 @@ TEST(BlameText, WaitStacksOfSeveralSitesAreListedPerLock) {
             "      caller_a a.c:9\n");
   std::ostringstream one;
   write_wait_stacks(process, {&a}, 5, one);
-  EXPECT_EQ(one.str().rfind("  stacks of the waits at lock_a a.c:1 (4 of 5 waits captured):\n", 0), 0u)
+  EXPECT_EQ(one.str().rfind("  stacks of the waits at lock_a a.c:1 (4 of 5 waits captured):\n", 0),
+            0u)
       << one.str();
 }
 
@@ -97,12 +97,13 @@ TEST(BlameText, AttributedWaitsShowShareAndTheWaitsWithoutAStack) {
   rule.skip_frames = "^with_";
   std::ostringstream out;
   write_wait_attribution(attribution, rule, out);
-  EXPECT_EQ(out.str(),
-            "  contended waits by caller outside the wrappers (--caller-depth 1 --skip-frames "
-            "'^with_'):\n"
-            "      75.0 %  3.00ms in 3 waits  worker w.c:36\n"
-            "      12.5 %  500µs in 1 wait  main w.c:50\n"
-            "    2 of 6 contended waits had no captured stack and stay at their call site (500µs)\n");
+  EXPECT_EQ(
+      out.str(),
+      "  contended waits by caller outside the wrappers (--caller-depth 1 --skip-frames "
+      "'^with_'):\n"
+      "      75.0 %  3.00ms in 3 waits  worker w.c:36\n"
+      "      12.5 %  500µs in 1 wait  main w.c:50\n"
+      "    2 of 6 contended waits had no captured stack and stay at their call site (500µs)\n");
 }
 
 }  // namespace

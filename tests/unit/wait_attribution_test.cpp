@@ -118,12 +118,13 @@ TEST(WaitAttribution, DepthZeroWithoutPatternKeepsTheCallSite) {
 TEST(WaitAttribution, TheNameMatchedIsTheFunctionNotTheFile) {
   const WrappedProcess wrapped;
   // "app" is in every frame's file but in no function name: nothing is skipped.
-  const WaitAttribution result = attribute_waits(wrapped.process, wrapped.lock.sites, rule(0, "app"));
+  const WaitAttribution result =
+      attribute_waits(wrapped.process, wrapped.lock.sites, rule(0, "app"));
   ASSERT_EQ(result.frames.size(), 1u);
   EXPECT_EQ(result.frames[0].frame.label, "MutexLock::MutexLock app.cc:10");
   // The parameter list is not part of the name either.
-  const WaitAttribution params =
-      attribute_waits(wrapped.process, wrapped.lock.sites, rule(0, "Mutex\\*|^MutexLock::MutexLock$"));
+  const WaitAttribution params = attribute_waits(wrapped.process, wrapped.lock.sites,
+                                                 rule(0, "Mutex\\*|^MutexLock::MutexLock$"));
   EXPECT_EQ(params.frames[0].frame.label, "Cache::get app.cc:40");
 }
 
