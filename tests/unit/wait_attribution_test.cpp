@@ -87,45 +87,49 @@ TEST(WaitAttribution, SkipFramesNamesTheCallersAndEveryContendedWaitIsCountedOnc
   EXPECT_EQ(wrapped.lock.contended, 19u);
 }
 
+// The rows as "label xN waits", in order.
+std::vector<std::string> rows_of(const WrappedProcess& wrapped, size_t depth,
+                                 const std::string& pattern) {
+  std::vector<std::string> rows;
+  for (const AttributedWaits& row :
+       attribute_waits(wrapped.process, wrapped.lock.sites, rule(depth, pattern)).frames)
+    rows.push_back(row.frame.label + " x" + std::to_string(row.waits));
+  return rows;
+}
+using Rows = std::vector<std::string>;
+
 TEST(WaitAttribution, CallerDepthSkipsFirstThenSkipFramesAndShortStacksEndAtTheirOutermost) {
   const WrappedProcess wrapped;
-  // Two frames out: Server::serve for the first two stacks (grouped by line), inlined serve too.
-  WaitAttribution result = attribute_waits(wrapped.process, wrapped.lock.sites, rule(2, ""));
-  ASSERT_EQ(result.frames.size(), 3u);
-  EXPECT_EQ(result.frames[0].frame.label, "Server::serve app.cc:80");
-  EXPECT_EQ(result.frames[1].frame.label, "Server::serve app.cc:90");
-  EXPECT_EQ(result.frames[2].frame.label, "Server::serve app.cc:81");
-  // Then skipping Server::: the outermost frame of the first two, main for the third.
-  result = attribute_waits(wrapped.process, wrapped.lock.sites, rule(2, "^Server::"));
-  ASSERT_EQ(result.frames.size(), 3u);
-  EXPECT_EQ(result.frames[0].frame.label, "Server::serve app.cc:80");
-  EXPECT_EQ(result.frames[1].frame.label, "main app.cc:100");
-  EXPECT_EQ(result.frames[2].frame.label, "Server::serve app.cc:81");
+  // Two frames out: Server::serve, by line (the third stack's through its inlined frames).
+  EXPECT_EQ(rows_of(wrapped, 2, ""),
+            (Rows{"Server::serve app.cc:80 x6", "Server::serve app.cc:90 x3",
+                  "Server::serve app.cc:81 x4"}));
+  // Then past Server::: nothing left in the first two (their outermost frame), main in the third.
+  EXPECT_EQ(
+      rows_of(wrapped, 2, "^Server::"),
+      (Rows{"Server::serve app.cc:80 x6", "main app.cc:100 x3", "Server::serve app.cc:81 x4"}));
   // Deeper than every stack: each at its outermost frame.
-  result = attribute_waits(wrapped.process, wrapped.lock.sites, rule(60, ""));
-  EXPECT_EQ(result.frames[1].frame.label, "main app.cc:100");
-  EXPECT_EQ(result.contended(), 19u);
+  EXPECT_EQ(rows_of(wrapped, 60, ""), (Rows{"Server::serve app.cc:80 x6", "main app.cc:100 x3",
+                                            "Server::serve app.cc:81 x4"}));
 }
 
 TEST(WaitAttribution, DepthZeroWithoutPatternKeepsTheCallSite) {
   const WrappedProcess wrapped;
-  const WaitAttribution result = attribute_waits(wrapped.process, wrapped.lock.sites, rule(0, ""));
-  ASSERT_EQ(result.frames.size(), 1u);  // both return addresses are the same line
-  EXPECT_EQ(result.frames[0].frame.label, "MutexLock::MutexLock app.cc:10");
-  EXPECT_EQ(result.frames[0].waits, 13u);
+  // Both return addresses are the same line: one row.
+  EXPECT_EQ(rows_of(wrapped, 0, ""), (Rows{"MutexLock::MutexLock app.cc:10 x13"}));
 }
 
-TEST(WaitAttribution, TheNameMatchedIsTheFunctionNotTheFile) {
+TEST(WaitAttribution, TheNameMatchedIsTheFunctionWithoutParametersNotTheFile) {
   const WrappedProcess wrapped;
+  const Rows unskipped = {"MutexLock::MutexLock app.cc:10 x13"};
   // "app" is in every frame's file but in no function name: nothing is skipped.
-  const WaitAttribution result =
-      attribute_waits(wrapped.process, wrapped.lock.sites, rule(0, "app"));
-  ASSERT_EQ(result.frames.size(), 1u);
-  EXPECT_EQ(result.frames[0].frame.label, "MutexLock::MutexLock app.cc:10");
-  // The parameter list is not part of the name either.
-  const WaitAttribution params = attribute_waits(wrapped.process, wrapped.lock.sites,
-                                                 rule(0, "Mutex\\*|^MutexLock::MutexLock$"));
-  EXPECT_EQ(params.frames[0].frame.label, "Cache::get app.cc:40");
+  EXPECT_EQ(rows_of(wrapped, 0, "app"), unskipped);
+  // Nor is the parameter list part of the name ("MutexLock(Mutex*)")...
+  EXPECT_EQ(rows_of(wrapped, 0, "Mutex\\*"), unskipped);
+  // ... so that a whole name can be anchored at both ends.
+  EXPECT_EQ(
+      rows_of(wrapped, 0, "^MutexLock::MutexLock$"),
+      (Rows{"Cache::get app.cc:40 x6", "Cache::put app.cc:70 x3", "Cache::evict app.cc:50 x4"}));
 }
 
 TEST(WaitAttribution, AnInvalidPatternIsAnErrorValue) {
