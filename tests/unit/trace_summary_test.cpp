@@ -1,0 +1,131 @@
+// summarize_trace on hand-written events (1 tick = 1 ns): holds nest and pause, waits pair with
+// their begins, a timeout is waiting time but not an acquisition, owner changes follow the clock.
+#include "analysis/trace_summary.h"
+
+#include <gtest/gtest.h>
+
+namespace lockscope {
+namespace {
+
+using format::Operation;
+using format::TraceKind;
+
+constexpr uint64_t kA = 0x1000, kB = 0x2000, kCond = 0x3000;
+
+struct EventList {
+  ProcessProfile process;
+  EventList() {
+    process.trace.present = true;
+    process.trace.ns_per_tick_q32 = uint64_t{1} << 32;
+    for (uint64_t site = 0; site < 8; ++site) {
+      CodeLocation location;
+      location.offset = 0x100 + site;
+      process.trace.sites.push_back(location);
+    }
+  }
+  void add(uint32_t tid, TraceKind kind, uint64_t ticks, uint64_t object, Operation op,
+           size_t site, uint8_t flags = 0) {
+    TraceRecord event;
+    event.tid = tid;
+    event.kind = kind;
+    event.ticks = ticks;
+    event.object = object;
+    event.operation = op;
+    event.site = site;
+    event.flags = flags;
+    process.trace.events.push_back(event);
+  }
+};
+
+const LockSummary& lock_at(const TraceSummary& summary, uint64_t address) {
+  for (const LockSummary& lock : summary.locks)
+    if (lock.address == address) return lock;
+  static const LockSummary none;
+  ADD_FAILURE() << "no lock " << address;
+  return none;
+}
+
+const SiteSummary& site_of(const LockSummary& lock, Operation op, size_t site) {
+  for (const SiteSummary& s : lock.sites)
+    if (s.operation == op && s.location.offset == 0x100 + site) return s;
+  static const SiteSummary none;
+  ADD_FAILURE() << "no site " << site;
+  return none;
+}
+
+TEST(TraceSummary, RecursiveHoldsNestAndAConditionWaitPausesTheMutexHold) {
+  EventList events;
+  events.add(7, TraceKind::kCall, 100, kA, Operation::kLock, 0);
+  events.add(7, TraceKind::kCall, 200, kA, Operation::kLock, 1);  // recursive
+  events.add(7, TraceKind::kCall, 300, kA, Operation::kUnlock, 2);  // inner: 100
+  events.add(7, TraceKind::kWaitBegin, 400, kCond, Operation::kCondWait, 3);
+  events.add(7, TraceKind::kHoldPause, 400, kA, Operation::kCondWait, 3);
+  events.add(7, TraceKind::kCall, 650, kCond, Operation::kCondWait, 3, format::kTraceWaited);
+  events.add(7, TraceKind::kCall, 650, kA, Operation::kCondReacquire, 3);
+  events.add(7, TraceKind::kHoldResume, 700, kA, Operation::kCondWait, 3);
+  events.add(7, TraceKind::kCall, 1000, kA, Operation::kUnlock, 4);  // outer: 900 - 300 paused
+  const TraceSummary summary = summarize_trace(events.process);
+  const LockSummary& a = lock_at(summary, kA);
+  EXPECT_EQ(site_of(a, Operation::kLock, 1).hold_sum_ns, 100u);
+  EXPECT_EQ(site_of(a, Operation::kLock, 0).hold_sum_ns, 600u);
+  EXPECT_EQ(site_of(a, Operation::kCondReacquire, 3).count, 1u);
+  EXPECT_EQ(site_of(a, Operation::kCondReacquire, 3).contended, 0u);
+  EXPECT_EQ(a.acquisitions, 2u);
+  EXPECT_EQ(a.releases, 2u);
+  const SiteSummary& wait = site_of(lock_at(summary, kCond), Operation::kCondWait, 3);
+  EXPECT_EQ(wait.wait_sum_ns, 250u);
+  EXPECT_EQ(wait.contended, 1u);
+  ASSERT_EQ(summary.threads.size(), 1u);
+  EXPECT_EQ(summary.threads[0].acquisitions, 2u);
+  EXPECT_EQ(summary.threads[0].wait_ns_by_primitive[static_cast<int>(format::Primitive::kCondVar)],
+            250u);
+}
+
+TEST(TraceSummary, ATimeoutIsWaitingTimeAndAFailureButNoAcquisition) {
+  EventList events;
+  events.add(1, TraceKind::kWaitBegin, 2000, kB, Operation::kLock, 0);
+  events.add(1, TraceKind::kCall, 2500, kB, Operation::kLock, 0, format::kTraceWaited);
+  events.add(1, TraceKind::kCall, 2600, kB, Operation::kUnlock, 1);
+  events.add(1, TraceKind::kWaitBegin, 3000, kB, Operation::kTimedLock, 2);
+  events.add(1, TraceKind::kCall, 3100, kB, Operation::kTimedLock, 2,
+             format::kTraceWaited | format::kTraceFailed | format::kTraceTimedOut);
+  // An immediate error after a wait began (EDEADLK) is no waiting time.
+  events.add(1, TraceKind::kWaitBegin, 4000, kB, Operation::kLock, 3);
+  events.add(1, TraceKind::kCall, 4001, kB, Operation::kLock, 3,
+             format::kTraceWaited | format::kTraceFailed);
+  const TraceSummary summary = summarize_trace(events.process);
+  const LockSummary& b = lock_at(summary, kB);
+  const SiteSummary& lock = site_of(b, Operation::kLock, 0);
+  EXPECT_EQ(lock.contended, 1u);
+  EXPECT_EQ(lock.wait_sum_ns, 500u);
+  EXPECT_EQ(lock.hold_sum_ns, 100u);
+  const SiteSummary& timed = site_of(b, Operation::kTimedLock, 2);
+  EXPECT_EQ(timed.failed, 1u);
+  EXPECT_EQ(timed.contended, 0u);
+  EXPECT_EQ(timed.wait_sum_ns, 100u);
+  const SiteSummary& deadlock = site_of(b, Operation::kLock, 3);
+  EXPECT_EQ(deadlock.failed, 1u);
+  EXPECT_EQ(deadlock.wait_sum_ns, 0u);
+  EXPECT_EQ(b.acquisitions, 1u);
+  EXPECT_EQ(summary.threads[0].failed, 2u);
+  EXPECT_EQ(summary.threads[0].wait_sum_ns, 600u);
+}
+
+TEST(TraceSummary, OwnerChangesFollowTheClockAcrossThreads) {
+  EventList events;
+  // Thread 1 at 10 and 30, thread 2 at 20 and 40: listed by thread, ordered by the clock.
+  for (uint64_t t : {10u, 30u}) {
+    events.add(1, TraceKind::kCall, t, kA, Operation::kLock, 0);
+    events.add(1, TraceKind::kCall, t + 5, kA, Operation::kUnlock, 1);
+  }
+  for (uint64_t t : {20u, 40u, 50u}) {
+    events.add(2, TraceKind::kCall, t, kA, Operation::kLock, 0);
+    events.add(2, TraceKind::kCall, t + 5, kA, Operation::kUnlock, 1);
+  }
+  const TraceSummary summary = summarize_trace(events.process);
+  EXPECT_EQ(lock_at(summary, kA).owner_changes, 3u);  // 1 -> 2 -> 1 -> 2, then 2 again
+  EXPECT_EQ(summary.threads.size(), 2u);
+}
+
+}  // namespace
+}  // namespace lockscope
