@@ -185,6 +185,17 @@ void attach_traces(Profile& profile, const std::string& directory) {
       rebuild_from_trace(process);
     }
   }
+  // Trace mode writes a snapshot as each image starts. An image that then exec'd, or was killed,
+  // before its first call leaves that snapshot and thread events only: as in summary mode, where
+  // such an image writes nothing, it is not a process of the report.
+  std::erase_if(profile.processes, [](const ProcessProfile& process) {
+    return process.trace.cut_short && process.locks.empty() &&
+           std::none_of(process.trace.events.begin(), process.trace.events.end(),
+                        [](const TraceRecord& event) {
+                          return event.kind == format::TraceKind::kCall ||
+                                 event.kind == format::TraceKind::kWaitBegin;
+                        });
+  });
 }
 
 }  // namespace lockscope

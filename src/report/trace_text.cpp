@@ -1,12 +1,25 @@
 #include "report/trace_text.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "report/duration_format.h"
 
 namespace lockscope {
 
 void add_trace_notes(const Profile& profile, std::vector<std::string>& notes) {
+  uint64_t events = 0, threads = 0, processes = 0;
+  for (const ProcessProfile& process : profile.processes)
+    if (process.trace.present) {
+      events += process.trace.events.size();
+      threads += process.trace.threads.size();
+      ++processes;
+    }
+  if (processes == 0) return;
+  notes.push_back(fmt::format("traced (--trace): {} events from {} thread{}{}", format_count(events),
+                              threads, threads == 1 ? "" : "s",
+                              processes == 1 ? std::string()
+                                             : fmt::format(" of {} processes", processes)));
   for (const ProcessProfile& process : profile.processes) {
     const ProcessTrace& trace = process.trace;
     if (!trace.present) continue;
@@ -16,20 +29,20 @@ void add_trace_notes(const Profile& profile, std::vector<std::string>& notes) {
       overwritten += thread.overwritten;
       filtered += thread.filtered;
     }
-    std::string note = fmt::format("pid {}: traced, {} events from {} thread{}", process.pid,
-                                   format_count(trace.events.size()), trace.threads.size(),
-                                   trace.threads.size() == 1 ? "" : "s");
+    std::vector<std::string> parts;
     if (trace.min_wait_ns)
-      note += fmt::format("; only waits of at least {} kept (--min-wait), {} other events left "
-                          "out, the counts above are still every call",
-                          format_duration_ns(double(trace.min_wait_ns)), format_count(filtered));
+      parts.push_back(fmt::format("only waits of at least {} kept (--min-wait), {} other events "
+                                  "left out, the counts above are still every call",
+                                  format_duration_ns(double(trace.min_wait_ns)),
+                                  format_count(filtered)));
     if (dropped)
-      note += fmt::format("; {} events dropped: a thread's trace file was full (raise "
-                          "--trace-size, or --trace-full ring to keep the latest)",
-                          format_count(dropped));
+      parts.push_back(fmt::format("{} events dropped: a thread's trace file was full (raise "
+                                  "--trace-size, or --trace-full ring to keep the latest)",
+                                  format_count(dropped)));
     if (overwritten)
-      note += fmt::format("; {} oldest events overwritten by the ring", format_count(overwritten));
-    notes.push_back(note);
+      parts.push_back(fmt::format("{} oldest events overwritten by the ring", format_count(overwritten)));
+    if (!parts.empty())
+      notes.push_back(fmt::format("pid {}: trace: {}", process.pid, fmt::join(parts, "; ")));
     if (trace.cut_short)
       notes.push_back(fmt::format(
           "pid {}: cut short: it ended without an exit path (SIGKILL?); its figures come from its "

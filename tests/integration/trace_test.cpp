@@ -263,6 +263,17 @@ TEST(Trace, ForkAndExecGiveEachProcessImageItsOwnFiles) {
   }
 }
 
+// Each traced image writes a snapshot as it starts; one that execs before any call leaves no
+// process in the report, as in summary mode (it once showed up "cut short").
+TEST(Trace, ImagesThatExecBeforeAnyCallAreNotProcessesOfTheReport) {
+  const std::vector<std::string> program = {"/bin/sh", "-c", "exec /bin/sh -c 'exec /bin/true'"};
+  TemporaryDirectory summary_dir, trace_dir;
+  const Profile summary = record_all_unchanged(summary_dir, program);
+  const Profile traced = record_all_unchanged(trace_dir, program, nullptr, nullptr, {"--trace"});
+  ASSERT_EQ(traced.processes.size(), summary.processes.size());
+  for (const ProcessProfile& process : traced.processes) EXPECT_FALSE(process.trace.cut_short);
+}
+
 // A program's fork handler that runs in the child before lockscope's own locks: its events must
 // not land in the parent's trace file, which the child inherited mapped (they once did, and the
 // child's appends raced the parent's on the shared count).
