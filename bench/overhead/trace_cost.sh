@@ -37,6 +37,11 @@ run() {
 }
 
 median() { sort -g | awk '{ v[++n] = $1 } END { print (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2) }'; }
+# medians FILE: "plain summary trace" medians of FILE's "config value" lines
+medians() {
+  local config
+  for config in "${configs[@]}"; do awk -v c="$config" '$1 == c { print $2 }' "$1" | median; done | xargs
+}
 
 event() {
   echo "== uncontended pairs (2 events each): CPU ns per pair, median of $runs alternating runs"
@@ -48,9 +53,7 @@ event() {
     done
   done >"$work/event"
   local plain summary trace
-  plain=$(awk '$1 == "plain" { print $2 }' "$work/event" | median)
-  summary=$(awk '$1 == "summary" { print $2 }' "$work/event" | median)
-  trace=$(awk '$1 == "trace" { print $2 }' "$work/event" | median)
+  read -r plain summary trace < <(medians "$work/event")
   awk -v p="$plain" -v s="$summary" -v t="$trace" 'BEGIN {
     printf "plain %.1f ns, summary %.1f ns, trace %.1f ns a pair\n", p, s, t
     printf "trace per event: %.1f ns more than summary, %.1f ns more than plain\n", (t - s) / 2, (t - p) / 2
@@ -66,9 +69,7 @@ heavy() {
     done
   done >"$work/heavy"
   local plain summary trace
-  plain=$(awk '$1 == "plain" { print $2 }' "$work/heavy" | median)
-  summary=$(awk '$1 == "summary" { print $2 }' "$work/heavy" | median)
-  trace=$(awk '$1 == "trace" { print $2 }' "$work/heavy" | median)
+  read -r plain summary trace < <(medians "$work/heavy")
   awk -v p="$plain" -v s="$summary" -v t="$trace" 'BEGIN {
     printf "plain %.3f s, summary %.3f s (%.2fx), trace %.3f s (%.2fx)\n", p, s, s / p, t, t / p
   }'

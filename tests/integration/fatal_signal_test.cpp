@@ -141,18 +141,9 @@ TEST(Snapshots, AProcessKilledBySigkillKeepsItsLastSnapshot) {
       start_command({LOCKSCOPE_CLI, "record", "-o", dir.path(), "--snapshot-interval", "0.05", "--",
                      fixture("killed_later")},
                     capture, "record");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   int pid = 0;
-  while (std::chrono::steady_clock::now() < deadline &&
-         std::sscanf(slurp(started.out_path).c_str(), "ready %d", &pid) != 1)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const CommandResult result = kill_when_ready(started, 300, &pid);  // several snapshots
   ASSERT_GT(pid, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // several snapshots
-  ASSERT_EQ(kill(pid, SIGKILL), 0);
-  int status = 0;
-  while (waitpid(started.pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  const CommandResult result = finish_command(started, status);
   EXPECT_EQ(result.signal, SIGKILL) << result.err;
   Profile profile = load_profile(dir.path());
   ASSERT_EQ(profile.processes.size(), 1u) << "the last snapshot is the profile\n" << result.err;

@@ -7,7 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -60,6 +64,22 @@ CommandResult finish_command(const StartedCommand& started, int status) {
   result.out = slurp(started.out_path);
   result.err = slurp(started.err_path);
   return result;
+}
+
+CommandResult kill_when_ready(const StartedCommand& started, int after_ms, int* pid_out) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int pid = 0;
+  while (std::chrono::steady_clock::now() < deadline &&
+         std::sscanf(slurp(started.out_path).c_str(), "ready %d", &pid) != 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  *pid_out = pid;
+  if (pid <= 0) return {};
+  std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+  kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(started.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return finish_command(started, status);
 }
 
 CommandResult run_command(const std::vector<std::string>& argv,

@@ -55,6 +55,10 @@ StartedCommand start_command(const std::vector<std::string>& argv, const Tempora
                              const std::string& tag,
                              const std::vector<std::string>* environment = nullptr);
 CommandResult finish_command(const StartedCommand& started, int status);
+// Waits (up to 10 s) until the started command's stdout says "ready PID", lets it run
+// `after_ms` more, kills PID with SIGKILL and collects the command's end. pid_out: PID (0 when
+// it never said ready; then nothing is killed and the command is left running).
+CommandResult kill_when_ready(const StartedCommand& started, int after_ms, int* pid_out);
 std::string slurp(const std::string& path);  // a whole file ("" when unreadable)
 
 Profile load_profile(const std::string& directory);  // read + symbolize
