@@ -187,9 +187,9 @@ void snapshot_if_due(ThreadState& self) {
   write_profile_snapshot();
 }
 
-void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait) {
+uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait) {
   const uint64_t end = g_runtime.clock.now();
-  if (held.entry == nullptr || held.epoch != self.epoch || !held.stamped) return;
+  if (held.entry == nullptr || held.epoch != self.epoch || !held.stamped) return end;
   uint64_t weight = held.weight;
   if (made_wait) {
     // Timed exactly. A sample that turns out to be one leaves the sample, and the next
@@ -203,8 +203,9 @@ void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait) {
   const uint64_t hold_ns = g_runtime.clock.to_ns(end - held.start_ticks + held.paused_ticks);
   InsideLockscope inside;
   SiteDetail* detail = self.sites.detail(*held.entry);
-  if (!detail) return;
+  if (!detail) return end;
   self.sites.record_hold(*detail, hold_ns, weight);
+  return end;
 }
 
 void record_owner_change(LockSlot& slot, const ThreadState& self, uintptr_t site) {
@@ -320,7 +321,7 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     held.stamped = false;
     if (located.slot->waited_on.load(std::memory_order_relaxed)) stamp_hold(held);
   }
-  return recorded;
+  return {recorded.slot, op, held.stamped ? held.start_ticks : 0};
 }
 
 Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
@@ -329,6 +330,7 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
   Runtime& rt = runtime();
   format::Operation op = default_operation;
   SiteStats* acquire_entry = nullptr;  // of the held lock released here, when known
+  uint64_t end_ticks = 0;              // the clock read that timed its hold
   if (result == 0) {
     // Usually the innermost held lock; search down for out-of-order unlocks.
     bool found = false;
@@ -339,7 +341,7 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
       for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
       --self.held_depth;
       op = static_cast<format::Operation>(held.release_operation);
-      if (held.weight != 0 || made_wait) finish_timed_hold(self, held, made_wait);
+      if (held.weight != 0 || made_wait) end_ticks = finish_timed_hold(self, held, made_wait);
       found = true;
       break;
     }
@@ -348,7 +350,7 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
   }
   const LocatedSite located = locate_site(self, lock, op, site);
   SiteStats* entry = located.stats;
-  if (!entry) return {located.slot, op};
+  if (!entry) return {located.slot, op, end_ticks};
   ++entry->count;
   // The next release of a lock taken there goes straight to `entry` (not in trace mode, where
   // every release goes to the sink).
@@ -358,7 +360,7 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
     if (SiteDetail* detail = self.sites.detail(*entry)) ++detail->failed;
     else rt.count(format::Counter::kDroppedSites);
   }
-  return {located.slot, op};
+  return {located.slot, op, end_ticks};
 }
 
 Recorded record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,

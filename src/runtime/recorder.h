@@ -55,6 +55,7 @@ struct WaitOutcome {
 struct Recorded {
   LockSlot* slot = nullptr;
   format::Operation operation = format::Operation::kLock;
+  uint64_t ticks = 0;  // the clock read that timed the hold begun or ended here (0: none)
 };
 
 // Where the slow paths hand their events: chosen once at start-up (Runtime::sink), the summary
@@ -189,7 +190,9 @@ inline void stamp_hold(HeldLock& held) {
 }
 // At a release, after the real unlock: a sampled or exact hold is timed; a stamped hold that made
 // a thread wait (`made_wait`) is timed exactly (and taken out of the sample).
-__attribute__((noinline)) void finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait);
+// Returns the clock it read (the hold's end).
+__attribute__((noinline)) uint64_t finish_timed_hold(ThreadState& self, HeldLock& held,
+                                                     bool made_wait);
 // Counts of threads inside a call (LockSlot::waiters) never go below 0: a lock destroyed and
 // re-made while a thread was still on its way out of a call on it must not wrap the count.
 inline void leave_waiters(std::atomic<uint32_t>& waiters) {

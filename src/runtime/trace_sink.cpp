@@ -45,12 +45,14 @@ void write_wait(ThreadState& self, const void* object, uintptr_t site, format::O
   append_trace(self.trace, event_of(TraceKind::kCall, end, object, site, op, generation, flags));
 }
 
-// A call that did not wait: kept only without a filter.
+// A call that did not wait: kept only without a filter. `ticks`: the clock read that timed the
+// hold it began or ended, if any (then a hold in the trace is the same number as in the tables),
+// else 0 (read now).
 void write_call(ThreadState& self, const void* object, uintptr_t site, format::Operation op,
-                uint32_t generation, uint8_t flags) {
+                uint32_t generation, uint8_t flags, uint64_t ticks) {
   if (g_runtime.trace.min_wait_ticks != 0) return count_filtered(self.trace);
-  append_trace(self.trace, event_of(TraceKind::kCall, g_runtime.clock.now(), object, site, op,
-                                    generation, flags));
+  append_trace(self.trace, event_of(TraceKind::kCall, ticks ? ticks : g_runtime.clock.now(),
+                                    object, site, op, generation, flags));
 }
 
 // An uncontended acquisition at a site the thread used before: what the inline fast path does in
@@ -60,15 +62,20 @@ bool acquire_at_traced_site(ThreadState& self, const void* lock, format::Operati
   SiteCacheEntry* cached = traced_site(self, lock, site, op);
   if (cached == nullptr) return false;
   const uint32_t generation = cached->slot->generation.load(std::memory_order_relaxed);
+  if (format::operation_class(op) == format::OperationClass::kAcquire &&
+      self.held_depth >= kMaxHeldLocks)
+    return false;
+  uint64_t ticks = 0;
   if (format::operation_class(op) == format::OperationClass::kAcquire) {
-    if (self.held_depth >= kMaxHeldLocks) return false;
     if (!format::is_read_side(op)) note_owner(*cached->slot, self, site);
-    record_cached_hold(self, *cached, release_operation_for(op)).epoch = self.epoch;
+    HeldLock& held = record_cached_hold(self, *cached, release_operation_for(op));
+    held.epoch = self.epoch;
+    if (held.stamped) ticks = held.start_ticks;
   } else {
     ++cached->stats->count;  // a semaphore wait: nothing held
   }
   InsideLockscope inside;
-  write_call(self, lock, site, op, generation, 0);
+  write_call(self, lock, site, op, generation, 0, ticks);
   return true;
 }
 
@@ -82,13 +89,14 @@ bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site,
   SiteCacheEntry* cached = traced_site(self, lock, site, op);
   if (cached == nullptr) return false;
   const bool timed = top.weight != 0 || made_wait;
-  if (timed) finish_timed_hold(self, top, made_wait);
+  const uint64_t ticks = timed ? finish_timed_hold(self, top, made_wait) : 0;
   --self.held_depth;
   ++cached->stats->count;
   ++self.releases;
   {
     InsideLockscope inside;
-    write_call(self, lock, site, op, cached->slot->generation.load(std::memory_order_relaxed), 0);
+    write_call(self, lock, site, op, cached->slot->generation.load(std::memory_order_relaxed), 0,
+               ticks);
   }
   if (timed) snapshot_if_due(self);
   return true;
@@ -107,7 +115,7 @@ Recorded trace_acquire(ThreadState& self, const void* lock, format::Operation op
     write_wait(self, lock, site, op, generation_of(recorded), outcome.start_ticks,
                outcome.end_ticks, format::kTraceWaited | failed, true);
   else
-    write_call(self, lock, site, op, generation_of(recorded), failed);
+    write_call(self, lock, site, op, generation_of(recorded), failed, recorded.ticks);
   return recorded;
 }
 
@@ -117,7 +125,7 @@ Recorded trace_release(ThreadState& self, const void* lock, uintptr_t site, int 
   const Recorded recorded = record_release(self, lock, site, result, default_operation, made_wait);
   InsideLockscope inside;
   write_call(self, lock, site, recorded.operation, generation_of(recorded),
-             result == 0 ? 0 : format::kTraceFailed);
+             result == 0 ? 0 : format::kTraceFailed, recorded.ticks);
   return recorded;
 }
 
@@ -128,7 +136,7 @@ Recorded trace_event(ThreadState& self, const void* lock, format::Operation op, 
   const uint8_t flags = waiters_seen > 0    ? format::kTraceWithWaiters
                         : waiters_seen == 0 ? format::kTraceNoWaiters
                                             : 0;
-  write_call(self, lock, site, op, generation_of(recorded), flags);
+  write_call(self, lock, site, op, generation_of(recorded), flags, 0);
   return recorded;
 }
 
