@@ -48,14 +48,8 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
   const size_t bytes = format::kTraceHeaderSize + capacity * sizeof(format::TraceEvent);
   int fd = -1;
   void* mapped = MAP_FAILED;
-  if (trace_path(path, sizeof(path), number) &&
-      (fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0 &&
-      ftruncate(fd, static_cast<off_t>(bytes)) == 0)
-    mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (fd >= 0) close(fd);
-  errno = saved_errno;
-  if (mapped == MAP_FAILED) return false;
-  auto* header = static_cast<format::TraceHeader*>(mapped);
+  format::TraceHeader header_value{};
+  format::TraceHeader* header = &header_value;
   std::memcpy(header->magic, format::kTraceMagic, sizeof(header->magic));
   header->version = format::kTraceVersion;
   header->header_size = format::kTraceHeaderSize;
@@ -70,6 +64,21 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
   header->start_ticks = now_ticks;
   header->process_start_ticks = rt.start_ticks;
   header->min_wait_ticks = rt.trace.min_wait_ticks;
+  // No readahead (MADV_RANDOM): a first store into a page of a file mapping faults it in as a
+  // read, and readahead then zeroed far more than the page (~8 ms a thread here, for a thread
+  // that may lock once; 2,000 short threads took 16.6 s instead of 1.0 s). Every page is new and
+  // written once, in order, so readahead had nothing to offer the events either. The header is
+  // written with pwrite, before the mapping exists.
+  if (trace_path(path, sizeof(path), number) &&
+      (fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0 &&
+      ftruncate(fd, static_cast<off_t>(bytes)) == 0 &&
+      pwrite(fd, header, sizeof(*header), 0) == static_cast<ssize_t>(sizeof(*header)))
+    mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (fd >= 0) close(fd);
+  if (mapped != MAP_FAILED) madvise(mapped, bytes, MADV_RANDOM);
+  errno = saved_errno;
+  if (mapped == MAP_FAILED) return false;
+  header = static_cast<format::TraceHeader*>(mapped);
   buffer.header = header;
   buffer.events = reinterpret_cast<format::TraceEvent*>(static_cast<char*>(mapped) +
                                                         format::kTraceHeaderSize);
