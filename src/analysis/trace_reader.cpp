@@ -25,7 +25,10 @@ void read_events(std::ifstream& in, const format::TraceHeader& header, uint64_t 
   const uint64_t room = (file_size - header.header_size) / sizeof(format::TraceEvent);
   const uint64_t first = header.written > header.capacity ? header.written % header.capacity : 0;
   out.thread.overwritten = header.written - kept;
-  std::vector<format::TraceEvent> slots(std::min(header.capacity, room));
+  // Only the slots that hold events: a file is sized for its capacity, mostly a hole.
+  std::vector<format::TraceEvent> slots(std::min(header.written > header.capacity ? header.capacity
+                                                                                  : kept,
+                                                 room));
   in.seekg(header.header_size);
   if (!slots.empty()) read_exactly(in, slots.data(), slots.size() * sizeof(format::TraceEvent));
   out.events.reserve(kept);

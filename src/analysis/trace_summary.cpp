@@ -25,11 +25,6 @@ struct HeldHold {
   uint64_t paused_at = 0;  // while a condition wait has let go of it
 };
 
-struct ExclusiveAcquisition {
-  uint64_t ticks;
-  uint32_t tid;
-};
-
 void add_duration(uint64_t ns, uint64_t& sum, uint64_t& max, LatencyHistogram& histogram) {
   sum += ns;
   max = std::max(max, ns);
@@ -63,12 +58,13 @@ class Summarizer {
             if (hold.object == event->object) hold.paused_at = event->ticks;
           break;
         case TraceKind::kHoldResume:
-          // The mutex re-taken inside the condition wait: an exclusive acquisition like another.
           for (HeldHold& hold : held)
             if (hold.object == event->object && hold.paused_at != 0) {
               hold.paused_ticks += event->ticks - hold.paused_at;
               hold.paused_at = 0;
-              exclusive_[{hold.object, hold.generation}].push_back({event->ticks, thread.tid});
+              // The mutex re-taken inside the condition wait, from another owner.
+              if (event->flags & format::kTraceOwnerChanged)
+                ++owner_changes_[{hold.object, hold.generation}];
             }
           break;
         case TraceKind::kThreadName: thread.name = event->name; break;
@@ -82,12 +78,7 @@ class Summarizer {
 
   TraceSummary finish() {
     for (auto& [key, lock] : locks_) {
-      std::vector<ExclusiveAcquisition>& order = exclusive_[key];
-      std::sort(order.begin(), order.end(),
-                [](const auto& a, const auto& b) { return a.ticks < b.ticks; });
-      lock.owner_changes = 0;
-      for (size_t i = 1; i < order.size(); ++i)
-        if (order[i].tid != order[i - 1].tid) ++lock.owner_changes;
+      lock.owner_changes = owner_changes_[key];
       for (auto& [site_key, site] : sites_[key]) lock.sites.push_back(site);
       lock.finish();
       out_.locks.push_back(std::move(lock));
@@ -173,8 +164,7 @@ class Summarizer {
       ++thread.acquisitions;
       if (waited) ++thread.contended;
       held.push_back(HeldHold{event.object, event.generation, &site, event.ticks});
-      if (!format::is_read_side(op))
-        exclusive_[{event.object, event.generation}].push_back({event.ticks, thread.tid});
+      if (event.flags & format::kTraceOwnerChanged) ++owner_changes_[{event.object, event.generation}];
     } else if (kind == OperationClass::kRelease) {
       ++thread.releases;
       for (size_t i = held.size(); i-- > 0;) {
@@ -194,7 +184,7 @@ class Summarizer {
   std::map<LockKey, const LockSummary*> known_;
   std::map<LockKey, LockSummary> locks_;
   std::map<LockKey, std::map<std::pair<size_t, uint16_t>, SiteSummary>> sites_;
-  std::map<LockKey, std::vector<ExclusiveAcquisition>> exclusive_;
+  std::map<LockKey, uint64_t> owner_changes_;  // the runtime's own count, flagged on each event
   TraceSummary out_;
 };
 

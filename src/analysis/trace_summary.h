@@ -15,8 +15,9 @@ struct TraceSummary {
 };
 
 // Counts, contention, failures, waits (exact, in the runtime's own tick conversion) and holds
-// (exact: every hold is in the trace) per lock and call site; owner changes from the order of the
-// exclusive acquisitions. A lock the profile knows keeps its kind, flags and init site. Needs a
+// (exact: every hold is in the trace) per lock and call site; owner changes as the runtime
+// counted them (flagged on each acquisition: an order by the clock would need every CPU's clock to
+// agree to within a handoff, which guests' do not). A lock the profile knows keeps its kind, flags and init site. Needs a
 // trace without --min-wait and with nothing lost for its counts to be complete.
 TraceSummary summarize_trace(const ProcessProfile& process);
 

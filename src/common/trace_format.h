@@ -73,6 +73,8 @@ enum TraceEventFlags : uint8_t {
   kTraceWithWaiters = 8,  // signal, broadcast, post: a thread was seen waiting
   kTraceNoWaiters = 16,   // ... none was (neither flag: not known)
   kTraceTimedOut = 32,    // kCall with kTraceFailed: the error was ETIMEDOUT (time spent waiting)
+  kTraceOwnerChanged = 64,  // an exclusive acquisition (kCall, or kHoldResume: a condition wait's
+                            // re-take) from another thread than its last owner: a HANDOFF
 };
 
 struct TraceEvent {

@@ -32,7 +32,7 @@ LOCKSCOPE_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
   errno = saved_errno;
   const uint64_t start = rt.clock.now();
   lockscope::runtime::sink().mark(*self, lockscope::format::TraceKind::kWaitBegin, barrier,
-                                  Operation::kBarrierWait, site, start);
+                                  Operation::kBarrierWait, site, start, 0);
   int result;
   {
     lockscope::runtime::BlockedScope blocked(*self, barrier, Operation::kBarrierWait, site, start);

@@ -50,8 +50,8 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   if (held && held->stamped) held->paused_ticks += start - held->start_ticks;
   if (slot) slot->waiters.fetch_add(1, std::memory_order_relaxed);
   const auto& sink = lockscope::runtime::sink();
-  sink.mark(*self, lockscope::format::TraceKind::kWaitBegin, condition, op, site, start);
-  if (held) sink.mark(*self, lockscope::format::TraceKind::kHoldPause, mutex, op, site, start);
+  sink.mark(*self, lockscope::format::TraceKind::kWaitBegin, condition, op, site, start, 0);
+  if (held) sink.mark(*self, lockscope::format::TraceKind::kHoldPause, mutex, op, site, start, 0);
   errno = saved_errno;
   int result;
   {
@@ -65,13 +65,14 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   const bool mutex_held = result == 0 || timed_out;
   const uint32_t mutex_slot = held ? held->slot : rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
   uintptr_t held_before = 0;  // the site of the hold the re-take waited behind, if it waited
+  bool owner_changed = false;
   if (mutex_held && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
     held_before = lockscope::runtime::holder_site(rt.locks.slot(mutex_slot))
                       .load(std::memory_order_relaxed);
     // Inside its section. The hold goes on from where the mutex was acquired: that site holds it.
     const bool known = held && held->entry && held->epoch == self->epoch;
-    lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), *self,
-                                   known ? held->entry->key.site : 0);
+    owner_changed = lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), *self,
+                                                   known ? held->entry->key.site : 0);
     // Re-taken while holding locks taken since it was first acquired: an order like any other.
     if (held && self->held[self->held_depth - 1].lock != mutex)
       lockscope::runtime::note_order(*self, mutex, mutex_slot, site, Operation::kCondReacquire,
@@ -103,7 +104,9 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
               {woken, released, released != woken, false, false, false, held_before});
   if (woken != end)
     sink.wait(*self, condition, Operation::kCondWake, site, {released, end, true, false});
-  if (held) sink.mark(*self, lockscope::format::TraceKind::kHoldResume, mutex, op, site, end);
+  if (mutex_held)
+    sink.mark(*self, lockscope::format::TraceKind::kHoldResume, mutex, op, site, end,
+              owner_changed ? lockscope::format::kTraceOwnerChanged : 0);
   errno = result_errno;
   return result;
 }

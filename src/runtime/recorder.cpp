@@ -294,10 +294,10 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   if (format::operation_class(op) != format::OperationClass::kAcquire) return recorded;  // nothing held
   ++self.acquisitions;
   if (outcome.contended) ++self.contended;
-  if (!format::is_read_side(op)) note_owner(*located.slot, self, site);
+  const bool owner_changed = !format::is_read_side(op) && note_owner(*located.slot, self, site);
   if (self.held_depth >= kMaxHeldLocks) {
     runtime().count(format::Counter::kHeldStackOverflow);
-    return recorded;
+    return {recorded.slot, op, 0, owner_changed};
   }
   HeldLock& held = self.held[self.held_depth++];
   held.lock = lock;
@@ -321,7 +321,7 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     held.stamped = false;
     if (located.slot->waited_on.load(std::memory_order_relaxed)) stamp_hold(held);
   }
-  return {recorded.slot, op, held.stamped ? held.start_ticks : 0};
+  return {recorded.slot, op, held.stamped ? held.start_ticks : 0, owner_changed};
 }
 
 Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
@@ -415,7 +415,8 @@ Recorded record_wait(ThreadState& self, const void* lock, format::Operation op, 
 }
 
 namespace {
-void no_mark(ThreadState&, format::TraceKind, const void*, format::Operation, uintptr_t, uint64_t) {}
+void no_mark(ThreadState&, format::TraceKind, const void*, format::Operation, uintptr_t, uint64_t,
+             uint8_t) {}
 void no_thread_event(ThreadState&, format::TraceKind) {}
 }  // namespace
 

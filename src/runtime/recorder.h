@@ -56,6 +56,7 @@ struct Recorded {
   LockSlot* slot = nullptr;
   format::Operation operation = format::Operation::kLock;
   uint64_t ticks = 0;  // the clock read that timed the hold begun or ended here (0: none)
+  bool owner_changed = false;  // an exclusive acquisition from another thread than the last owner
 };
 
 // Where the slow paths hand their events: chosen once at start-up (Runtime::sink), the summary
@@ -75,7 +76,7 @@ struct EventSink {
   // A moment with no figure of its own: a wait begins (kWaitBegin), a condition wait lets go of
   // its mutex and takes it back (kHoldPause, kHoldResume).
   void (*mark)(ThreadState&, format::TraceKind, const void* object, format::Operation,
-               uintptr_t site, uint64_t ticks);
+               uintptr_t site, uint64_t ticks, uint8_t flags);
   // The thread's life: kThreadStart (it registered), kThreadExit, kFork, kExec.
   void (*thread_event)(ThreadState&, format::TraceKind);
 };
@@ -136,11 +137,14 @@ void record_owner_change(LockSlot& slot, const ThreadState& self, uintptr_t site
 // The holder's site goes with it (holder_site): a thread that waited for the lock names, once it
 // has it, the acquire site of the hold it waited behind. Written only when the owner or its site
 // changes, so a thread re-taking a lock at one site writes nothing.
-inline void note_owner(LockSlot& slot, const ThreadState& self, uintptr_t site) {
-  if (__builtin_expect(slot.last_owner.load(std::memory_order_relaxed) != self.tid ||
+// Returns whether the lock changed owner (the count record_owner_change keeps).
+inline bool note_owner(LockSlot& slot, const ThreadState& self, uintptr_t site) {
+  const uint32_t previous = slot.last_owner.load(std::memory_order_relaxed);
+  if (__builtin_expect(previous != self.tid ||
                            holder_site(slot).load(std::memory_order_relaxed) != site,
                        0))
     record_owner_change(slot, self, site);
+  return previous != self.tid && previous != 0;
 }
 
 inline SiteCacheEntry& site_cache_slot(ThreadState& self, const void* lock, uintptr_t site,
@@ -342,7 +346,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
       outcome.stack = frames;
     }
     outcome.start_ticks = start;
-    sink().mark(*self, format::TraceKind::kWaitBegin, lock, Calls::kOperation, site, start);
+    sink().mark(*self, format::TraceKind::kWaitBegin, lock, Calls::kOperation, site, start, 0);
     {
       BlockedScope blocked(*self, lock, Calls::kOperation, site, start);
       outcome.result = calls.blocking_acquire();

@@ -66,8 +66,10 @@ bool acquire_at_traced_site(ThreadState& self, const void* lock, format::Operati
       self.held_depth >= kMaxHeldLocks)
     return false;
   uint64_t ticks = 0;
+  uint8_t flags = 0;
   if (format::operation_class(op) == format::OperationClass::kAcquire) {
-    if (!format::is_read_side(op)) note_owner(*cached->slot, self, site);
+    if (!format::is_read_side(op) && note_owner(*cached->slot, self, site))
+      flags = format::kTraceOwnerChanged;
     HeldLock& held = record_cached_hold(self, *cached, release_operation_for(op));
     held.epoch = self.epoch;
     if (held.stamped) ticks = held.start_ticks;
@@ -75,7 +77,7 @@ bool acquire_at_traced_site(ThreadState& self, const void* lock, format::Operati
     ++cached->stats->count;  // a semaphore wait: nothing held
   }
   InsideLockscope inside;
-  write_call(self, lock, site, op, generation, 0, ticks);
+  write_call(self, lock, site, op, generation, flags, ticks);
   return true;
 }
 
@@ -108,9 +110,11 @@ Recorded trace_acquire(ThreadState& self, const void* lock, format::Operation op
     return {};
   const Recorded recorded = record_acquire(self, lock, op, site, outcome);
   InsideLockscope inside;
-  const uint8_t failed = acquired(outcome.result)       ? 0
-                         : outcome.result == ETIMEDOUT ? format::kTraceFailed | format::kTraceTimedOut
-                                                       : format::kTraceFailed;
+  const uint8_t failed =
+      (acquired(outcome.result)       ? 0
+       : outcome.result == ETIMEDOUT ? format::kTraceFailed | format::kTraceTimedOut
+                                     : format::kTraceFailed) |
+      (recorded.owner_changed ? format::kTraceOwnerChanged : 0);
   if (outcome.contended)
     write_wait(self, lock, site, op, generation_of(recorded), outcome.start_ticks,
                outcome.end_ticks, format::kTraceWaited | failed, true);
@@ -157,10 +161,10 @@ Recorded trace_wait(ThreadState& self, const void* lock, format::Operation op, u
 }
 
 void trace_mark(ThreadState& self, TraceKind kind, const void* object, format::Operation op,
-                uintptr_t site, uint64_t ticks) {
+                uintptr_t site, uint64_t ticks, uint8_t flags) {
   if (g_runtime.trace.min_wait_ticks != 0) return;  // begins are written with their wait's end
   InsideLockscope inside;
-  append_trace(self.trace, event_of(kind, ticks, object, site, op, 0, 0));
+  append_trace(self.trace, event_of(kind, ticks, object, site, op, 0, flags));
 }
 
 void trace_thread_event(ThreadState& self, TraceKind kind) {

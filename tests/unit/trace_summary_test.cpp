@@ -111,19 +111,23 @@ TEST(TraceSummary, ATimeoutIsWaitingTimeAndAFailureButNoAcquisition) {
   EXPECT_EQ(summary.threads[0].wait_sum_ns, 600u);
 }
 
-TEST(TraceSummary, OwnerChangesFollowTheClockAcrossThreads) {
+TEST(TraceSummary, OwnerChangesAreTheRuntimesFlaggedAcquisitions) {
   EventList events;
-  // Thread 1 at 10 and 30, thread 2 at 20 and 40: listed by thread, ordered by the clock.
-  for (uint64_t t : {10u, 30u}) {
-    events.add(1, TraceKind::kCall, t, kA, Operation::kLock, 0);
-    events.add(1, TraceKind::kCall, t + 5, kA, Operation::kUnlock, 1);
-  }
+  // Thread 1 takes A twice (the second from thread 2: flagged), thread 2 three times (its first
+  // and second flagged, its third after itself); a condition wait's re-take is flagged too.
+  events.add(1, TraceKind::kCall, 10, kA, Operation::kLock, 0);
+  events.add(1, TraceKind::kCall, 15, kA, Operation::kUnlock, 1);
+  events.add(1, TraceKind::kCall, 30, kA, Operation::kLock, 0, format::kTraceOwnerChanged);
+  events.add(1, TraceKind::kHoldPause, 31, kA, Operation::kCondWait, 2);
+  events.add(1, TraceKind::kHoldResume, 60, kA, Operation::kCondWait, 2, format::kTraceOwnerChanged);
+  events.add(1, TraceKind::kCall, 65, kA, Operation::kUnlock, 1);
   for (uint64_t t : {20u, 40u, 50u}) {
-    events.add(2, TraceKind::kCall, t, kA, Operation::kLock, 0);
+    events.add(2, TraceKind::kCall, t, kA, Operation::kLock, 0,
+               t == 50 ? 0 : format::kTraceOwnerChanged);
     events.add(2, TraceKind::kCall, t + 5, kA, Operation::kUnlock, 1);
   }
   const TraceSummary summary = summarize_trace(events.process);
-  EXPECT_EQ(lock_at(summary, kA).owner_changes, 3u);  // 1 -> 2 -> 1 -> 2, then 2 again
+  EXPECT_EQ(lock_at(summary, kA).owner_changes, 4u);
   EXPECT_EQ(summary.threads.size(), 2u);
 }
 
