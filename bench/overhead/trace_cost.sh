@@ -4,7 +4,8 @@
 #   event: lockscope_overhead_bench's uncontended pairs (CPU ns per pair); a pair is two events, so
 #          the trace's cost per event is (trace - summary) / 2, and (trace - plain) / 2 all told
 #   heavy: lockscope_lock_heavy (wall seconds), the issue's lock-heavy fixture; ratios to plain
-# Usage: trace_cost.sh [-n RUNS] [-b BUILD_DIR] [event|heavy]...
+#   threads: 10,000 short-lived threads, 4 at a time (wall seconds): a trace file per thread
+# Usage: trace_cost.sh [-n RUNS] [-b BUILD_DIR] [event|heavy|threads]...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 runs=7
@@ -70,6 +71,21 @@ heavy() {
   done >"$work/heavy"
   local plain summary trace
   read -r plain summary trace < <(medians "$work/heavy")
+  awk -v p="$plain" -v s="$summary" -v t="$trace" 'BEGIN {
+    printf "plain %.3f s, summary %.3f s (%.2fx), trace %.3f s (%.2fx)\n", p, s, s / p, t, t / p
+  }'
+}
+
+threads() {
+  echo "== 10,000 short-lived threads, 4 at a time: wall seconds, median of $runs alternating runs"
+  local TIMEFORMAT='%R' fixture="$build/tests/integration/fixtures/fixture_many_threads"
+  for ((i = 0; i < runs; ++i)); do
+    for config in "${configs[@]}"; do
+      echo "$config $({ time run "$config" "$fixture" 10000 4 >/dev/null 2>&1; } 2>&1)"
+    done
+  done >"$work/threads"
+  local plain summary trace
+  read -r plain summary trace < <(medians "$work/threads")
   awk -v p="$plain" -v s="$summary" -v t="$trace" 'BEGIN {
     printf "plain %.3f s, summary %.3f s (%.2fx), trace %.3f s (%.2fx)\n", p, s, s / p, t, t / p
   }'
