@@ -160,6 +160,10 @@ struct LockOrderEdge {
   uint32_t tid = 0;
   format::Operation to_operation = format::Operation::kLock;
   format::Operation from_operation = format::Operation::kLock;  // kLock also when not known
+  // The call stack of the acquisition of `to_lock` (from `to_site` outwards), captured when the
+  // edge was first seen: index into ProcessProfile::stacks, kNoStack when none was.
+  static constexpr size_t kNoStack = SIZE_MAX;
+  size_t stack = kNoStack;
 };
 
 // Trace mode (record --trace): one thread's file.

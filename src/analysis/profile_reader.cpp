@@ -32,6 +32,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kStackFrames: return "stack frames";
     case SectionType::kStacks: return "stacks";
     case SectionType::kSiteStacks: return "site stacks";
+    case SectionType::kOrderStacks: return "lock-order stacks";
     case SectionType::kEnd: return "end";
   }
   return "unknown";
@@ -344,6 +345,11 @@ ProcessProfile decode(const SectionSet& file) {
       throw BadFile("a lock-order edge has an unknown operation");
     if (e.from_operation) edge.from_operation = static_cast<format::Operation>(e.from_operation);
     out.lock_order.push_back(std::move(edge));
+  }
+  for (const auto& s : file.records<format::OrderStackRecord>(SectionType::kOrderStacks, false)) {
+    if (s.edge >= out.lock_order.size() || s.stack >= out.stacks.size())
+      throw BadFile("a lock-order stack refers to a missing edge or stack");
+    out.lock_order[s.edge].stack = s.stack;
   }
   for (const auto& c : file.records<format::CounterRecord>(SectionType::kCounters))
     out.counters[static_cast<format::Counter>(c.id)] += c.value;

@@ -39,6 +39,8 @@ enum class SectionType : uint32_t {
   kStackFrames = 12,  // version 3: the frames of the call stacks (optional, as above)
   kStacks = 13,       // version 3: call stacks, each a run of kStackFrames (optional)
   kSiteStacks = 14,   // version 3: contended acquisitions by site and call stack (optional)
+  kOrderStacks = 15,  // version 3: the call stack of each lock-order edge's nested acquisition
+                      // (optional; files without it have none)
   kEnd = 0xFFFF,
 };
 
@@ -331,6 +333,14 @@ struct SiteStackRecord {
   uint64_t wait_ns;
 };
 static_assert(sizeof(SiteStackRecord) == 24);
+
+// The call stack a lock-order edge's nested acquisition was made from, captured when the edge was
+// first seen (within the thread's stack-capture budget; edges without one have no record).
+struct OrderStackRecord {
+  uint32_t edge;   // into kLockOrder
+  uint32_t stack;  // into kStacks
+};
+static_assert(sizeof(OrderStackRecord) == 8);
 
 struct ThreadRecord {
   uint32_t tid;

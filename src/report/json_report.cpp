@@ -179,6 +179,8 @@ json lock_order_json(const ProcessProfile& process) {
                      {"taken", edge.to_lock},
                      {"taken_at", location_json(edge.to_site, process)},
                      {"operation", operation_name(edge.to_operation)},
+                     {"stack", edge.stack == LockOrderEdge::kNoStack ? json(nullptr)
+                                                                     : json(edge.stack)},
                      {"tid", edge.tid}});
   json inversions = json::array();
   for (const LockOrderInversion& inversion : find_lock_order_inversions(process))

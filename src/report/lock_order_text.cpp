@@ -40,6 +40,10 @@ void write_lock_order_inversions(const Profile& profile, std::ostream& out) {
         out << fmt::format("    and then took {} ({})\n", lock_name(process, edge.to_lock),
                            operation_name(edge.to_operation));
         out << fmt::format("      at {}\n", where(edge.to_site));
+        // The stack it was taken from (its first frame is the line above).
+        if (edge.stack != LockOrderEdge::kNoStack)
+          for (size_t i = 1; i < process.stacks[edge.stack].size(); ++i)
+            out << fmt::format("         from {}\n", where(process.stacks[edge.stack][i]));
       }
     }
   }

@@ -29,6 +29,10 @@ struct OrderEdge {
   uint32_t tid;         // the first thread that did so
   uint16_t to_operation;    // format::Operation of that acquisition
   uint16_t from_operation;  // how the held lock was acquired (0: not known)
+  // The call stack of that acquisition, from `to_site` outwards (0 frames: not captured).
+  static constexpr uint32_t kMaxStackDepth = 16;
+  uint32_t stack_depth;
+  uintptr_t stack[kMaxStackDepth];
 };
 
 class LockOrderTable {
@@ -36,6 +40,10 @@ class LockOrderTable {
   // Adds the edge unless (from, to) is known; false when it was known or memory was refused
   // (then counted in dropped()). Must be called marked inside lockscope (the lock is internal).
   bool insert(const OrderEdge& edge);
+  // Whether an edge with the same locks is known (lock-free: it may miss one being inserted).
+  bool contains(const OrderEdge& edge) const {
+    return find(index_.load(std::memory_order_acquire), edge) != 0;
+  }
   // Edges [0, size()) may be read while others are inserted.
   size_t size() const { return edges_.size(); }
   const OrderEdge& edge(size_t i) const { return edges_[i]; }

@@ -20,7 +20,7 @@ namespace {
 using format::SectionType;
 
 struct Sections {
-  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame, cpu_handoffs, frames, stacks, site_stacks;
+  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame, cpu_handoffs, frames, stacks, site_stacks, order_stacks;
 
   format::StringRef add_string(const char* text, size_t length) {
     format::StringRef ref{static_cast<uint32_t>(strings.size()), static_cast<uint32_t>(length)};
@@ -279,17 +279,6 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     }
     out.sites.append_record(record);
   }
-  const StackStore& stacks = all.stacks();
-  for (uint32_t n = 1; n <= stacks.size(); ++n) {
-    format::StackRecord record{static_cast<uint32_t>(out.frames.size() / sizeof(format::StackFrameRecord)),
-                               stacks.depth(n)};
-    for (uint32_t i = 0; i < record.frame_count; ++i) {
-      format::StackFrameRecord frame{};
-      split_site(modules, stacks.frame(n, i), frame.module, frame.offset);
-      out.frames.append_record(frame);
-    }
-    out.stacks.append_record(record);
-  }
   for (size_t i = 0; i < rt.order.size(); ++i) {
     const OrderEdge& edge = rt.order.edge(i);
     format::LockOrderRecord record{};
@@ -303,7 +292,23 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     record.tid = edge.tid;
     record.to_operation = edge.to_operation;
     record.from_operation = edge.from_operation;
+    // Its stack joins the sites' stacks (the same numbering: interned into the same store).
+    if (edge.stack_depth != 0)
+      if (const uint32_t stack = all.intern_stack(edge.stack, edge.stack_depth))
+        out.order_stacks.append_record(format::OrderStackRecord{
+            static_cast<uint32_t>(out.order.size() / sizeof(format::LockOrderRecord)), stack - 1});
     out.order.append_record(record);
+  }
+  const StackStore& stacks = all.stacks();
+  for (uint32_t n = 1; n <= stacks.size(); ++n) {
+    format::StackRecord record{static_cast<uint32_t>(out.frames.size() / sizeof(format::StackFrameRecord)),
+                               stacks.depth(n)};
+    for (uint32_t i = 0; i < record.frame_count; ++i) {
+      format::StackFrameRecord frame{};
+      split_site(modules, stacks.frame(n, i), frame.module, frame.offset);
+      out.frames.append_record(frame);
+    }
+    out.stacks.append_record(record);
   }
 }
 
@@ -498,7 +503,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   memcpy(header.magic, format::kMagic, sizeof(header.magic));
   header.version = format::kVersion;
   header.header_size = sizeof(header);
-  header.section_count = 15;
+  header.section_count = 16;
   file.append_record(header);
   ByteBuffer empty;
   bool ok = append_section(file, SectionType::kStrings, 1, out.strings) &&
@@ -521,6 +526,8 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
             append_section(file, SectionType::kStacks, sizeof(format::StackRecord), out.stacks) &&
             append_section(file, SectionType::kSiteStacks, sizeof(format::SiteStackRecord),
                            out.site_stacks) &&
+            append_section(file, SectionType::kOrderStacks, sizeof(format::OrderStackRecord),
+                           out.order_stacks) &&
             append_section(file, SectionType::kEnd, 0, empty);
   if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();

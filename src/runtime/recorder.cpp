@@ -90,7 +90,19 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
     edge.tid = self.tid;
     edge.to_operation = static_cast<uint16_t>(op);
     edge.from_operation = entry_valid ? held.entry->key.operation : 0;
-    rt.order.insert(edge);
+    // A new edge keeps the stack it was made from (once per edge: within the capture budget).
+    if (!rt.order.contains(edge)) {
+      uint64_t now = rt.clock.now();
+      const uint32_t depth = rt.stack_depth < OrderEdge::kMaxStackDepth ? rt.stack_depth
+                                                                         : OrderEdge::kMaxStackDepth;
+      // Walked from code without frame pointers (the interposer's inline fast path, this
+      // function): unwind tables unless frame pointers alone were asked for. Once per edge.
+      const uint8_t mode = rt.unwind_mode == static_cast<uint8_t>(UnwindMode::kFramePointer)
+                               ? rt.unwind_mode
+                               : static_cast<uint8_t>(UnwindMode::kDwarf);
+      if (depth != 0) edge.stack_depth = capture_stack_at(self, site, edge.stack, depth, mode, now);
+      rt.order.insert(edge);
+    }
   }
   errno = saved_errno;
 }
@@ -102,7 +114,8 @@ void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
   if (outer.entry != nullptr && outer.epoch == self.epoch) outer.entry->order_to = cached.stats;
 }
 
-uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t* frames, uint64_t& now) {
+uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth,
+                          uint8_t unwind_mode, uint64_t& now) {
   Runtime& rt = g_runtime;
   const uint64_t start = now;
   // Allowed while captures took at most 1 % of the thread's time so far (+ 1 ms to start with):
@@ -113,9 +126,9 @@ uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t* frames
   InsideLockscope inside;  // libgcc's unwinder may lock a mutex of its own
   const int saved_errno = errno;
   uintptr_t raw[kMaxStackDepth + 8];
-  // stack_depth <= kMaxStackDepth (parse_config): room for it and up to 8 frames of our own.
+  // max_depth <= kMaxStackDepth: room for it and up to 8 frames of our own.
   const uint32_t got =
-      capture_stack(raw, rt.stack_depth + 8, static_cast<UnwindMode>(rt.unwind_mode));
+      capture_stack(raw, max_depth + 8, static_cast<UnwindMode>(unwind_mode));
   errno = saved_errno;
   now = rt.clock.now();
   self.stack_ticks += now - start;
@@ -124,7 +137,7 @@ uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t* frames
   while (first < got && first < 8 && raw[first] != site) ++first;
   if (first >= got || raw[first] != site) return 0;
   uint32_t depth = got - first;
-  if (depth > rt.stack_depth) depth = rt.stack_depth;
+  if (depth > max_depth) depth = max_depth;
   for (uint32_t i = 0; i < depth; ++i) frames[i] = raw[first + i];
   return depth;
 }

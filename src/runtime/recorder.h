@@ -89,8 +89,15 @@ inline const EventSink& sink() { return *g_runtime.sink; }
 // time) or the walk did not find `site`. `now`: the clock, read by the caller; when a stack was
 // captured it is read again (the wait starts after the capture). Built with a frame pointer (as is
 // acquire_slow), so that the frame-pointer walk gets through lockscope's own frames.
-__attribute__((noinline, optimize("no-omit-frame-pointer"))) uint32_t capture_wait_stack(
-    ThreadState& self, uintptr_t site, uintptr_t* frames, uint64_t& now);
+// `max_depth` <= kMaxStackDepth frames (capture_wait_stack: the configured stack_depth), walked
+// the `unwind_mode` way (UnwindMode).
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) uint32_t capture_stack_at(
+    ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth, uint8_t unwind_mode,
+    uint64_t& now);
+inline uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t* frames,
+                                   uint64_t& now) {
+  return capture_stack_at(self, site, frames, g_runtime.stack_depth, g_runtime.unwind_mode, now);
+}
 
 inline bool acquired(int result) { return result == 0 || result == EOWNERDEAD; }
 

@@ -190,6 +190,8 @@ class SiteTable {
   bool record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth, uint64_t waits,
                     uint64_t wait_ns);
   const StackStore& stacks() const { return stacks_; }
+  // The number of stack `frames[0..depth)` in this table's store (0: memory refused); the owner's.
+  uint32_t intern_stack(const uintptr_t* frames, uint32_t depth) { return stacks_.intern(frames, depth); }
   // Adds every entry of `other` into this table; returns the count of calls that could not be
   // added (out of memory).
   uint64_t merge_from(const SiteTable& other);

@@ -1,6 +1,9 @@
 // Lock order: edges between locks taken while holding others, and the inversions among them, in
 // the profile, the text report and the JSON report.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "analysis/lock_order_cycles.h"
@@ -109,6 +112,37 @@ TEST(LockOrder, AConditionWaitReTakingItsMutexUnderAnotherLockIsAnEdge) {
           located_at(edge.from_site, "lock_order.c", marker_line("lock_order", "under-cond-mutex")));
     }
   EXPECT_TRUE(reacquire_edge);
+}
+
+// Both orders made through one helper: the two edges share their line, and each one's call stack
+// (captured once, as the edge is first seen) names the caller that made it, in the text too.
+TEST(LockOrder, EachEdgeKeepsTheStackItWasMadeFrom) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "lock_order", {"wrapped"});
+  const std::vector<LockOrderInversion> inversions = find_lock_order_inversions(process);
+  ASSERT_EQ(inversions.size(), 1u);
+  std::vector<int> callers;
+  for (size_t e : inversions[0].edges) {
+    const LockOrderEdge& edge = process.lock_order[e];
+    EXPECT_TRUE(located_at(edge.to_site, "lock_order.c", marker_line("lock_order", "take-second")))
+        << edge.to_site.label;
+    ASSERT_NE(edge.stack, LockOrderEdge::kNoStack);
+    const std::vector<CodeLocation>& frames = process.stacks[edge.stack];
+    ASSERT_GE(frames.size(), 2u);
+    EXPECT_TRUE(located_at(frames[0], "lock_order.c", marker_line("lock_order", "take-second")));
+    callers.push_back(frames[1].line);
+  }
+  std::sort(callers.begin(), callers.end());
+  EXPECT_EQ(callers, (std::vector<int>{marker_line("lock_order", "transfer-ab"),
+                                       marker_line("lock_order", "transfer-ba")}));
+  const CommandResult text = run_lockscope({"report", dir.path()});
+  // (The file is named relative to the working directory when under it, else in full.)
+  const size_t from = text.out.find("from transfer_ab ");
+  ASSERT_NE(from, std::string::npos) << text.out;
+  const std::string line = text.out.substr(from, text.out.find('\n', from) - from);
+  EXPECT_NE(line.find(fmt::format("fixtures/lock_order.c:{}", marker_line("lock_order", "transfer-ab"))),
+            std::string::npos)
+      << line;
 }
 
 }  // namespace
