@@ -61,34 +61,28 @@ event() {
   }'
 }
 
-heavy() {
-  echo "== lock-heavy fixture: wall seconds, median of $runs alternating runs"
+# whole NAME LABEL CMD...: wall seconds of CMD in every configuration, alternating; medians, ratios.
+whole() {
+  local name=$1 label=$2
+  shift 2
+  echo "== $label: wall seconds, median of $runs alternating runs"
   local TIMEFORMAT='%R'
   for ((i = 0; i < runs; ++i)); do
     for config in "${configs[@]}"; do
-      echo "$config $({ time run "$config" "$build/bin/lockscope_lock_heavy" >/dev/null 2>&1; } 2>&1)"
+      echo "$config $({ time run "$config" "$@" >/dev/null 2>&1; } 2>&1)"
     done
-  done >"$work/heavy"
+  done >"$work/$name"
   local plain summary trace
-  read -r plain summary trace < <(medians "$work/heavy")
+  read -r plain summary trace < <(medians "$work/$name")
   awk -v p="$plain" -v s="$summary" -v t="$trace" 'BEGIN {
     printf "plain %.3f s, summary %.3f s (%.2fx), trace %.3f s (%.2fx)\n", p, s, s / p, t, t / p
   }'
 }
 
+heavy() { whole heavy "lock-heavy fixture" "$build/bin/lockscope_lock_heavy"; }
 threads() {
-  echo "== 10,000 short-lived threads, 4 at a time: wall seconds, median of $runs alternating runs"
-  local TIMEFORMAT='%R' fixture="$build/tests/integration/fixtures/fixture_many_threads"
-  for ((i = 0; i < runs; ++i)); do
-    for config in "${configs[@]}"; do
-      echo "$config $({ time run "$config" "$fixture" 10000 4 >/dev/null 2>&1; } 2>&1)"
-    done
-  done >"$work/threads"
-  local plain summary trace
-  read -r plain summary trace < <(medians "$work/threads")
-  awk -v p="$plain" -v s="$summary" -v t="$trace" 'BEGIN {
-    printf "plain %.3f s, summary %.3f s (%.2fx), trace %.3f s (%.2fx)\n", p, s, s / p, t, t / p
-  }'
+  whole threads "10,000 short-lived threads, 4 at a time" \
+    "$build/tests/integration/fixtures/fixture_many_threads" 10000 4
 }
 
 for part in $parts; do "$part"; done
