@@ -503,32 +503,37 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   memcpy(header.magic, format::kMagic, sizeof(header.magic));
   header.version = format::kVersion;
   header.header_size = sizeof(header);
-  header.section_count = 16;
+  header.section_count = 0;  // counted below, as they are added
   file.append_record(header);
   ByteBuffer empty;
-  bool ok = append_section(file, SectionType::kStrings, 1, out.strings) &&
-            append_section(file, SectionType::kProcess, sizeof(format::ProcessRecord), out.process) &&
-            append_section(file, SectionType::kModules, sizeof(format::ModuleRecord), out.modules) &&
-            append_section(file, SectionType::kThreads, sizeof(format::ThreadRecord), out.threads) &&
-            append_section(file, SectionType::kLocks, sizeof(format::LockRecord), out.locks) &&
-            append_section(file, SectionType::kSites, sizeof(format::SiteRecord), out.sites) &&
-            append_section(file, SectionType::kHistograms, sizeof(format::HistogramBin),
+  uint32_t sections = 0;
+  auto add = [&](SectionType type, size_t record_size, ByteBuffer& payload) {
+    ++sections;
+    return append_section(file, type, record_size, payload);
+  };
+  bool ok = add(SectionType::kStrings, 1, out.strings) &&
+            add(SectionType::kProcess, sizeof(format::ProcessRecord), out.process) &&
+            add(SectionType::kModules, sizeof(format::ModuleRecord), out.modules) &&
+            add(SectionType::kThreads, sizeof(format::ThreadRecord), out.threads) &&
+            add(SectionType::kLocks, sizeof(format::LockRecord), out.locks) &&
+            add(SectionType::kSites, sizeof(format::SiteRecord), out.sites) &&
+            add(SectionType::kHistograms, sizeof(format::HistogramBin),
                            out.histograms) &&
-            append_section(file, SectionType::kCounters, sizeof(format::CounterRecord),
+            add(SectionType::kCounters, sizeof(format::CounterRecord),
                            out.counters) &&
-            append_section(file, SectionType::kLockOrder, sizeof(format::LockOrderRecord),
+            add(SectionType::kLockOrder, sizeof(format::LockOrderRecord),
                            out.order) &&
-            append_section(file, SectionType::kBlame, sizeof(format::BlameRecord), out.blame) &&
-            append_section(file, SectionType::kCpuHandoffs, sizeof(format::CpuHandoffRecord),
+            add(SectionType::kBlame, sizeof(format::BlameRecord), out.blame) &&
+            add(SectionType::kCpuHandoffs, sizeof(format::CpuHandoffRecord),
                            out.cpu_handoffs) &&
-            append_section(file, SectionType::kStackFrames, sizeof(format::StackFrameRecord),
+            add(SectionType::kStackFrames, sizeof(format::StackFrameRecord),
                            out.frames) &&
-            append_section(file, SectionType::kStacks, sizeof(format::StackRecord), out.stacks) &&
-            append_section(file, SectionType::kSiteStacks, sizeof(format::SiteStackRecord),
+            add(SectionType::kStacks, sizeof(format::StackRecord), out.stacks) &&
+            add(SectionType::kSiteStacks, sizeof(format::SiteStackRecord),
                            out.site_stacks) &&
-            append_section(file, SectionType::kOrderStacks, sizeof(format::OrderStackRecord),
+            add(SectionType::kOrderStacks, sizeof(format::OrderStackRecord),
                            out.order_stacks) &&
-            append_section(file, SectionType::kEnd, 0, empty);
+            add(SectionType::kEnd, 0, empty);
   if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();
     errno = saved_errno;
@@ -536,6 +541,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   }
   auto* written_header = reinterpret_cast<format::FileHeader*>(file.data());
   written_header->file_size = file.size();
+  written_header->section_count = sections;
   written_header->header_crc = crc32(0, written_header, sizeof(format::FileHeader));
 
   char temporary[4200];  // a directory name near PATH_MAX truncates: the open then fails cleanly
