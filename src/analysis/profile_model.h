@@ -203,6 +203,10 @@ struct ProcessTrace {
   // The process ended without an exit path after its trace began (SIGKILL): its profile is a
   // snapshot, and its figures were rebuilt from the trace, which has every event to the end.
   bool cut_short = false;
+  // Cut short, and its figures were rebuilt from the trace: only when the trace lost nothing (no
+  // --min-wait, nothing dropped or overwritten, every thread's file made); else they are the
+  // snapshot's, which counted every call up to it.
+  bool rebuilt = false;
   std::vector<TraceThread> threads;
   std::vector<CodeLocation> sites;  // the events' call sites, each once
   std::vector<TraceRecord> events;  // by thread, each thread's in the order it wrote them

@@ -18,28 +18,29 @@ bool read_exactly(std::ifstream& in, void* into, size_t size) {
   return static_cast<size_t>(in.gcount()) == size;
 }
 
-// The events a file's counters say were kept, read in the order they were written.
+// The events a file's counters say were kept, read in the order they were written. Never more
+// than the file holds: a damaged header may claim 2^40 events of a 6 KB file.
 void read_events(std::ifstream& in, const format::TraceHeader& header, uint64_t file_size,
                  TraceFile& out) {
   const uint64_t kept = std::min(header.written, header.capacity);
   const uint64_t room = (file_size - header.header_size) / sizeof(format::TraceEvent);
-  const uint64_t first = header.written > header.capacity ? header.written % header.capacity : 0;
+  const bool wrapped = header.written > header.capacity;  // a ring past its first lap
   out.thread.overwritten = header.written - kept;
-  // Only the slots that hold events: a file is sized for its capacity, mostly a hole.
-  std::vector<format::TraceEvent> slots(std::min(header.written > header.capacity ? header.capacity
-                                                                                  : kept,
-                                                 room));
+  // Unwrapped: events 0 .. kept-1; a wrapped ring needs its whole file (its oldest event is at
+  // written % capacity), else none of it is trusted.
+  const uint64_t present = wrapped ? (room >= header.capacity ? kept : 0) : std::min(kept, room);
+  uint64_t missing = kept - present;
+  std::vector<format::TraceEvent> slots(present);
   in.seekg(header.header_size);
-  if (!slots.empty()) read_exactly(in, slots.data(), slots.size() * sizeof(format::TraceEvent));
-  out.events.reserve(kept);
-  uint64_t missing = 0;
-  for (uint64_t i = 0; i < kept; ++i) {
-    const uint64_t at = (first + i) % header.capacity;
-    if (at >= slots.size()) {
-      ++missing;
-      continue;
-    }
-    const format::TraceEvent& event = slots[at];
+  if (!slots.empty() && !read_exactly(in, slots.data(), slots.size() * sizeof(format::TraceEvent))) {
+    // Shorter than its size said (it changed while read): what was read, in order, if unwrapped.
+    slots.resize(wrapped ? 0 : static_cast<size_t>(in.gcount()) / sizeof(format::TraceEvent));
+    missing = kept - slots.size();
+  }
+  const uint64_t first = wrapped ? header.written % header.capacity : 0;
+  out.events.reserve(slots.size());
+  for (uint64_t i = 0; i < slots.size(); ++i) {
+    const format::TraceEvent& event = slots[wrapped ? (first + i) % header.capacity : i];
     if (event.kind == 0 || event.kind > static_cast<uint8_t>(format::TraceKind::kLast)) {
       ++missing;
       continue;
@@ -69,7 +70,8 @@ std::variant<TraceFile, std::string> read_trace_file(const std::string& path) {
   if (header.event_size != sizeof(format::TraceEvent) ||
       header.header_size < sizeof(format::TraceHeader) || header.header_size > file_size ||
       header.capacity == 0 || header.capacity > (uint64_t{1} << 40) ||
-      !(header.ticks_per_second > 0) || header.ns_per_tick_q32 == 0)
+      !(header.ticks_per_second >= 1000) || header.ns_per_tick_q32 == 0 ||
+      (header.written > header.capacity && !(header.flags & format::kTraceRing)))
     return "corrupt trace header";
   TraceFile out;
   out.pid = header.pid;
@@ -185,14 +187,22 @@ void attach_traces(Profile& profile, const std::string& directory) {
     if (!process.trace.present) continue;
     if (process.exit_path == format::ExitPath::kSnapshot) {
       process.trace.cut_short = true;
-      rebuild_from_trace(process);
+      const bool complete =
+          process.trace.min_wait_ns == 0 && process.trace.lost() == 0 &&
+          process.counter(format::Counter::kTraceFilesFailed) == 0 &&
+          std::all_of(process.trace.threads.begin(), process.trace.threads.end(),
+                      [](const TraceThread& thread) { return thread.problem.empty(); });
+      if (complete) {
+        rebuild_from_trace(process);
+        process.trace.rebuilt = true;
+      }
     }
   }
   // Trace mode writes a snapshot as each image starts. An image that then exec'd, or was killed,
   // before its first call leaves that snapshot and thread events only: as in summary mode, where
   // such an image writes nothing, it is not a process of the report.
   std::erase_if(profile.processes, [](const ProcessProfile& process) {
-    return process.trace.cut_short && process.locks.empty() &&
+    return process.trace.rebuilt && process.locks.empty() &&
            std::none_of(process.trace.events.begin(), process.trace.events.end(),
                         [](const TraceRecord& event) {
                           return event.kind == format::TraceKind::kCall ||

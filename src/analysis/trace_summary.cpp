@@ -221,6 +221,20 @@ void rebuild_from_trace(ProcessProfile& process) {
           }
       lock.finish();
     }
+  // A lock the snapshot knew that the trace never used (init'ed only, say) stays as it was.
+  std::map<LockKey, size_t> new_index;
+  for (size_t i = 0; i < rebuilt.locks.size(); ++i)
+    new_index[{rebuilt.locks[i].address, rebuilt.locks[i].generation}] = i;
+  for (const LockSummary& old : process.locks)
+    if (new_index.try_emplace({old.address, old.generation}, rebuilt.locks.size()).second)
+      rebuilt.locks.push_back(old);
+  // Lock-order edges name locks by index: into the new list now.
+  for (LockOrderEdge& edge : process.lock_order) {
+    const LockSummary& from = process.locks[edge.from_lock];
+    const LockSummary& to = process.locks[edge.to_lock];
+    edge.from_lock = new_index[{from.address, from.generation}];
+    edge.to_lock = new_index[{to.address, to.generation}];
+  }
   process.locks = std::move(rebuilt.locks);
   process.threads = std::move(rebuilt.threads);
 }

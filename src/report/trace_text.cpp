@@ -43,15 +43,18 @@ void add_trace_notes(const Profile& profile, std::vector<std::string>& notes) {
       parts.push_back(fmt::format("{} oldest events overwritten by the ring", format_count(overwritten)));
     if (!parts.empty())
       notes.push_back(fmt::format("pid {}: trace: {}", process.pid, fmt::join(parts, "; ")));
-    if (trace.cut_short)
+    if (trace.rebuilt)
       notes.push_back(fmt::format(
           "pid {}: cut short: it ended without an exit path (SIGKILL?); its figures come from its "
-          "trace, to its last event{} (call stacks, blame and cross-CPU counts: its last snapshot "
+          "trace, to its last event (call stacks, blame and cross-CPU counts: its last snapshot "
           "only)",
-          process.pid,
-          trace.min_wait_ns || dropped || overwritten
-              ? ", less the events the trace did not keep (counts are lower bounds)"
-              : ""));
+          process.pid));
+    else if (trace.cut_short)
+      notes.push_back(fmt::format(
+          "pid {}: cut short: it ended without an exit path (SIGKILL?); its trace did not keep "
+          "every event, so its figures are those of its last snapshot ({} in); the trace's events "
+          "go on to the end",
+          process.pid, format_duration_ns(double(process.duration_ns))));
     for (const TraceThread& thread : trace.threads)
       if (!thread.problem.empty())
         notes.push_back(fmt::format("pid {}: trace of thread {} ({}): {}", process.pid, thread.tid,

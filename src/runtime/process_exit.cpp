@@ -47,7 +47,7 @@ bool write_once(ExitPath path, int status, char* written, bool from_signal = fal
     if (auto* self = lockscope::runtime::tls_thread)
       lockscope::runtime::sink().thread_event(*self, lockscope::format::TraceKind::kExec);
   const bool wrote = lockscope::runtime::write_profile(path, status, written, from_signal);
-  if (wrote) lockscope::runtime::mark_process_traces_closed();
+  if (wrote) lockscope::runtime::mark_process_traces_closed(from_signal);
   if (path != ExitPath::kExec) lockscope::runtime::finish_running_marker();
   return wrote;
 }

@@ -117,9 +117,31 @@ void unpark_trace(TraceBuffer& buffer) {
   buffer.parked = nullptr;
 }
 
-void mark_process_traces_closed() {
+void mark_process_traces_closed(bool from_signal) {
   Runtime& rt = g_runtime;
+  InsideLockscope inside;  // the merge lock is internal
+  if (from_signal ? !rt.merge_lock.try_lock_for(100) : (rt.merge_lock.lock(), false)) return;
   for (size_t i = 0; i < rt.threads.slot_count(); ++i) mark_trace_closed(rt.threads.slot(i).trace);
+  rt.merge_lock.unlock();
+}
+
+bool populate_trace(TraceBuffer& buffer) {
+  // 64 KiB at a time (2,048 events): one system call for many pages, which the kernel zeroes
+  // anyway. After a ring's first lap every page is populated.
+  constexpr uint64_t kStep = 65536 / sizeof(format::TraceEvent);
+  if (buffer.populated >= buffer.capacity) return true;
+  uint64_t end = buffer.populated + kStep;
+  if (end > buffer.capacity) end = buffer.capacity;
+  const int saved_errno = errno;
+  const bool ok = madvise(buffer.events + buffer.populated,
+                          (end - buffer.populated) * sizeof(format::TraceEvent),
+                          MADV_POPULATE_WRITE) == 0;
+  const bool unsupported = !ok && errno == EINVAL;  // a kernel before 5.14: stores fault pages in
+  errno = saved_errno;
+  if (unsupported) end = buffer.capacity;
+  else if (!ok) return !(buffer.refused = true);
+  buffer.populated = end;
+  return true;
 }
 
 }  // namespace lockscope::runtime

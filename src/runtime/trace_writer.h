@@ -31,6 +31,11 @@ struct TraceBuffer {
   uint64_t written;   // the thread's own copy of header->written
   uint64_t filtered;
   size_t mapped_bytes;
+  // Events whose pages were written ahead (populate_trace): a store into a page of a shared file
+  // mapping that the file system cannot back (disk or quota full) raises SIGBUS, so no event is
+  // stored before its page was populated without a fault.
+  uint64_t populated;
+  bool refused;  // the file system refused the next pages: the file is full from there
   // While the thread forks: `header` is parked here (appends see none), so that nothing the child
   // runs before lockscope's own fork handler (another library's handlers) writes into the parent's
   // file, which the child inherits mapped.
@@ -45,7 +50,11 @@ void close_trace(TraceBuffer& buffer);
 // Marks the file closed, leaving it mapped: the process is about to end, a thread may still write.
 void mark_trace_closed(TraceBuffer& buffer);
 // The process wrote its final profile: every thread's file is complete (threads may still write).
-void mark_process_traces_closed();
+// Under the merge lock (a gone thread's file may be unmapped meanwhile); `from_signal`: only tried.
+void mark_process_traces_closed(bool from_signal);
+// Makes the pages of the next events writable without a fault (MADV_POPULATE_WRITE); false when
+// the file system refused them (the file is then full: later events are dropped and counted).
+bool populate_trace(TraceBuffer& buffer);
 // In a fork child: the mapping is the parent's file, which the child must not write. Unmaps it.
 void forget_trace(TraceBuffer& buffer);
 // Around a fork, in the forking thread: appends stop before it, and resume after it in the parent.
@@ -54,7 +63,9 @@ void unpark_trace(TraceBuffer& buffer);
 
 inline void append_trace(TraceBuffer& buffer, const format::TraceEvent& event) {
   if (buffer.header == nullptr) return;
-  if (buffer.written >= buffer.capacity && !(buffer.header->flags & format::kTraceRing)) {
+  if ((buffer.written >= buffer.capacity && !(buffer.header->flags & format::kTraceRing)) ||
+      (buffer.written >= buffer.populated && buffer.populated < buffer.capacity &&
+       (buffer.refused || !populate_trace(buffer)))) {
     __atomic_store_n(&buffer.header->dropped, buffer.header->dropped + 1, __ATOMIC_RELAXED);
     return;
   }

@@ -281,6 +281,31 @@ TEST(Trace, AForkChildNeverWritesIntoItsParentsTrace) {
   }
 }
 
+// A store into a page of a shared file mapping that the file system cannot back raises SIGBUS: a
+// full disk once killed the traced program. Pages are now populated ahead (MADV_POPULATE_WRITE),
+// and a refusal stops the trace instead (events dropped, counted). Needs a small tmpfs (root).
+TEST(Trace, AFullDiskDropsEventsInsteadOfKillingTheProgram) {
+  TemporaryDirectory dir;
+  const std::string mount_point = dir / "small";
+  std::filesystem::create_directory(mount_point);
+  if (!std::filesystem::exists("/bin/mount") ||
+      run_command({"/bin/mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount_point}).exit_status != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs here";
+  const std::vector<std::string> program = {fixture("spin_counter"), "200000"};
+  const CommandResult plain = run_command(program);
+  std::vector<std::string> command = {LOCKSCOPE_CLI, "record", "-o", mount_point + "/out", "--trace",
+                                      "--"};
+  command.insert(command.end(), program.begin(), program.end());
+  const CommandResult traced = run_command(command);
+  const Profile profile = load_profile(mount_point + "/out");
+  run_command({"/bin/umount", mount_point});
+  EXPECT_EQ(traced.signal, 0) << "SIGBUS is 7: " << traced.err;
+  EXPECT_EQ(traced.exit_status, plain.exit_status) << traced.err;
+  EXPECT_EQ(traced.out, plain.out);
+  ASSERT_EQ(profile.processes.size(), 1u);
+  EXPECT_GT(profile.processes[0].trace.lost(), 0u) << "2 MiB hold fewer events than it made";
+}
+
 TEST(Trace, BadOptionsAreOneLineErrors) {
   const std::vector<std::vector<std::string>> bad = {
       {"record", "--min-wait", "10us", "--", "true"},
@@ -304,12 +329,20 @@ TEST(Trace, DamagedTraceFilesAreNamedAndTheRestIsReported) {
   for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
     if (entry.path().extension() == format::kTraceSuffix) files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
-  ASSERT_GE(files.size(), 3u);
+  ASSERT_GE(files.size(), 4u);
   {
     std::fstream bad(files[1], std::ios::in | std::ios::out | std::ios::binary);
     bad.write("NOTATRACE", 8);
   }
   std::filesystem::resize_file(files[2], format::kTraceHeaderSize + 10 * sizeof(format::TraceEvent));
+  {  // A header that claims 2^40 events (it once made the reader allocate them, and fail whole).
+    std::fstream huge(files[3], std::ios::in | std::ios::out | std::ios::binary);
+    const uint64_t claimed = uint64_t{1} << 40;
+    huge.seekp(offsetof(format::TraceHeader, capacity));
+    huge.write(reinterpret_cast<const char*>(&claimed), sizeof(claimed));
+    huge.seekp(offsetof(format::TraceHeader, written));
+    huge.write(reinterpret_cast<const char*>(&claimed), sizeof(claimed));
+  }
   const Profile profile = load_profile(dir.path());
   ASSERT_EQ(profile.processes.size(), 1u);
   ASSERT_EQ(profile.problems.size(), 1u);
@@ -322,6 +355,10 @@ TEST(Trace, DamagedTraceFilesAreNamedAndTheRestIsReported) {
       truncated_named = thread.problem.find("missing") != std::string::npos;
     }
   EXPECT_TRUE(truncated_named);
+  bool huge_named = false;
+  for (const TraceThread& thread : profile.processes[0].trace.threads)
+    if (thread.file == files[3]) huge_named = thread.problem.find("missing") != std::string::npos;
+  EXPECT_TRUE(huge_named);
   const CommandResult text = run_lockscope({"report", dir.path()});
   EXPECT_EQ(text.exit_status, 0) << text.err;
   EXPECT_NE(text.err.find(files[1]), std::string::npos) << text.err;
