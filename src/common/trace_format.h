@@ -59,7 +59,7 @@ enum class TraceKind : uint8_t {
   kThreadStart = 3,  // object: 0; value: the tid
   kThreadName = 4,   // site: the first 8 bytes of the name, object: the next 8 (NUL-padded)
   kThreadExit = 5,   // the thread's exit destructor ran (it may still lock after it)
-  kFork = 6,         // value: the child's pid (in the parent)
+  kFork = 6,         // the thread is about to fork (in the parent); value: its tid
   kExec = 7,         // the image is about to be replaced
   kHoldPause = 8,    // object: a mutex a condition wait let go of at `ticks` (its hold pauses)
   kHoldResume = 9,   // object: that mutex, held again as the wait returns at `ticks`
@@ -68,7 +68,7 @@ enum class TraceKind : uint8_t {
 
 enum TraceEventFlags : uint8_t {
   kTraceWaited = 1,   // kCall: it blocked; the wait began at the matching kWaitBegin
-  kTraceFailed = 2,   // kCall: returned an error (timeout included); value: the error number
+  kTraceFailed = 2,   // kCall: returned an error (timeout included: see kTraceTimedOut)
   kTraceArrivedLast = 4,  // barrier: this arrival completed it
   kTraceWithWaiters = 8,  // signal, broadcast, post: a thread was seen waiting
   kTraceNoWaiters = 16,   // ... none was (neither flag: not known)

@@ -61,9 +61,9 @@ struct Recorded {
 
 // Where the slow paths hand their events: chosen once at start-up (Runtime::sink), the summary
 // tables (kSummarySink: the record_* functions below) or the trace writer (kTraceSink, which also
-// keeps the tables, so counts stay exact whatever the trace drops). In trace mode no site cache is
-// filled, so every event takes a slow path: the inline fast paths are summary-only by construction
-// and test nothing per event.
+// keeps the tables, so counts stay exact whatever the trace drops). In trace mode the site cache's
+// entries are tagged for the trace sink (kTraceCacheTag), which the inline fast paths do not take:
+// every event takes a slow path, and the fast paths are summary-only and test nothing per event.
 struct EventSink {
   Recorded (*acquire)(ThreadState&, const void* lock, format::Operation, uintptr_t site,
                       const AcquireOutcome&);
