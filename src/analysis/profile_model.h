@@ -11,6 +11,7 @@
 #include "common/log_histogram.h"
 #include "common/profile_format.h"
 #include "common/trace_format.h"
+#include "common/tsc_calibration.h"
 
 namespace lockscope {
 
@@ -195,9 +196,7 @@ struct TraceRecord {
 struct ProcessTrace {
   bool present = false;
   uint64_t ns_per_tick_q32 = uint64_t{1} << 32;  // the runtime's conversion, for exact durations
-  uint64_t ticks_to_ns(uint64_t ticks) const {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(ticks) * ns_per_tick_q32) >> 32);
-  }
+  uint64_t ticks_to_ns(uint64_t ticks) const { return ticks_to_ns_q32(ticks, ns_per_tick_q32); }
   bool ring = false;          // --trace-full ring
   uint64_t min_wait_ns = 0;   // --min-wait (0: every event)
   // The process ended without an exit path after its trace began (SIGKILL): its profile is a

@@ -172,8 +172,7 @@ void attach_traces(Profile& profile, const std::string& directory) {
       // An image that ended (exec) before it recorded a call writes no profile: nothing is lost.
       const bool only_thread_events = std::none_of(
           file.events.begin(), file.events.end(), [](const format::TraceEvent& event) {
-            return event.kind == static_cast<uint8_t>(format::TraceKind::kCall) ||
-                   event.kind == static_cast<uint8_t>(format::TraceKind::kWaitBegin);
+            return format::is_call_event(static_cast<format::TraceKind>(event.kind));
           });
       if (only_thread_events && file.thread.dropped == 0 && file.thread.filtered == 0) continue;
       profile.problems.push_back(ProfileProblem{
@@ -204,10 +203,7 @@ void attach_traces(Profile& profile, const std::string& directory) {
   std::erase_if(profile.processes, [](const ProcessProfile& process) {
     return process.trace.rebuilt && process.locks.empty() &&
            std::none_of(process.trace.events.begin(), process.trace.events.end(),
-                        [](const TraceRecord& event) {
-                          return event.kind == format::TraceKind::kCall ||
-                                 event.kind == format::TraceKind::kWaitBegin;
-                        });
+                        [](const TraceRecord& event) { return format::is_call_event(event.kind); });
   });
 }
 

@@ -66,6 +66,11 @@ enum class TraceKind : uint8_t {
   kLast = kHoldResume,
 };
 
+// An event of the program's calls (not of its threads' lives).
+constexpr bool is_call_event(TraceKind kind) {
+  return kind == TraceKind::kCall || kind == TraceKind::kWaitBegin;
+}
+
 enum TraceEventFlags : uint8_t {
   kTraceWaited = 1,   // kCall: it blocked; the wait began at the matching kWaitBegin
   kTraceFailed = 2,   // kCall: returned an error (timeout included: see kTraceTimedOut)

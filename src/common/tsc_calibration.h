@@ -10,6 +10,12 @@
 
 namespace lockscope {
 
+// Clock ticks to nanoseconds with the runtime's fixed-point factor (ns = ticks * q32 >> 32): the
+// runtime times with it, and a trace's reader must convert the same way to get the same numbers.
+inline uint64_t ticks_to_ns_q32(uint64_t ticks, uint64_t ns_per_tick_q32) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(ticks) * ns_per_tick_q32) >> 32);
+}
+
 inline uint64_t monotonic_now_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

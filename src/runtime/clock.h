@@ -19,9 +19,7 @@ struct Clock {
     if (use_tsc) return __rdtsc();
     return monotonic_ns();
   }
-  uint64_t to_ns(uint64_t ticks) const {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(ticks) * ns_per_tick_q32) >> 32);
-  }
+  uint64_t to_ns(uint64_t ticks) const { return ticks_to_ns_q32(ticks, ns_per_tick_q32); }
   static uint64_t monotonic_ns() { return monotonic_now_ns(); }
 
   // Chooses the source; `tsc_hz` = 0 means "measure it" (a ~2 ms busy wait, only when lockscope's
