@@ -44,10 +44,17 @@ struct CodeLocation {
 
 // Contended acquisitions that waited behind holds taken at one site: the holder that released the
 // lock to the waiter (holder_site unknown: the lock's first wait, or behind readers).
+// Version 3 files may also name the call stacks: the one the waits were made from, and the
+// holder's, from its acquisition (innermost frame: its acquire site) or at its release (innermost
+// frame: the release's call site): indexes into ProcessProfile::stacks, kNoStack when not captured.
 struct Blame {
   CodeLocation holder_site;
   uint64_t waits = 0;
   uint64_t wait_ns = 0;
+  static constexpr size_t kNoStack = SIZE_MAX;
+  size_t waiter_stack = kNoStack;
+  size_t holder_stack = kNoStack;
+  bool holder_stack_at_acquire = false;
 };
 
 // Contended acquisitions at a site that waited from one call stack.

@@ -33,6 +33,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kStacks: return "stacks";
     case SectionType::kSiteStacks: return "site stacks";
     case SectionType::kOrderStacks: return "lock-order stacks";
+    case SectionType::kBlameStacks: return "blame stacks";
     case SectionType::kEnd: return "end";
   }
   return "unknown";
@@ -281,7 +282,10 @@ ProcessProfile decode(const SectionSet& file) {
     site.wait_sum_ns = s.wait_sum_ns;
     site.wait_max_ns = s.wait_max_ns;
     site.hold_sum_ns = std::min(s.hold_sum_ns, most_held(out, site.operation));
-    site.hold_error_ns = static_cast<uint64_t>(double(site.hold_sum_ns) * s.hold_error_ppm / 1e6);
+    // A bound wider than the estimate (one preempted sample among few) says only that the holds
+    // lie between none and twice the estimate: capped there, as a lock's is (cap_hold_estimates).
+    site.hold_error_ns = std::min(
+        site.hold_sum_ns, static_cast<uint64_t>(double(site.hold_sum_ns) * s.hold_error_ppm / 1e6));
     site.hold_max_ns = std::min(s.hold_max_ns, out.duration_ns);
     site.hold_samples = s.hold_samples;
     site.behind_readers = s.behind_readers;
@@ -295,10 +299,13 @@ ProcessProfile decode(const SectionSet& file) {
     out.locks[s.lock_index].sites.push_back(std::move(site));
   }
   // Version 3: whom contended acquisitions waited behind (none in a version 2 file).
+  std::vector<std::pair<size_t, size_t>> blame_place;  // record -> (site record, row)
   for (const auto& b : file.records<format::BlameRecord>(SectionType::kBlame, false)) {
     if (b.site >= site_place.size()) throw BadFile("a blame record refers to a missing call site");
     const auto [lock, position] = site_place[b.site];
-    out.locks[lock].sites[position].blame.push_back(
+    auto& rows = out.locks[lock].sites[position].blame;
+    blame_place.emplace_back(b.site, rows.size());
+    rows.push_back(
         Blame{location(b.holder_module, b.holder_offset, out.modules.size()), b.waits, b.wait_ns});
   }
   const auto frames = file.records<format::StackFrameRecord>(SectionType::kStackFrames, false);
@@ -316,6 +323,18 @@ ProcessProfile decode(const SectionSet& file) {
       throw BadFile("a site stack refers to a missing call site or stack");
     out.locks[site_place[s.site].first].sites[site_place[s.site].second].stacks.push_back(
         SiteStack{s.stack, s.waits, s.wait_ns});
+  }
+  for (const auto& b : file.records<format::BlameStackRecord>(SectionType::kBlameStacks, false)) {
+    const auto valid = [&](uint32_t stack) {
+      return stack == format::kNoStack || stack < out.stacks.size();
+    };
+    if (b.blame >= blame_place.size() || !valid(b.waiter_stack) || !valid(b.holder_stack))
+      throw BadFile("a blame stack record refers to a missing blame record or stack");
+    const auto [site, row] = blame_place[b.blame];
+    Blame& blame = out.locks[site_place[site].first].sites[site_place[site].second].blame[row];
+    if (b.waiter_stack != format::kNoStack) blame.waiter_stack = b.waiter_stack;
+    if (b.holder_stack != format::kNoStack) blame.holder_stack = b.holder_stack;
+    blame.holder_stack_at_acquire = (b.flags & format::kBlameHolderStackAtAcquire) != 0;
   }
   for (const auto& h : file.records<format::CpuHandoffRecord>(SectionType::kCpuHandoffs, false)) {
     if (h.site >= site_place.size())

@@ -41,6 +41,8 @@ enum class SectionType : uint32_t {
   kSiteStacks = 14,   // version 3: contended acquisitions by site and call stack (optional)
   kOrderStacks = 15,  // version 3: the call stack of each lock-order edge's nested acquisition
                       // (optional; files without it have none)
+  kBlameStacks = 16,  // version 3: the waiter's and the holder's call stacks of blame records
+                      // (optional; files without it have none)
   kEnd = 0xFFFF,
 };
 
@@ -298,6 +300,21 @@ struct BlameRecord {
   uint64_t wait_ns;
 };
 static_assert(sizeof(BlameRecord) == 32);
+
+// The call stacks of one kBlame record's waits (written only for a record with at least one):
+// the stack they waited from, and the stack of the hold they waited behind: that hold's
+// acquisition stack when it was a contended acquisition that captured one
+// (kBlameHolderStackAtAcquire; innermost frame: the holder's acquire site), else the holder's
+// stack at its release (innermost frame: the release's call site). kNoStack: not captured.
+inline constexpr uint32_t kNoStack = 0xFFFFFFFFu;
+inline constexpr uint32_t kBlameHolderStackAtAcquire = 1;
+struct BlameStackRecord {
+  uint32_t blame;         // into kBlame
+  uint32_t waiter_stack;  // into kStacks, or kNoStack
+  uint32_t holder_stack;  // into kStacks, or kNoStack
+  uint32_t flags;         // kBlameHolderStackAtAcquire
+};
+static_assert(sizeof(BlameStackRecord) == 16);
 
 // A site's contended acquisitions whose lock came from a release on another CPU or the same one
 // (the rest of its contended acquisitions: not known, e.g. the lock's first wait). Sites with

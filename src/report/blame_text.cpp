@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "report/duration_format.h"
@@ -28,31 +29,40 @@ std::string wait_line(uint64_t wait_ns, uint64_t of_ns, uint64_t waits, const st
 }  // namespace
 
 void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out) {
-  std::map<std::pair<uint32_t, uint64_t>, std::pair<const CodeLocation*, Blame>> by_holder;
+  using HolderKey = std::pair<uint32_t, uint64_t>;  // the holder's site: module, offset
+  std::map<HolderKey, std::pair<const CodeLocation*, Blame>> by_holder;
   uint64_t total_ns = 0;
   size_t waiting_sites = 0;
   for (const SiteSummary* site : sites) {
     if (site->blame.empty() || site->wait_sum_ns == 0) continue;
     ++waiting_sites;
+    // A site's rows are per (holder site, holder stack, waiter stack): summed here by holder site,
+    // in the order first seen.
+    std::vector<std::pair<const CodeLocation*, Blame>> holders;
+    std::map<HolderKey, size_t> position;
     for (const Blame& row : site->blame) {
-      auto& [holder, sum] = by_holder[{row.holder_site.module, row.holder_site.offset}];
+      const HolderKey key{row.holder_site.module, row.holder_site.offset};
+      auto& [holder, sum] = by_holder[key];
       holder = &row.holder_site;
       sum.waits += row.waits;
       sum.wait_ns += row.wait_ns;
       total_ns += row.wait_ns;
+      const auto [at, added] = position.try_emplace(key, holders.size());
+      if (added) holders.push_back({&row.holder_site, Blame{}});
+      holders[at->second].second.waits += row.waits;
+      holders[at->second].second.wait_ns += row.wait_ns;
     }
     // Every wait behind a hold from the same line says nothing the site's row does not.
-    const CodeLocation& only = site->blame.front().holder_site;
-    if (site->blame.size() == 1 && only.module == site->location.module &&
+    const CodeLocation& only = *holders.front().first;
+    if (holders.size() == 1 && only.module == site->location.module &&
         only.offset == site->location.offset)
       continue;
-    std::vector<const Blame*> rows;
-    for (const Blame& row : site->blame) rows.push_back(&row);
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const Blame* a, const Blame* b) { return a->wait_ns > b->wait_ns; });
+    std::stable_sort(holders.begin(), holders.end(), [](const auto& a, const auto& b) {
+      return a.second.wait_ns > b.second.wait_ns;
+    });
     out << fmt::format("  waits at {} were behind holds taken at:\n", site->location.label);
-    for (const Blame* row : rows)
-      out << wait_line(row->wait_ns, site->wait_sum_ns, row->waits, holder_label(row->holder_site));
+    for (const auto& [holder, sum] : holders)
+      out << wait_line(sum.wait_ns, site->wait_sum_ns, sum.waits, holder_label(*holder));
   }
   if (waiting_sites < 2 || total_ns == 0) return;
   std::vector<const std::pair<const CodeLocation*, Blame>*> holders;
@@ -95,6 +105,50 @@ void write_wait_stacks(const ProcessProfile& process, const std::vector<const Si
                        format_count(rows[r]->waits), rows[r]->waits == 1 ? "" : "s");
     if (rows[r]->stack >= process.stacks.size()) continue;
     for (const CodeLocation& frame : process.stacks[rows[r]->stack])
+      out << "      " << holder_label(frame) << '\n';
+  }
+  if (rows.size() > top)
+    out << fmt::format("    ... {} more stack{}\n", rows.size() - top,
+                       rows.size() - top == 1 ? "" : "s");
+}
+
+void write_holder_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
+                         size_t top, std::ostream& out) {
+  struct HolderStack {
+    const CodeLocation* acquired_at = nullptr;
+    bool at_acquire = false;
+    uint64_t waits = 0;
+    uint64_t wait_ns = 0;
+  };
+  // By (holder stack, holder site): one stack at release may end holds taken at two sites.
+  std::map<std::tuple<size_t, bool, uint32_t, uint64_t>, HolderStack> by_stack;
+  uint64_t blamed = 0, known = 0;
+  for (const SiteSummary* site : sites)
+    for (const Blame& row : site->blame) {
+      blamed += row.waits;
+      if (row.holder_stack == Blame::kNoStack || row.holder_stack >= process.stacks.size()) continue;
+      known += row.waits;
+      HolderStack& sum = by_stack[{row.holder_stack, row.holder_stack_at_acquire,
+                                   row.holder_site.module, row.holder_site.offset}];
+      sum.acquired_at = &row.holder_site;
+      sum.at_acquire = row.holder_stack_at_acquire;
+      sum.waits += row.waits;
+      sum.wait_ns += row.wait_ns;
+    }
+  if (by_stack.empty()) return;
+  std::vector<std::pair<size_t, const HolderStack*>> rows;
+  for (const auto& [key, sum] : by_stack) rows.emplace_back(std::get<0>(key), &sum);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second->wait_ns > b.second->wait_ns; });
+  out << fmt::format("  stacks of the holds they waited behind ({} of {} waits known):\n",
+                     format_count(known), format_count(blamed));
+  for (size_t r = 0; r < rows.size() && r < top; ++r) {
+    const HolderStack& sum = *rows[r].second;
+    out << fmt::format("    {} in {} wait{}, behind holds taken at {} ({})\n",
+                       format_duration_ns(double(sum.wait_ns)), format_count(sum.waits),
+                       sum.waits == 1 ? "" : "s", holder_label(*sum.acquired_at),
+                       sum.at_acquire ? "stack of its acquisition" : "stack at its release");
+    for (const CodeLocation& frame : process.stacks[rows[r].first])
       out << "      " << holder_label(frame) << '\n';
   }
   if (rows.size() > top)

@@ -1,7 +1,7 @@
 // The text report's "who made them wait" lines under a lock's call sites: for each site that
 // waited, the acquire sites of the holds it waited behind; and, when several sites waited, the
 // holders' sites with the total wait they caused. Then where the waits came from: their call
-// stacks, and (--caller-depth, --skip-frames) the callers outside the lock's wrappers.
+// stacks, the holders' stacks, and (--caller-depth, --skip-frames) the callers outside the lock's wrappers.
 #pragma once
 
 #include <ostream>
@@ -18,6 +18,11 @@ void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out
 // call sites: each stack starts at its call site), frame by frame.
 void write_wait_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
                        size_t top, std::ostream& out);
+// The call stacks of the holds the sites' waits were behind (of their acquisition, or at their
+// release), the top `top` by the wait they caused, each with the holder's acquire site: "who made
+// them wait", past the lock's wrappers.
+void write_holder_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
+                         size_t top, std::ostream& out);
 // A lock's contended waits by the frame `rule` attributes them to, with its share of their wait;
 // then the waits without a captured stack, which stay at their call site.
 void write_wait_attribution(const WaitAttribution& attribution, const WaitAttributionRule& rule,

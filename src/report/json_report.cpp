@@ -69,9 +69,17 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
     out["hold"]["timed"] = site.hold_samples;
     out["hold"]["error_ns"] = site.hold_error_ns;
     json blame = json::array();
+    const auto stack_id = [](size_t stack) {
+      return stack == Blame::kNoStack ? json(nullptr) : json(stack);
+    };
     for (const Blame& row : site.blame)
       blame.push_back({{"holder",
                         row.holder_site.known() ? location_json(row.holder_site, process) : json(nullptr)},
+                       {"holder_stack", stack_id(row.holder_stack)},
+                       {"holder_stack_from", row.holder_stack == Blame::kNoStack ? json(nullptr)
+                                             : row.holder_stack_at_acquire       ? json("acquire")
+                                                                                 : json("release")},
+                       {"waiter_stack", stack_id(row.waiter_stack)},
                        {"waits", row.waits},
                        {"wait_ns", row.wait_ns}});
     out["waited_behind"] = blame;

@@ -279,6 +279,7 @@ void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows,
     table.write(out, "  ");
     write_blame(sites, out);
     write_wait_stacks(*row.process, sites, 5, out);
+    write_holder_stacks(*row.process, sites, 5, out);
     if (options.attribution)
       write_wait_attribution(attribute_waits(*row.process, row.figures().sites, *options.attribution),
                              *options.attribution, out);

@@ -63,6 +63,9 @@ inline std::atomic<uint64_t>& releaser_cpu(LockSlot& lock) { return lock.last_si
 constexpr uint64_t releaser_cpu_value(uint32_t tid, uint32_t cpu) {
   return uint64_t{tid} << 32 | (uint64_t{cpu} + 1);
 }
+// ... nor a capacity: the same release writes there the number of its call stack in the
+// HolderStackTable (0: not captured), taken by the same acquirer (holder_stacks.h).
+inline std::atomic<uint32_t>& holder_stack(LockSlot& lock) { return lock.capacity; }
 constexpr uint32_t releaser_tid(uint64_t value) { return static_cast<uint32_t>(value >> 32); }
 constexpr uint32_t releaser_cpu_plus_one(uint64_t value) { return static_cast<uint32_t>(value); }
 

@@ -20,7 +20,7 @@ namespace {
 using format::SectionType;
 
 struct Sections {
-  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame, cpu_handoffs, frames, stacks, site_stacks, order_stacks;
+  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame, cpu_handoffs, frames, stacks, site_stacks, order_stacks, blame_stacks;
 
   format::StringRef add_string(const char* text, size_t length) {
     format::StringRef ref{static_cast<uint32_t>(strings.size()), static_cast<uint32_t>(length)};
@@ -189,13 +189,25 @@ format::LockRecord lock_record(const ModuleList& modules, uintptr_t address, uin
   record.address = address;
   record.generation = generation;
   record.primitive = primitive ? primitive : static_cast<uint32_t>(format::Primitive::kMutex);
-  record.capacity = capacity;
+  // A mutex's or rwlock's slot keeps its holder stack there (holder_stack): not a capacity.
+  const auto kind_of = static_cast<format::Primitive>(record.primitive);
+  record.capacity =
+      kind_of == format::Primitive::kBarrier || kind_of == format::Primitive::kSemaphore ? capacity : 0;
   record.kind = kind;
   record.flags = flags;
   record.owner_changes = owner_changes;
   if (init_site) split_site(modules, init_site, record.init_module, record.init_offset);
   else record.init_module = format::kNoModule;
   return record;
+}
+
+// Holder stack `number` of the process-wide table as a number of `all`'s store (0: none).
+uint32_t holder_stack_in(Runtime& rt, SiteTable& all, uint32_t published) {
+  const StackStore& stacks = rt.holder_stacks.stacks();
+  const uint32_t number = published & kHolderStackNumber;
+  if (number == 0 || number > stacks.size()) return 0;
+  uintptr_t frames[StackStore::kMaxDepth];
+  return all.intern_stack(frames, stacks.copy(number, frames));
 }
 
 void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules, SiteTable& all) {
@@ -262,10 +274,21 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
       for (const BlameRow* row = detail->blame; row; row = row->next) {
         format::BlameRecord blame{};
         blame.site = site_number;
-        if (row->holder_site) split_site(modules, row->holder_site, blame.holder_module, blame.holder_offset);
+        if (row->key.holder_site)
+          split_site(modules, row->key.holder_site, blame.holder_module, blame.holder_offset);
         else blame.holder_module = format::kNoModule;
         blame.waits = row->waits;
         blame.wait_ns = row->wait_ns;
+        // Its stacks join the sites' (the same numbering: `all`'s store, whose waiter stacks
+        // these already are; the holder's comes from the process-wide table).
+        const uint32_t holder_stack = holder_stack_in(rt, all, row->key.holder_stack);
+        if (row->key.waiter_stack != 0 || holder_stack != 0)
+          out.blame_stacks.append_record(format::BlameStackRecord{
+              static_cast<uint32_t>(out.blame.size() / sizeof(format::BlameRecord)),
+              row->key.waiter_stack != 0 ? row->key.waiter_stack - 1 : format::kNoStack,
+              holder_stack != 0 ? holder_stack - 1 : format::kNoStack,
+              row->key.holder_stack & kHolderStackAtAcquire ? format::kBlameHolderStackAtAcquire
+                                                            : 0u});
         out.blame.append_record(blame);
       }
       for (const StackRow* row = detail->stacks; row; row = row->next)
@@ -533,6 +556,8 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
                            out.site_stacks) &&
             add(SectionType::kOrderStacks, sizeof(format::OrderStackRecord),
                            out.order_stacks) &&
+            add(SectionType::kBlameStacks, sizeof(format::BlameStackRecord),
+                           out.blame_stacks) &&
             add(SectionType::kEnd, 0, empty);
   if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();

@@ -172,13 +172,28 @@ LockSlot* begin_lock_wait(const void* lock) {
   return &slot;
 }
 
-void note_releaser_cpu(LockSlot& slot, uint32_t tid) {
+void note_blocking_release(ThreadState& self, const HeldLock& held, uintptr_t site) {
+  Runtime& rt = g_runtime;
+  LockSlot& slot = *held.lock_slot;
   const int saved_errno = errno;
   const int cpu = sched_getcpu();
   errno = saved_errno;
-  if (cpu >= 0)
-    releaser_cpu(slot).store(releaser_cpu_value(tid, static_cast<uint32_t>(cpu)),
-                             std::memory_order_relaxed);
+  uint32_t stack = 0;
+  const HeldStack& own = self.held_stacks[&held - self.held];
+  if (own.number != 0 && own.start_ticks == held.start_ticks) {
+    stack = own.number | kHolderStackAtAcquire;
+  } else if (rt.stack_depth != 0) {
+    uintptr_t frames[kMaxStackDepth];
+    uint64_t now = rt.clock.now();
+    if (const uint32_t depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode, now)) {
+      InsideLockscope inside;  // the table's lock is internal
+      stack = rt.holder_stacks.intern(frames, depth, self.holder_stack_hints);
+    }
+  }
+  // Both are written, even as 0: a value left by an older release is never taken for this one's.
+  holder_stack(slot).store(stack, std::memory_order_relaxed);
+  releaser_cpu(slot).store(cpu >= 0 ? releaser_cpu_value(self.tid, static_cast<uint32_t>(cpu)) : 0,
+                           std::memory_order_relaxed);
 }
 
 void stamp_release_after_signal(HeldLock& held) {
@@ -259,24 +274,45 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     runtime().count(format::Counter::kDroppedSites);
     return recorded;
   }
+  // What the release that left this thread waiting wrote into the lock's slot (see
+  // note_blocking_release), taken (0 again) inside the critical section now, so ordered after that
+  // write: trusted when that release was the last owner's (a value left by a release whose waiter
+  // timed out, or none written, as by a condition wait's unlock inside glibc, is not this
+  // handoff's). Readers do not exclude each other: not taken for the read side.
+  uint64_t releaser = 0;
+  uint32_t holder_stack_number = 0;
+  if (outcome.contended && !failed && located.slot &&
+      format::operation_class(op) == format::OperationClass::kAcquire && !format::is_read_side(op)) {
+    const uint64_t from = releaser_cpu(*located.slot).exchange(0, std::memory_order_relaxed);
+    const uint32_t stack = holder_stack(*located.slot).exchange(0, std::memory_order_relaxed);
+    if (from != 0 && releaser_tid(from) == located.slot->last_owner.load(std::memory_order_relaxed)) {
+      releaser = from;
+      holder_stack_number = stack;
+    }
+  }
   // A wait that ended in a timeout is still time spent waiting; an immediate error (EDEADLK from
   // an error-checking mutex its owner relocks) is not.
   if (outcome.contended && (!failed || outcome.result == ETIMEDOUT)) {
     self.sites.record_duration(outcome.wait_ns, 1, detail->wait_sum_ns, detail->wait_max_ns,
                                detail->wait_histogram);
     record_thread_wait(self, primitive, outcome.wait_ns);
+    uint32_t waiter_stack = 0;
     if (outcome.stack_depth &&
-        !self.sites.record_stack(*detail, outcome.stack, outcome.stack_depth, 1, outcome.wait_ns))
+        !(waiter_stack = self.sites.record_stack(*detail, outcome.stack, outcome.stack_depth, 1,
+                                                 outcome.wait_ns)))
       runtime().count(format::Counter::kDroppedSites);
     if (outcome.blocker == Blocker::kReaders) ++detail->behind_readers;
     if (outcome.blocker == Blocker::kWriter) ++detail->behind_writer;
     // Who it waited behind: the holder that released the lock to this thread, whose site the
-    // lock's slot names (written in its critical section, so ordered by the lock); readers have
-    // no one site.
+    // lock's slot names (written in its critical section, so ordered by the lock), with its stack
+    // (above) and this wait's; readers have no one site.
     if (!failed && located.slot && outcome.blocker != Blocker::kReaders &&
         format::operation_class(op) == format::OperationClass::kAcquire &&
-        !self.sites.record_blame(*detail, holder_site(*located.slot).load(std::memory_order_relaxed),
-                                 1, outcome.wait_ns))
+        !self.sites.record_blame(
+            *detail,
+            BlameKey{holder_site(*located.slot).load(std::memory_order_relaxed),
+                     holder_stack_number, waiter_stack},
+            1, outcome.wait_ns))
       runtime().count(format::Counter::kDroppedSites);
   }
   if (failed) {
@@ -286,21 +322,11 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   }
   if (outcome.contended) {
     ++detail->contended;
-    // Where the lock came from: the CPU of the release that left this thread waiting (inside the
-    // critical section now, so ordered after that release's write), if that release was the last
-    // owner's: a value left by a release whose waiter timed out, or none written (a condition
-    // wait's unlock inside glibc), is not this handoff's. Readers do not exclude each other: not
-    // counted for the read side.
-    if (located.slot && format::operation_class(op) == format::OperationClass::kAcquire &&
-        !format::is_read_side(op)) {
-      const uint64_t from = releaser_cpu(*located.slot).exchange(0, std::memory_order_relaxed);
-      const bool ours = from != 0 && releaser_tid(from) ==
-                                         located.slot->last_owner.load(std::memory_order_relaxed);
-      const int cpu = ours ? sched_getcpu() : -1;
-      if (cpu >= 0)
-        ++(static_cast<uint32_t>(cpu) + 1 == releaser_cpu_plus_one(from) ? detail->same_cpu
-                                                                        : detail->cross_cpu);
-    }
+    // Where the lock came from: the CPU of that release, against this thread's now.
+    const int cpu = releaser != 0 ? sched_getcpu() : -1;
+    if (cpu >= 0)
+      ++(static_cast<uint32_t>(cpu) + 1 == releaser_cpu_plus_one(releaser) ? detail->same_cpu
+                                                                          : detail->cross_cpu);
   }
   if (outcome.result == EOWNERDEAD && located.slot)  // the previous owner died holding it
     located.slot->flags.fetch_or(format::kLockOwnerDied, std::memory_order_relaxed);
@@ -326,6 +352,11 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     held.paused_ticks = 0;
     held.stamped = true;
     held.weight = 1;
+    // Its stack, for the waiters this hold may make (note_blocking_release).
+    if (outcome.stack_depth && g_runtime.stack_depth != 0)
+      self.held_stacks[self.held_depth - 1] = HeldStack{
+          held.start_ticks,
+          g_runtime.holder_stacks.intern(outcome.stack, outcome.stack_depth, self.holder_stack_hints), 0};
   } else if (entry->hold_countdown == 0) {
     start_sampled_hold(held, *entry);
   } else {
@@ -421,7 +452,8 @@ Recorded record_wait(ThreadState& self, const void* lock, format::Operation op, 
     self.sites.record_duration(wait_ns, 1, detail->wait_sum_ns, detail->wait_max_ns,
                                detail->wait_histogram);
     record_thread_wait(self, format::operation_primitive(op), wait_ns);
-    if (wait.blame_site && !self.sites.record_blame(*detail, wait.blame_site, 1, wait_ns))
+    if (wait.blame_site &&
+        !self.sites.record_blame(*detail, BlameKey{wait.blame_site, 0, 0}, 1, wait_ns))
       runtime().count(format::Counter::kDroppedSites);
   }
   return recorded;

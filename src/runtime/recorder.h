@@ -224,12 +224,16 @@ inline void end_lock_wait(LockSlot* slot) {
 // (read just before the real unlock: after it, the woken thread may already have taken and
 // released the lock; one load, of the lock's slot line, which this thread read at acquisition),
 // or a condvar waiter was woken while it was held.
-// Before the real unlock of a hold that leaves a thread blocked acquiring the lock: its CPU for
-// the next contended acquirer (releaser_cpu). Out of line: rare, and it may touch errno.
-__attribute__((noinline)) void note_releaser_cpu(LockSlot& slot, uint32_t tid);
-inline void note_release_with_waiters(const ThreadState& self, const HeldLock& held) {
+// Before the real unlock at `site` of a hold that leaves a thread blocked acquiring the lock: for
+// the next contended acquirer, its CPU (releaser_cpu) and its call stack (holder_stack, captured
+// within the thread's budget; holder_stacks.h). Out of line: rare, and it may touch errno. Built
+// with a frame pointer, as are the release paths that call it, so that the frame-pointer walk
+// gets through lockscope's frames to `site`.
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) void note_blocking_release(
+    ThreadState& self, const HeldLock& held, uintptr_t site);
+inline void note_release_with_waiters(ThreadState& self, const HeldLock& held, uintptr_t site) {
   if (held.lock_slot && held.lock_slot->waiters.load(std::memory_order_relaxed) != 0)
-    note_releaser_cpu(*held.lock_slot, self.tid);
+    note_blocking_release(self, held, site);
 }
 inline bool hold_made_wait(const HeldLock& held) {
   return held.made_wait ||
@@ -415,7 +419,7 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
 }
 
 template <typename Release>
-__attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, uintptr_t site,
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(ThreadState* self, const void* lock, uintptr_t site,
                                            Release real_release,
                                            format::Operation default_operation) {
   if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
@@ -425,7 +429,7 @@ __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, 
       if (self->held[i].lock == lock) {
         if (self->held[i].signalled_slot) stamp_release_after_signal(self->held[i]);
         made_wait = self->held[i].stamped && hold_made_wait(self->held[i]);
-        if (made_wait) note_release_with_waiters(*self, self->held[i]);
+        if (made_wait) note_release_with_waiters(*self, self->held[i], site);
         break;
       }
   const int result = real_release();
@@ -441,7 +445,7 @@ __attribute__((noinline)) int release_slow(ThreadState* self, const void* lock, 
 // needs_release_work) has a condvar signalled under it stamped and whether it made a thread wait
 // read before the real unlock, and is timed after it.
 template <typename Release>
-__attribute__((noinline)) int release_innermost(ThreadState* self, const void* lock,
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermost(ThreadState* self, const void* lock,
                                                 uintptr_t site, Release real_release,
                                                 format::Operation default_operation) {
   HeldLock& top = self->held[self->held_depth - 1];
@@ -455,7 +459,7 @@ __attribute__((noinline)) int release_innermost(ThreadState* self, const void* l
   if (top.signalled_slot != 0) stamp_release_after_signal(top);
   // Only a hold whose start was read can be timed: other releases skip the check.
   const bool made_wait = top.stamped && hold_made_wait(top);
-  if (made_wait) note_release_with_waiters(*self, top);
+  if (made_wait) note_release_with_waiters(*self, top, site);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;

@@ -208,6 +208,7 @@ void after_fork_in_child() {
   rt.merged.reset();
   rt.locks.reset_after_fork();
   rt.order.reset_after_fork();
+  rt.holder_stacks.reset_after_fork();
   if (!self) return;
   // The forking thread continues in the child, still holding what it held: keep its held locks
   // (untimed, their entries are gone) so their unlocks balance.

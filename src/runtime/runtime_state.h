@@ -20,6 +20,7 @@
 
 #include "common/profile_format.h"
 #include "runtime/clock.h"
+#include "runtime/holder_stacks.h"
 #include "runtime/internal_lock.h"
 #include "runtime/lock_order.h"
 #include "runtime/lock_table.h"
@@ -130,7 +131,9 @@ struct ThreadState {
   uint32_t held_depth;
   BlockedCall blocked;
   HeldLock held[kMaxHeldLocks];
+  HeldStack held_stacks[kMaxHeldLocks];  // acquisition stacks of contended holds (holder_stacks.h)
   SiteCacheEntry site_cache[kSiteCacheSize];
+  HolderStackHint holder_stack_hints[kHolderStackHints];  // see HolderStackTable::intern
   // The slot itself (thread_registry.h).
   std::atomic<uint32_t> state;  // SlotState
   uint32_t index;
@@ -169,6 +172,7 @@ struct Runtime {
 
   LockTable locks;
   LockOrderTable order;
+  HolderStackTable holder_stacks;  // stacks of holds that made a thread wait (holder_stacks.h)
   SiteTable merged;          // sites of threads that are gone; guarded by merge_lock
   ThreadRegistry threads;    // guarded by merge_lock
   InternalLock merge_lock;

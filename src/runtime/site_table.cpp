@@ -105,8 +105,8 @@ bool add_histogram(SparseHistogram*& into, BumpArena& arena, const SparseHistogr
 
 namespace {
 // What identifies a row of a site's blame and stack lists.
-uintptr_t key_of(const BlameRow& row) { return row.holder_site; }
-void set_key(BlameRow& row, uintptr_t holder_site) { row.holder_site = holder_site; }
+const BlameKey& key_of(const BlameRow& row) { return row.key; }
+void set_key(BlameRow& row, const BlameKey& key) { row.key = key; }
 uint32_t key_of(const StackRow& row) { return row.stack; }
 void set_key(StackRow& row, uint32_t stack) { row.stack = stack; }
 
@@ -132,15 +132,15 @@ bool add_to_rows(Row*& head, BumpArena& arena, Key key, uint64_t waits, uint64_t
 }
 }  // namespace
 
-bool SiteTable::record_blame(SiteDetail& detail, uintptr_t holder_site, uint64_t waits,
+bool SiteTable::record_blame(SiteDetail& detail, const BlameKey& key, uint64_t waits,
                              uint64_t wait_ns) {
-  return add_to_rows(detail.blame, arena_, holder_site, waits, wait_ns);
+  return add_to_rows(detail.blame, arena_, key, waits, wait_ns);
 }
 
-bool SiteTable::record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
-                             uint64_t waits, uint64_t wait_ns) {
+uint32_t SiteTable::record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
+                                 uint64_t waits, uint64_t wait_ns) {
   const uint32_t stack = stacks_.intern(frames, depth);
-  return stack != 0 && add_to_rows(detail.stacks, arena_, stack, waits, wait_ns);
+  return stack != 0 && add_to_rows(detail.stacks, arena_, stack, waits, wait_ns) ? stack : 0;
 }
 
 uint64_t SiteTable::merge_from(const SiteTable& other) {
@@ -179,12 +179,18 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     into->cross_cpu += from->cross_cpu;
     into->same_cpu += from->same_cpu;
     bool blamed = true;
-    for (const BlameRow* row = from->blame; row; row = row->next)
-      blamed = record_blame(*into, row->holder_site, row->waits, row->wait_ns) && blamed;
+    uintptr_t frames[StackStore::kMaxDepth];
+    for (const BlameRow* row = from->blame; row; row = row->next) {
+      // The waiter's stack is a number in `other`'s store: the same frames get this one's.
+      BlameKey key = row->key;
+      if (key.waiter_stack != 0)
+        key.waiter_stack = stacks_.intern(frames, other.stacks_.copy(key.waiter_stack, frames));
+      const bool kept_stack = row->key.waiter_stack == 0 || key.waiter_stack != 0;
+      blamed = record_blame(*into, key, row->waits, row->wait_ns) && kept_stack && blamed;
+    }
     for (const StackRow* row = from->stacks; row; row = row->next) {
-      uintptr_t frames[StackStore::kMaxDepth];
       const uint32_t depth = other.stacks_.copy(row->stack, frames);
-      blamed = record_stack(*into, frames, depth, row->waits, row->wait_ns) && blamed;
+      blamed = record_stack(*into, frames, depth, row->waits, row->wait_ns) != 0 && blamed;
     }
     if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) ||
         !add_histogram(into->hold_histogram, arena_, from->hold_histogram) || !blamed)

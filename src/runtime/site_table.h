@@ -51,9 +51,18 @@ struct SiteKey {
 };
 
 // Who made a site's contended acquisitions wait: the acquire site of the hold they waited behind
-// (0: not known), how often, and for how long. A list per site, in the table's arena.
-struct BlameRow {
+// (0: not known), that hold's call stack at its release (a number in the process's
+// HolderStackTable, 0: not captured), and the stack they waited from (a number in the table's
+// StackStore, 0: not captured).
+struct BlameKey {
   uintptr_t holder_site;
+  uint32_t holder_stack;
+  uint32_t waiter_stack;
+  bool operator==(const BlameKey&) const = default;
+};
+// How often, and for how long: a list per site, in the table's arena.
+struct BlameRow {
+  BlameKey key;
   uint64_t waits;
   uint64_t wait_ns;
   BlameRow* next;
@@ -182,12 +191,13 @@ class SiteTable {
     if (ns > max) max = ns;
     return histogram_add(histogram, arena_, LogHistogramLayout::bucket_of(ns), weight);
   }
-  // A contended acquisition at the detail's site that waited `wait_ns` behind a hold taken at
-  // `holder_site` (0: not known); false when out of memory.
-  bool record_blame(SiteDetail& detail, uintptr_t holder_site, uint64_t waits, uint64_t wait_ns);
+  // A contended acquisition at the detail's site that waited `wait_ns` behind the hold `key`
+  // names; false when out of memory.
+  bool record_blame(SiteDetail& detail, const BlameKey& key, uint64_t waits, uint64_t wait_ns);
   // A contended acquisition at the detail's site that waited `wait_ns`, from the call stack
-  // `frames[0..depth)` (innermost first); false when out of memory.
-  bool record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth, uint64_t waits,
+  // `frames[0..depth)` (innermost first); returns the stack's number in this table's store, 0 when
+  // out of memory.
+  uint32_t record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth, uint64_t waits,
                     uint64_t wait_ns);
   const StackStore& stacks() const { return stacks_; }
   // The number of stack `frames[0..depth)` in this table's store (0: memory refused); the owner's.

@@ -29,6 +29,11 @@ class StackStore {
   }
   // Copies stack `number` into `out` (room for kMaxDepth frames); returns its depth.
   uint32_t copy(uint32_t number, uintptr_t* out) const;
+  // Whether stack `number` (1..size()) is frames[0..depth).
+  bool matches(uint32_t number, const uintptr_t* frames, uint32_t depth) const {
+    return same(stacks_[number - 1], frames, depth);
+  }
+  static uint64_t hash(const uintptr_t* frames, uint32_t depth);
   static constexpr uint32_t kMaxDepth = 128;
 
   void reset();    // empty, memory given back
@@ -40,7 +45,6 @@ class StackStore {
     uint32_t first;  // index of its innermost frame in frames_
     uint32_t depth;
   };
-  static uint64_t hash(const uintptr_t* frames, uint32_t depth);
   bool same(const Stack& stack, const uintptr_t* frames, uint32_t depth) const;
   bool grow_index();
 

@@ -31,6 +31,20 @@ TEST(Blame, WaitsBehindASleepingHolderAreBlamedOnItsSite) {
   EXPECT_EQ(all_blamed, waiter.site->wait_sum_ns) << "every contended wait is in one blame row";
   EXPECT_GE(blamed_on_holder, waiter.site->wait_sum_ns * 95 / 100);
   EXPECT_EQ(blamed_waits, 20u);
+  // ... and on the holder's stack, taken at its release in main, and each from the waiter's own.
+  const int unlock_line = marker_line("sleepy_holder", "holder-unlock");
+  const int waiter_line = marker_line("sleepy_holder", "waiter-lock");
+  uint64_t blamed_on_stack = 0;
+  for (const Blame& row : waiter.site->blame) {
+    ASSERT_LT(row.waiter_stack, process.stacks.size()) << "every wait's stack was captured";
+    EXPECT_TRUE(located_at(process.stacks[row.waiter_stack].front(), "sleepy_holder.c", waiter_line));
+    if (row.holder_stack >= process.stacks.size()) continue;
+    const std::vector<CodeLocation>& holder = process.stacks[row.holder_stack];
+    if (located_at(row.holder_site, "sleepy_holder.c", holder_line) &&
+        located_at(holder.front(), "sleepy_holder.c", unlock_line))
+      blamed_on_stack += row.wait_ns;
+  }
+  EXPECT_GE(blamed_on_stack, waiter.site->wait_sum_ns * 95 / 100);
   // The holder's own site waited for no one, so it blames no one.
   const FoundSite holder = find_site(process, "sleepy_holder", "holder-lock", Operation::kLock);
   ASSERT_NE(holder.site, nullptr);
@@ -40,16 +54,64 @@ TEST(Blame, WaitsBehindASleepingHolderAreBlamedOnItsSite) {
   ASSERT_EQ(text.exit_status, 0) << text.err;
   EXPECT_NE(text.out.find("were behind holds taken at:"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("sleepy_holder.c:" + std::to_string(holder_line)), std::string::npos);
+  EXPECT_NE(text.out.find("stacks of the holds they waited behind ("), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(stack at its release)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("sleepy_holder.c:" + std::to_string(unlock_line)), std::string::npos);
 
   const CommandResult json_run = run_lockscope({"report", "-f", "json", dir.path()});
   ASSERT_EQ(json_run.exit_status, 0) << json_run.err;
   const auto document = nlohmann::json::parse(json_run.out);
-  uint64_t json_waits = 0;
+  uint64_t json_waits = 0, json_holder_stacks = 0;
+  const auto& stacks = document["processes"][0]["stacks"];
   for (const auto& lock : document["processes"][0]["locks"])
     for (const auto& site : lock["sites"])
       if (site.contains("waited_behind"))
-        for (const auto& row : site["waited_behind"]) json_waits += row["waits"].get<uint64_t>();
+        for (const auto& row : site["waited_behind"]) {
+          json_waits += row["waits"].get<uint64_t>();
+          if (row["holder_stack"].is_null()) continue;
+          ASSERT_LT(row["holder_stack"].get<size_t>(), stacks.size());
+          json_holder_stacks += row["waits"].get<uint64_t>();
+        }
   EXPECT_EQ(json_waits, 20u);
+  EXPECT_GE(json_holder_stacks, 19u);
+}
+
+// Through wrappers, in code without frame pointers: each wait is blamed on the other thread's hold
+// with that hold's whole stack, through the three wrappers to the thread function: from its lock
+// when that hold's acquisition waited too and kept its stack, else from its unlock; and the
+// waiter's stack the same way from its lock.
+TEST(Blame, HolderStacksNameTheWrappersTheHoldCameThrough) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "wrapped_locks", {"100"});
+  const FoundSite wait = find_site(process, "wrapped_locks", "level3", Operation::kLock);
+  ASSERT_NE(wait.site, nullptr);
+  ASSERT_GT(wait.site->contended, 0u);
+  const char* waiter_levels[] = {"level3", "level2", "level1", "worker"};
+  uint64_t with_holder_stack = 0, blamed = 0;
+  for (const Blame& row : wait.site->blame) {
+    blamed += row.waits;
+    EXPECT_TRUE(located_at(row.holder_site, "wrapped_locks.c", marker_line("wrapped_locks", "level3")))
+        << row.holder_site.label;
+    if (row.holder_stack >= process.stacks.size()) continue;
+    with_holder_stack += row.waits;
+    const std::vector<CodeLocation>& holder = process.stacks[row.holder_stack];
+    ASSERT_GE(holder.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) {
+      const char* level = i > 0 ? waiter_levels[i] : row.holder_stack_at_acquire ? "level3" : "level3-unlock";
+      EXPECT_TRUE(located_at(holder[i], "wrapped_locks.c", marker_line("wrapped_locks", level)))
+          << "holder frame " << i << ": " << holder[i].label;
+    }
+    ASSERT_LT(row.waiter_stack, process.stacks.size());
+    const std::vector<CodeLocation>& waiter = process.stacks[row.waiter_stack];
+    ASSERT_GE(waiter.size(), 4u);
+    for (size_t i = 0; i < 4; ++i)
+      EXPECT_TRUE(located_at(waiter[i], "wrapped_locks.c", marker_line("wrapped_locks", waiter_levels[i])))
+          << "waiter frame " << i << ": " << waiter[i].label;
+  }
+  EXPECT_EQ(blamed, wait.site->contended);
+  // The lock's first wait has no holder stack (its holder had not been asked for one); at 100 us
+  // holds the capture budget covers every other.
+  EXPECT_GE(with_holder_stack + 1, wait.site->contended);
 }
 
 

@@ -243,12 +243,13 @@ TEST(Counts, TheSampledHoldEstimateIsWithinItsStatedBoundOfTheTruth) {
   EXPECT_EQ(site.site->hold_samples, 8u + (3000u - 8u) / 8u) << "8 exact, then 1 in 8";
   const double estimate = double(site.site->hold_sum_ns), bound = double(site.site->hold_error_ns);
   EXPECT_GT(bound, 0.0) << "a sampled estimate states its error";
-  EXPECT_LE(bound, estimate) << "374 samples of 10..40 us holds";
   const double margin = 2 * bound + 0.01 * double(truth);
   EXPECT_GE(estimate, double(clipped) - margin)
       << "estimate " << estimate << " ± " << bound << ", truth without preemption " << clipped;
   EXPECT_LE(estimate, double(truth) + margin)
       << "estimate " << estimate << " ± " << bound << ", truth " << truth;
+  // One site: the lock's bound is the site's (both capped at the estimate, which a preempted
+  // sample among the 374 can make the bound exceed on a loaded machine).
   EXPECT_EQ(site.lock->hold_error_ns, site.site->hold_error_ns);
 }
 

@@ -49,6 +49,39 @@ TEST(BlameText, EachWaitingSiteListsItsHoldersAndSeveralSitesSumThemUp) {
       << text;
 }
 
+// Rows of one holder site that differ by stack are one line per holder site; the holders' stacks
+// are listed apart, most wait first, each with the site its holds were taken at.
+TEST(BlameText, RowsSplitByStackAreSummedPerHolderAndTheHolderStacksListed) {
+  ProcessProfile process;
+  process.stacks = {{at("unlock u.c:5", 0x5), at("caller_a u.c:9", 0x9)},
+                    {at("holder h.c:20", 0x20), at("caller_b u.c:8", 0x8)}};
+  Blame from_a{at("holder h.c:20", 0x20), 1, 1'000'000};
+  from_a.holder_stack = 0;
+  Blame from_b{at("holder h.c:20", 0x20), 3, 3'000'000};
+  from_b.holder_stack = 1;
+  from_b.holder_stack_at_acquire = true;
+  const Blame unknown{at("holder h.c:20", 0x20), 1, 500'000};
+  const SiteSummary waiter = waiting_site("waiter w.c:1", 0x1, {from_a, from_b, unknown});
+  std::ostringstream blame;
+  write_blame({&waiter}, blame);
+  EXPECT_EQ(blame.str(),
+            "  waits at waiter w.c:1 were behind holds taken at:\n"
+            "     100.0 %  4.50ms in 5 waits  holder h.c:20\n");
+  std::ostringstream stacks;
+  write_holder_stacks(process, {&waiter}, 5, stacks);
+  EXPECT_EQ(stacks.str(),
+            "  stacks of the holds they waited behind (4 of 5 waits known):\n"
+            "    3.00ms in 3 waits, behind holds taken at holder h.c:20 (stack of its acquisition)\n"
+            "      holder h.c:20\n"
+            "      caller_b u.c:8\n"
+            "    1.00ms in 1 wait, behind holds taken at holder h.c:20 (stack at its release)\n"
+            "      unlock u.c:5\n"
+            "      caller_a u.c:9\n");
+  std::ostringstream none;
+  write_holder_stacks(process, {}, 5, none);
+  EXPECT_EQ(none.str(), "");
+}
+
 TEST(BlameText, OneWaitingSiteHasNoSummaryAndReadersAreNamed) {
   const SiteSummary reader =
       waiting_site("reader r.c:10", 0x10, {Blame{CodeLocation{}, 2, 2'000'000}});
