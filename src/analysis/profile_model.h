@@ -64,6 +64,16 @@ struct SiteStack {
   uint64_t wait_ns = 0;
 };
 
+// An acquire site's timed holds released from one call stack (those whose stack was captured):
+// the holds they stand for and their time, each sampled hold weighted by the holds it samples
+// (an estimate when the site's holds were sampled), scaled down where the weights add up to more
+// than the site's acquisitions or hold estimate (its last sample stood for holds that never came).
+struct HoldStack {
+  size_t stack = 0;  // index into ProcessProfile::stacks
+  uint64_t holds = 0;
+  uint64_t hold_ns = 0;
+};
+
 struct SiteSummary {
   format::Operation operation = format::Operation::kLock;
   CodeLocation location;
@@ -85,6 +95,7 @@ struct SiteSummary {
   uint64_t arrived_last = 0;     // barrier: arrivals that completed the barrier
   std::vector<Blame> blame;      // contended acquisitions, by the holder site they waited behind
   std::vector<SiteStack> stacks;  // contended acquisitions whose stack was captured, by stack
+  std::vector<HoldStack> hold_stacks;  // timed holds whose release stack was captured, by stack
   uint64_t cross_cpu_handoffs = 0;  // contended acquisitions whose lock came from another CPU
   uint64_t same_cpu_handoffs = 0;   // ... from the same CPU (the rest: not known)
   uint64_t acquisitions() const { return format::is_acquire(operation) ? count - failed : 0; }

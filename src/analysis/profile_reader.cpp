@@ -34,6 +34,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kSiteStacks: return "site stacks";
     case SectionType::kOrderStacks: return "lock-order stacks";
     case SectionType::kBlameStacks: return "blame stacks";
+    case SectionType::kSiteHoldStacks: return "hold stacks";
     case SectionType::kEnd: return "end";
   }
   return "unknown";
@@ -324,6 +325,30 @@ ProcessProfile decode(const SectionSet& file) {
     out.locks[site_place[s.site].first].sites[site_place[s.site].second].stacks.push_back(
         SiteStack{s.stack, s.waits, s.wait_ns});
   }
+  for (const auto& s : file.records<format::SiteHoldStackRecord>(SectionType::kSiteHoldStacks, false)) {
+    if (s.site >= site_place.size() || s.stack >= out.stacks.size())
+      throw BadFile("a hold stack refers to a missing call site or stack");
+    out.locks[site_place[s.site].first].sites[site_place[s.site].second].hold_stacks.push_back(
+        HoldStack{s.stack, s.waits, std::min(s.wait_ns, out.duration_ns)});
+  }
+  // A site's last sample stands for holds that never came (the run ended first): where the
+  // weights overrun the site's own figures, its stacks are scaled down to them, so that hold time
+  // by stack never adds up to more than the site's estimate.
+  for (LockSummary& lock : out.locks)
+    for (SiteSummary& site : lock.sites) {
+      uint64_t holds = 0, hold_ns = 0;
+      for (const HoldStack& row : site.hold_stacks) {
+        holds += row.holds;
+        hold_ns += row.hold_ns;
+      }
+      const double by_count = holds > site.acquisitions() ? double(site.acquisitions()) / double(holds) : 1.0;
+      const double by_time = hold_ns > site.hold_sum_ns ? double(site.hold_sum_ns) / double(hold_ns) : 1.0;
+      if (by_count == 1.0 && by_time == 1.0) continue;
+      for (HoldStack& row : site.hold_stacks) {
+        row.holds = static_cast<uint64_t>(double(row.holds) * by_count);
+        row.hold_ns = static_cast<uint64_t>(double(row.hold_ns) * by_time);
+      }
+    }
   for (const auto& b : file.records<format::BlameStackRecord>(SectionType::kBlameStacks, false)) {
     const auto valid = [&](uint32_t stack) {
       return stack == format::kNoStack || stack < out.stacks.size();

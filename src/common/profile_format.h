@@ -43,6 +43,8 @@ enum class SectionType : uint32_t {
                       // (optional; files without it have none)
   kBlameStacks = 16,  // version 3: the waiter's and the holder's call stacks of blame records
                       // (optional; files without it have none)
+  kSiteHoldStacks = 17,  // version 3: timed holds by site and call stack of their release
+                         // (optional; files without it have none)
   kEnd = 0xFFFF,
 };
 
@@ -350,6 +352,11 @@ struct SiteStackRecord {
   uint64_t wait_ns;
 };
 static_assert(sizeof(SiteStackRecord) == 24);
+// kSiteHoldStacks: the same record for an acquire site's timed holds by the call stack of their
+// release (those whose stack was captured): `waits` the holds they stand for (a sampled hold
+// counts for the holds it samples), `wait_ns` their hold time, weighted likewise (an estimate when
+// the site's holds were sampled).
+using SiteHoldStackRecord = SiteStackRecord;
 
 // The call stack a lock-order edge's nested acquisition was made from, captured when the edge was
 // first seen (within the thread's stack-capture budget; edges without one have no record).

@@ -88,6 +88,10 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
     for (const SiteStack& row : site.stacks)
       stacks.push_back({{"stack", row.stack}, {"waits", row.waits}, {"wait_ns", row.wait_ns}});
     out["stacks"] = stacks;
+    json hold_stacks = json::array();
+    for (const HoldStack& row : site.hold_stacks)
+      hold_stacks.push_back({{"stack", row.stack}, {"holds", row.holds}, {"hold_ns", row.hold_ns}});
+    out["hold_stacks"] = hold_stacks;
   }
   if (format::is_read_side(site.operation) || format::is_write_side(site.operation)) {
     out["behind_readers"] = site.behind_readers;

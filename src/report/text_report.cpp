@@ -12,6 +12,7 @@
 #include "report/duration_format.h"
 #include "report/footer_text.h"
 #include "report/blame_text.h"
+#include "report/hold_stacks_text.h"
 #include "report/lock_order_text.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
@@ -280,6 +281,7 @@ void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows,
     write_blame(sites, out);
     write_wait_stacks(*row.process, sites, 5, out);
     write_holder_stacks(*row.process, sites, 5, out);
+    write_hold_stacks(*row.process, sites, 3, out);
     if (options.attribution)
       write_wait_attribution(attribute_waits(*row.process, row.figures().sites, *options.attribution),
                              *options.attribution, out);

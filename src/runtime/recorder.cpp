@@ -100,7 +100,8 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
       const uint8_t mode = rt.unwind_mode == static_cast<uint8_t>(UnwindMode::kFramePointer)
                                ? rt.unwind_mode
                                : static_cast<uint8_t>(UnwindMode::kDwarf);
-      if (depth != 0) edge.stack_depth = capture_stack_at(self, site, edge.stack, depth, mode, now);
+      if (depth != 0)
+        edge.stack_depth = capture_stack_at(self, site, edge.stack, depth, mode, now, self.stack_ticks);
       rt.order.insert(edge);
     }
   }
@@ -115,14 +116,14 @@ void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
 }
 
 uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth,
-                          uint8_t unwind_mode, uint64_t& now) {
+                          uint8_t unwind_mode, uint64_t& now, uint64_t& spent) {
   Runtime& rt = g_runtime;
   const uint64_t start = now;
   // Allowed while captures took at most 1 % of the thread's time so far (+ 1 ms to start with):
   // a DWARF walk costs microseconds, and a lock-heavy program contends hundreds of thousands of
   // times a second.
   const uint64_t allowance = static_cast<uint64_t>(rt.clock.ticks_per_second / 1000);
-  if (self.stack_ticks * 100 > start - self.first_ticks + allowance * 100) return 0;
+  if (spent * 100 > start - self.first_ticks + allowance * 100) return 0;
   InsideLockscope inside;  // libgcc's unwinder may lock a mutex of its own
   const int saved_errno = errno;
   uintptr_t raw[kMaxStackDepth + 8];
@@ -131,7 +132,7 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
       capture_stack(raw, max_depth + 8, static_cast<UnwindMode>(unwind_mode));
   errno = saved_errno;
   now = rt.clock.now();
-  self.stack_ticks += now - start;
+  spent += now - start;
   // Our own frames come first (this function's, acquire_slow's): the program's starts at `site`.
   uint32_t first = 0;
   while (first < got && first < 8 && raw[first] != site) ++first;
@@ -185,9 +186,11 @@ void note_blocking_release(ThreadState& self, const HeldLock& held, uintptr_t si
   } else if (rt.stack_depth != 0) {
     uintptr_t frames[kMaxStackDepth];
     uint64_t now = rt.clock.now();
-    if (const uint32_t depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode, now)) {
+    if (const uint32_t depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode,
+                                                now, self.stack_ticks)) {
       InsideLockscope inside;  // the table's lock is internal
       stack = rt.holder_stacks.intern(frames, depth, self.holder_stack_hints);
+      self.released_stack = HeldStack{held.start_ticks, stack, 0};
     }
   }
   // Both are written, even as 0: a value left by an older release is never taken for this one's.
@@ -215,7 +218,7 @@ void snapshot_if_due(ThreadState& self) {
   write_profile_snapshot();
 }
 
-uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait) {
+uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, uintptr_t site) {
   const uint64_t end = g_runtime.clock.now();
   if (held.entry == nullptr || held.epoch != self.epoch || !held.stamped) return end;
   uint64_t weight = held.weight;
@@ -233,6 +236,21 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait) {
   SiteDetail* detail = self.sites.detail(*held.entry);
   if (!detail) return end;
   self.sites.record_hold(*detail, hold_ns, weight);
+  // Hold time by the stack of its release: the one captured before the unlock, else one now.
+  Runtime& rt = g_runtime;
+  if (rt.stack_depth == 0) return end;
+  uintptr_t frames[StackStore::kMaxDepth];
+  uint32_t depth = 0;
+  if (self.released_stack.number != 0 && self.released_stack.start_ticks == held.start_ticks) {
+    depth = rt.holder_stacks.stacks().copy(self.released_stack.number, frames);
+  } else {
+    uint64_t now = end;
+    depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode, now,
+                             self.hold_stack_ticks);
+  }
+  self.released_stack.number = 0;
+  if (depth != 0 && !self.sites.record_hold_stack(*detail, frames, depth, weight, hold_ns * weight))
+    rt.count(format::Counter::kDroppedSites);
   return end;
 }
 
@@ -385,7 +403,7 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
       for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
       --self.held_depth;
       op = static_cast<format::Operation>(held.release_operation);
-      if (held.weight != 0 || made_wait) end_ticks = finish_timed_hold(self, held, made_wait);
+      if (held.weight != 0 || made_wait) end_ticks = finish_timed_hold(self, held, made_wait, site);
       found = true;
       break;
     }

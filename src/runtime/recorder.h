@@ -85,18 +85,21 @@ extern const EventSink kTraceSink;
 inline const EventSink& sink() { return *g_runtime.sink; }
 
 // The program's call stack at a contended acquisition, from the call site `site` outwards, into
-// `frames` (room for kMaxStackDepth); 0 when the thread's capture budget is spent (1 % of its
-// time) or the walk did not find `site`. `now`: the clock, read by the caller; when a stack was
-// captured it is read again (the wait starts after the capture). Built with a frame pointer (as is
-// acquire_slow), so that the frame-pointer walk gets through lockscope's own frames.
-// `max_depth` <= kMaxStackDepth frames (capture_wait_stack: the configured stack_depth), walked
-// the `unwind_mode` way (UnwindMode).
+// `frames` (room for kMaxStackDepth); 0 when the capture budget `spent` is spent (captures took
+// 1 % of the thread's time so far, + 1 ms) or the walk did not find `site`. `now`: the clock, read
+// by the caller; when a stack was captured it is read again (the wait starts after the capture).
+// Built with a frame pointer (as is acquire_slow), so that the frame-pointer walk gets through
+// lockscope's own frames. `max_depth` <= kMaxStackDepth frames (capture_wait_stack: the configured
+// stack_depth), walked the `unwind_mode` way (UnwindMode). Two budgets: waits, blame and lock
+// order spend ThreadState::stack_ticks; timed holds spend hold_stack_ticks, so that a program
+// that holds much and waits little keeps the stacks of its waits.
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) uint32_t capture_stack_at(
     ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth, uint8_t unwind_mode,
-    uint64_t& now);
+    uint64_t& now, uint64_t& spent);
 inline uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t* frames,
                                    uint64_t& now) {
-  return capture_stack_at(self, site, frames, g_runtime.stack_depth, g_runtime.unwind_mode, now);
+  return capture_stack_at(self, site, frames, g_runtime.stack_depth, g_runtime.unwind_mode, now,
+                          self.stack_ticks);
 }
 
 inline bool acquired(int result) { return result == 0 || result == EOWNERDEAD; }
@@ -199,11 +202,13 @@ inline void stamp_hold(HeldLock& held) {
   held.start_ticks = g_runtime.clock.now();
   held.stamped = true;
 }
-// At a release, after the real unlock: a sampled or exact hold is timed; a stamped hold that made
-// a thread wait (`made_wait`) is timed exactly (and taken out of the sample).
-// Returns the clock it read (the hold's end).
-__attribute__((noinline)) uint64_t finish_timed_hold(ThreadState& self, HeldLock& held,
-                                                     bool made_wait);
+// At a release at `site`, after the real unlock: a sampled or exact hold is timed; a stamped hold
+// that made a thread wait (`made_wait`) is timed exactly (and taken out of the sample). Its time
+// also goes to the call stack of its release (captured within the hold budget, or the one
+// note_blocking_release captured before the unlock), for hold time by stack.
+// Returns the clock it read (the hold's end). Built with a frame pointer, as capture_stack_at.
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) uint64_t finish_timed_hold(
+    ThreadState& self, HeldLock& held, bool made_wait, uintptr_t site);
 // Counts of threads inside a call (LockSlot::waiters) never go below 0: a lock destroyed and
 // re-made while a thread was still on its way out of a call on it must not wrap the count.
 inline void leave_waiters(std::atomic<uint32_t>& waiters) {
@@ -468,7 +473,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
     return result;
   }
   const bool timed = top.weight != 0 || made_wait;
-  if (timed) finish_timed_hold(*self, top, made_wait);
+  if (timed) finish_timed_hold(*self, top, made_wait, site);
   --self->held_depth;
   ++stats->count;
   ++self->releases;

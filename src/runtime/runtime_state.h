@@ -124,7 +124,8 @@ struct ThreadState {
   // Stack capture's budget (capture_wait_stack): when the thread was first seen, and the ticks its
   // captures took so far.
   uint64_t first_ticks;
-  uint64_t stack_ticks;
+  uint64_t stack_ticks;       // waits, blame, lock order
+  uint64_t hold_stack_ticks;  // timed holds
   // Recording state, used only by the thread itself while it runs.
   SiteTable sites;
   uint32_t epoch;  // starts at 1; +1 at each flush of `sites`
@@ -132,6 +133,9 @@ struct ThreadState {
   BlockedCall blocked;
   HeldLock held[kMaxHeldLocks];
   HeldStack held_stacks[kMaxHeldLocks];  // acquisition stacks of contended holds (holder_stacks.h)
+  // The stack note_blocking_release captured for the hold being released (start_ticks: that
+  // hold's), so that finish_timed_hold, after the unlock, need not capture it again.
+  HeldStack released_stack;
   SiteCacheEntry site_cache[kSiteCacheSize];
   HolderStackHint holder_stack_hints[kHolderStackHints];  // see HolderStackTable::intern
   // The slot itself (thread_registry.h).

@@ -105,6 +105,9 @@ struct SiteDetail {
   uint64_t cross_cpu;  // contended acquisitions the lock came to from a release on another CPU
   uint64_t same_cpu;   // ... from a release on this thread's CPU (the rest: not known)
   StackRow* stacks;    // contended acquisitions by call stack (those whose stack was captured)
+  // Timed holds by the call stack of their release (those whose stack was captured): `waits` is
+  // the holds they stand for (a sample's weight), `wait_ns` the hold time (weighted likewise).
+  StackRow* hold_stacks;
 };
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
@@ -199,6 +202,10 @@ class SiteTable {
   // out of memory.
   uint32_t record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth, uint64_t waits,
                     uint64_t wait_ns);
+  // A timed hold of the detail's site that stands for `holds` holds of `hold_ns` in all, released
+  // from the call stack `frames[0..depth)`; false when out of memory.
+  bool record_hold_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
+                         uint64_t holds, uint64_t hold_ns);
   const StackStore& stacks() const { return stacks_; }
   // The number of stack `frames[0..depth)` in this table's store (0: memory refused); the owner's.
   uint32_t intern_stack(const uintptr_t* frames, uint32_t depth) { return stacks_.intern(frames, depth); }

@@ -91,7 +91,7 @@ bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site,
   SiteCacheEntry* cached = traced_site(self, lock, site, op);
   if (cached == nullptr) return false;
   const bool timed = top.weight != 0 || made_wait;
-  const uint64_t ticks = timed ? finish_timed_hold(self, top, made_wait) : 0;
+  const uint64_t ticks = timed ? finish_timed_hold(self, top, made_wait, site) : 0;
   --self.held_depth;
   ++cached->stats->count;
   ++self.releases;

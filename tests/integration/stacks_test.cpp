@@ -42,6 +42,33 @@ TEST(Stacks, WaitsThroughThreeWrappersWithoutFramePointersHaveWholeStacks) {
   EXPECT_EQ(document["processes"][0]["stacks"].size(), process.stacks.size());
 }
 
+// Timed holds go to the stack of their release: every one of the fixture's holds is timed (a
+// cold site's first 32, then each hold that made the other thread wait), and each stack names the
+// unlock, the three wrappers and the thread function; their holds and time add up to the site's.
+TEST(Stacks, TimedHoldsGoToTheStacksTheyWereReleasedFrom) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "wrapped_locks", {"100"});
+  const FoundSite hold = find_site(process, "wrapped_locks", "level3", Operation::kLock);
+  ASSERT_NE(hold.site, nullptr);
+  ASSERT_FALSE(hold.site->hold_stacks.empty());
+  const char* levels[] = {"level3-unlock", "level2", "level1", "worker"};
+  uint64_t holds = 0, hold_ns = 0;
+  for (const HoldStack& row : hold.site->hold_stacks) {
+    holds += row.holds;
+    hold_ns += row.hold_ns;
+    ASSERT_LT(row.stack, process.stacks.size());
+    const std::vector<CodeLocation>& frames = process.stacks[row.stack];
+    ASSERT_GE(frames.size(), 4u);
+    for (size_t i = 0; i < 4; ++i)
+      EXPECT_TRUE(located_at(frames[i], "wrapped_locks.c", marker_line("wrapped_locks", levels[i])))
+          << "frame " << i << ": " << frames[i].label;
+  }
+  EXPECT_LE(holds, hold.site->acquisitions());
+  EXPECT_GE(holds * 10, hold.site->acquisitions() * 9) << "the hold budget covers 100 us holds";
+  EXPECT_LE(hold_ns, hold.site->hold_sum_ns);
+  EXPECT_GE(hold_ns * 10, hold.site->hold_sum_ns * 8);
+}
+
 // --stack-depth 0 records no stacks, and the frame-pointer walk alone stops at the first frame
 // without one (here: at once), keeping only the call site.
 TEST(Stacks, StackDepthZeroRecordsNoneAndFramePointersAloneStopEarly) {

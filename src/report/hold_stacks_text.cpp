@@ -1,0 +1,54 @@
+#include "report/hold_stacks_text.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "report/duration_format.h"
+
+namespace lockscope {
+
+void write_hold_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
+                       size_t top, std::ostream& out) {
+  // Two sites' holds can end at one release stack: summed by stack.
+  std::map<size_t, HoldStack> by_stack;
+  uint64_t holds = 0, total_ns = 0, acquisitions = 0;
+  for (const SiteSummary* site : sites) {
+    acquisitions += site->acquisitions();
+    for (const HoldStack& row : site->hold_stacks) {
+      if (row.stack >= process.stacks.size()) continue;
+      HoldStack& sum = by_stack[row.stack];
+      sum.stack = row.stack;
+      sum.holds += row.holds;
+      sum.hold_ns += row.hold_ns;
+      holds += row.holds;
+      total_ns += row.hold_ns;
+    }
+  }
+  if (by_stack.empty() || total_ns == 0) return;
+  std::vector<const HoldStack*> rows;
+  for (const auto& [stack, sum] : by_stack) rows.push_back(&sum);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const HoldStack* a, const HoldStack* b) { return a->hold_ns > b->hold_ns; });
+  out << fmt::format(
+      "  stacks the holds were released from ({} of {} holds, {}; sampled holds count for those "
+      "they sample):\n",
+      format_count(holds), format_count(acquisitions), format_duration_ns(double(total_ns)));
+  for (size_t r = 0; r < rows.size() && r < top; ++r) {
+    out << fmt::format("    {:>6.1f} %  {} in {} hold{}\n",
+                       100.0 * double(rows[r]->hold_ns) / double(total_ns),
+                       format_duration_ns(double(rows[r]->hold_ns)), format_count(rows[r]->holds),
+                       rows[r]->holds == 1 ? "" : "s");
+    for (const CodeLocation& frame : process.stacks[rows[r]->stack]) {
+      out << "      " << frame.label;
+      if (!frame.inlined_from.empty()) out << " (inlined into " << frame.inlined_from.front() << ")";
+      out << '\n';
+    }
+  }
+  if (rows.size() > top)
+    out << fmt::format("    ... {} more stack{}\n", rows.size() - top,
+                       rows.size() - top == 1 ? "" : "s");
+}
+
+}  // namespace lockscope
