@@ -96,6 +96,8 @@ struct SiteSummary {
   std::vector<Blame> blame;      // contended acquisitions, by the holder site they waited behind
   std::vector<SiteStack> stacks;  // contended acquisitions whose stack was captured, by stack
   std::vector<HoldStack> hold_stacks;  // timed holds whose release stack was captured, by stack
+  // --stacks all: acquisitions by stack (SiteStack::waits counts acquisitions; wait_ns is 0).
+  std::vector<SiteStack> acquire_stacks;
   uint64_t cross_cpu_handoffs = 0;  // contended acquisitions whose lock came from another CPU
   uint64_t same_cpu_handoffs = 0;   // ... from the same CPU (the rest: not known)
   uint64_t acquisitions() const { return format::is_acquire(operation) ? count - failed : 0; }

@@ -35,6 +35,7 @@ const char* section_name(uint32_t type) {
     case SectionType::kOrderStacks: return "lock-order stacks";
     case SectionType::kBlameStacks: return "blame stacks";
     case SectionType::kSiteHoldStacks: return "hold stacks";
+    case SectionType::kSiteAcquireStacks: return "acquire stacks";
     case SectionType::kEnd: return "end";
   }
   return "unknown";
@@ -330,6 +331,13 @@ ProcessProfile decode(const SectionSet& file) {
       throw BadFile("a hold stack refers to a missing call site or stack");
     out.locks[site_place[s.site].first].sites[site_place[s.site].second].hold_stacks.push_back(
         HoldStack{s.stack, s.waits, std::min(s.wait_ns, out.duration_ns)});
+  }
+  for (const auto& s :
+       file.records<format::SiteAcquireStackRecord>(SectionType::kSiteAcquireStacks, false)) {
+    if (s.site >= site_place.size() || s.stack >= out.stacks.size())
+      throw BadFile("an acquire stack refers to a missing call site or stack");
+    out.locks[site_place[s.site].first].sites[site_place[s.site].second].acquire_stacks.push_back(
+        SiteStack{s.stack, s.waits, 0});
   }
   // A site's last sample stands for holds that never came (the run ended first): where the
   // weights overrun the site's own figures, its stacks are scaled down to them, so that hold time

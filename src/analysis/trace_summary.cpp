@@ -217,6 +217,7 @@ void rebuild_from_trace(ProcessProfile& process) {
             site.blame = before.blame;
             site.stacks = before.stacks;
             site.hold_stacks = before.hold_stacks;
+            site.acquire_stacks = before.acquire_stacks;
             site.cross_cpu_handoffs = before.cross_cpu_handoffs;
             site.same_cpu_handoffs = before.same_cpu_handoffs;
           }

@@ -178,6 +178,7 @@ struct RecordSettings {
   double snapshot_interval = 0;
   unsigned stack_depth = 32;
   std::string unwind = "auto";
+  std::string stacks = "contended";
   bool trace = false;
   uint64_t trace_size = 8ull << 20;
   std::string trace_full = "stop";
@@ -201,8 +202,9 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
                  "(written by a thread that holds no lock, at its next timed release)")
       ->check(CLI::Range(0.01, 86400.0));
   app.add_option("--stack-depth", settings.stack_depth,
-                 "frames of call stack kept for each contended wait (0: none); capturing takes "
-                 "at most 1 % of a thread's time, waits beyond that keep no stack")
+                 "frames of call stack kept for each contended wait, the hold it waited behind "
+                 "and each timed hold (0: none); capturing takes at most 1 % of a thread's time "
+                 "for waits and 1 % for holds, beyond that no stack is kept")
       ->check(CLI::Range(0u, 64u))
       ->default_str("32");
   app.add_option("--unwind", settings.unwind,
@@ -211,6 +213,12 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
                  "the chain breaks)")
       ->check(CLI::IsMember({"fp", "dwarf", "auto"}))
       ->default_str("auto");
+  app.add_option("--stacks", settings.stacks,
+                 "contended (stacks of contended waits and timed holds, budgeted) or all (also a "
+                 "stack for every acquisition, unbudgeted: every lock call then takes the slow "
+                 "path and a stack walk, ~100 ns with frame pointers, microseconds with dwarf)")
+      ->check(CLI::IsMember({"contended", "all"}))
+      ->default_str("contended");
   app.add_flag("--trace", settings.trace,
                "also write every event with its time (acquire begin and end, release, condvar "
                "wait, wake and signal, semaphore, barrier, thread start and exit, fork, exec) to "
@@ -274,6 +282,7 @@ TargetOutcome record(const RecordSettings& settings, const std::vector<std::stri
   launch.snapshot_interval_s = settings.snapshot_interval;
   launch.stack_depth = settings.stack_depth;
   launch.unwind = settings.unwind;
+  launch.all_stacks = settings.stacks == "all";
   if (settings.min_wait_ns != 0 && !settings.trace)
     throw CliError(fmt::format("{}: --min-wait filters a trace", name), "add --trace");
   launch.trace = settings.trace;

@@ -108,10 +108,11 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
                                    settings.min_wait_ns)
                      : std::string();
   const std::string config =
-      fmt::format("hold_sample={},snapshot_ms={},stack_depth={},unwind={},{}tsc_hz={},dir={}",
+      fmt::format("hold_sample={},snapshot_ms={},stack_depth={},unwind={},{}{}tsc_hz={},dir={}",
                   settings.hold_sample_period,
                   static_cast<uint64_t>(settings.snapshot_interval_s * 1000), settings.stack_depth,
-                  settings.unwind, trace, tsc_hz, directory);
+                  settings.unwind, settings.all_stacks ? "stacks=all," : "", trace, tsc_hz,
+                  directory);
   std::vector<char*> argv;
   for (const std::string& argument : settings.arguments) argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);

@@ -18,6 +18,7 @@ struct LaunchSettings {
   double snapshot_interval_s = 0;  // 0: none
   unsigned stack_depth = 32;       // 0: no stacks
   std::string unwind = "auto";     // fp | dwarf | auto
+  bool all_stacks = false;         // --stacks all: a stack for every acquisition
   bool trace = false;              // record --trace
   uint64_t trace_size = 8ull << 20;  // bytes per thread file
   bool trace_ring = false;

@@ -45,6 +45,8 @@ enum class SectionType : uint32_t {
                       // (optional; files without it have none)
   kSiteHoldStacks = 17,  // version 3: timed holds by site and call stack of their release
                          // (optional; files without it have none)
+  kSiteAcquireStacks = 18,  // version 3: --stacks all: acquisitions by site and call stack
+                            // (optional; files without it have none)
   kEnd = 0xFFFF,
 };
 
@@ -357,6 +359,9 @@ static_assert(sizeof(SiteStackRecord) == 24);
 // counts for the holds it samples), `wait_ns` their hold time, weighted likewise (an estimate when
 // the site's holds were sampled).
 using SiteHoldStackRecord = SiteStackRecord;
+// kSiteAcquireStacks (--stacks all): the same record for an acquire site's acquisitions by call
+// stack: `waits` the acquisitions, `wait_ns` 0.
+using SiteAcquireStackRecord = SiteStackRecord;
 
 // The call stack a lock-order edge's nested acquisition was made from, captured when the edge was
 // first seen (within the thread's stack-capture budget; edges without one have no record).

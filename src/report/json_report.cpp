@@ -92,6 +92,12 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
     for (const HoldStack& row : site.hold_stacks)
       hold_stacks.push_back({{"stack", row.stack}, {"holds", row.holds}, {"hold_ns", row.hold_ns}});
     out["hold_stacks"] = hold_stacks;
+    if (!site.acquire_stacks.empty()) {  // --stacks all
+      json acquire_stacks = json::array();
+      for (const SiteStack& row : site.acquire_stacks)
+        acquire_stacks.push_back({{"stack", row.stack}, {"acquisitions", row.waits}});
+      out["acquire_stacks"] = acquire_stacks;
+    }
   }
   if (format::is_read_side(site.operation) || format::is_write_side(site.operation)) {
     out["behind_readers"] = site.behind_readers;

@@ -20,7 +20,7 @@ namespace {
 using format::SectionType;
 
 struct Sections {
-  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame, cpu_handoffs, frames, stacks, site_stacks, order_stacks, blame_stacks, hold_stacks;
+  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame, cpu_handoffs, frames, stacks, site_stacks, order_stacks, blame_stacks, hold_stacks, acquire_stacks;
 
   format::StringRef add_string(const char* text, size_t length) {
     format::StringRef ref{static_cast<uint32_t>(strings.size()), static_cast<uint32_t>(length)};
@@ -297,6 +297,9 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
       for (const StackRow* row = detail->hold_stacks; row; row = row->next)
         out.hold_stacks.append_record(
             format::SiteHoldStackRecord{site_number, row->stack - 1, row->waits, row->wait_ns});
+      for (const StackRow* row = detail->acquire_stacks; row; row = row->next)
+        out.acquire_stacks.append_record(
+            format::SiteAcquireStackRecord{site_number, row->stack - 1, row->waits, 0});
       if (detail->cross_cpu || detail->same_cpu)
         out.cpu_handoffs.append_record(
             format::CpuHandoffRecord{site_number, 0, detail->cross_cpu, detail->same_cpu});
@@ -563,6 +566,8 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
                            out.blame_stacks) &&
             add(SectionType::kSiteHoldStacks, sizeof(format::SiteHoldStackRecord),
                            out.hold_stacks) &&
+            add(SectionType::kSiteAcquireStacks, sizeof(format::SiteAcquireStackRecord),
+                           out.acquire_stacks) &&
             add(SectionType::kEnd, 0, empty);
   if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();

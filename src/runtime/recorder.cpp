@@ -288,10 +288,15 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   ++entry->count;
   const bool failed = !acquired(outcome.result);
   SiteDetail* detail = nullptr;
-  if ((outcome.contended || failed) && !(detail = self.sites.detail(*entry))) {
+  if ((outcome.contended || failed || outcome.stack_depth != 0) &&
+      !(detail = self.sites.detail(*entry))) {
     runtime().count(format::Counter::kDroppedSites);
     return recorded;
   }
+  // --stacks all: every acquisition by its stack (contended ones too).
+  if (g_runtime.all_stacks && outcome.stack_depth != 0 && !failed &&
+      !self.sites.record_acquire_stack(*detail, outcome.stack, outcome.stack_depth))
+    runtime().count(format::Counter::kDroppedSites);
   // What the release that left this thread waiting wrote into the lock's slot (see
   // note_blocking_release), taken (0 again) inside the critical section now, so ordered after that
   // write: trusted when that release was the last owner's (a value left by a release whose waiter
@@ -370,11 +375,6 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     held.paused_ticks = 0;
     held.stamped = true;
     held.weight = 1;
-    // Its stack, for the waiters this hold may make (note_blocking_release).
-    if (outcome.stack_depth && g_runtime.stack_depth != 0)
-      self.held_stacks[self.held_depth - 1] = HeldStack{
-          held.start_ticks,
-          g_runtime.holder_stacks.intern(outcome.stack, outcome.stack_depth, self.holder_stack_hints), 0};
   } else if (entry->hold_countdown == 0) {
     start_sampled_hold(held, *entry);
   } else {
@@ -383,6 +383,12 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     held.stamped = false;
     if (located.slot->waited_on.load(std::memory_order_relaxed)) stamp_hold(held);
   }
+  // Its stack (a contended acquisition's, or any with --stacks all), for the waiters this hold
+  // may make (note_blocking_release): only a stamped hold can be told apart from the next.
+  if (outcome.stack_depth && held.stamped)
+    self.held_stacks[self.held_depth - 1] = HeldStack{
+        held.start_ticks,
+        g_runtime.holder_stacks.intern(outcome.stack, outcome.stack_depth, self.holder_stack_hints), 0};
   return {recorded.slot, op, held.stamped ? held.start_ticks : 0, owner_changed};
 }
 

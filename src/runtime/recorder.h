@@ -171,7 +171,7 @@ inline SiteCacheEntry& site_cache_slot(ThreadState& self, const void* lock, uint
 // lookup (traced_site) does.
 inline constexpr uint32_t kTraceCacheTag = 0x80000000u;
 inline uint32_t cache_epoch(const ThreadState& self) {
-  return self.epoch | (g_runtime.trace.enabled ? kTraceCacheTag : 0u);
+  return self.epoch | (g_runtime.trace.enabled || g_runtime.all_stacks ? kTraceCacheTag : 0u);
 }
 
 inline SiteCacheEntry* cached_site_of_epoch(ThreadState& self, const void* lock, uintptr_t site,
@@ -346,6 +346,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   if (first_result == kNotTried) g_runtime.locks.prefetch(reinterpret_cast<uintptr_t>(lock));
   AcquireOutcome outcome{first_result == kNotTried ? calls.try_acquire() : first_result, false, 0,
                          0, Blocker::kUnknown};
+  uintptr_t frames[kMaxStackDepth];
   if (blocking && outcome.result == EBUSY) {
     if constexpr (requires { calls.blocker(); }) outcome.blocker = calls.blocker();
     constexpr bool holds = format::operation_class(Calls::kOperation) ==
@@ -356,7 +357,6 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     LockSlot* waited = holds && !own ? begin_lock_wait(lock) : nullptr;
     const Clock& clock = g_runtime.clock;
     uint64_t start = clock.now();
-    uintptr_t frames[kMaxStackDepth];
     if (holds && !own && g_runtime.stack_depth != 0) {
       outcome.stack_depth = capture_wait_stack(*self, site, frames, start);
       outcome.stack = frames;
@@ -374,6 +374,13 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   } else if (blocking && !acquired(outcome.result)) {
     // EINVAL, EAGAIN...: let the real blocking function give its own answer.
     outcome.result = calls.blocking_acquire();
+  }
+  if (g_runtime.all_stacks && g_runtime.stack_depth != 0 && !outcome.contended &&
+      acquired(outcome.result)) {
+    uint64_t now = 0, unbudgeted = 0;  // --stacks all: every one asked for
+    outcome.stack_depth = capture_stack_at(*self, site, frames, g_runtime.stack_depth,
+                                           g_runtime.unwind_mode, now, unbudgeted);
+    outcome.stack = frames;
   }
   const format::Operation op = Calls::kOperation;
   const int saved_errno = errno;

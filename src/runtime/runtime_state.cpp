@@ -98,6 +98,9 @@ void parse_config(Runtime& rt, uint64_t& tsc_hz, uint64_t& snapshot_ms) {
     } else if (ConfigString::key_is(key, key_length, "unwind") && value_length == 4 &&
                std::memcmp(value, "auto", 4) == 0) {
       rt.unwind_mode = 2;
+    } else if (ConfigString::key_is(key, key_length, "stacks") && value_length == 3 &&
+               std::memcmp(value, "all", 3) == 0) {
+      rt.all_stacks = true;
     } else if (ConfigString::key_is(key, key_length, "snapshot_ms") &&
                ConfigString::parse_u64(value, value_length, number) && number <= 86400000) {
       snapshot_ms = number;

@@ -159,6 +159,9 @@ struct Runtime {
   uint32_t hold_sample_period = kDefaultHoldSamplePeriod;
   uint32_t stack_depth = kDefaultStackDepth;  // config stack_depth=N
   uint8_t unwind_mode = 2;                    // config unwind=fp|dwarf|auto (UnwindMode)
+  // config stacks=all: a stack for every acquisition (the site cache's entries are tagged as in
+  // trace mode, so every acquisition takes the slow path, which captures it, unbudgeted).
+  bool all_stacks = false;
   char directory[4096] = {};
   uint32_t pid = 0;
   uint32_t ppid = 0;

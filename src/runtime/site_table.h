@@ -108,6 +108,8 @@ struct SiteDetail {
   // Timed holds by the call stack of their release (those whose stack was captured): `waits` is
   // the holds they stand for (a sample's weight), `wait_ns` the hold time (weighted likewise).
   StackRow* hold_stacks;
+  // --stacks all: acquisitions by call stack (`waits`: acquisitions; `wait_ns` unused).
+  StackRow* acquire_stacks;
 };
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
@@ -206,6 +208,9 @@ class SiteTable {
   // from the call stack `frames[0..depth)`; false when out of memory.
   bool record_hold_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
                          uint64_t holds, uint64_t hold_ns);
+  // An acquisition at the detail's site from `frames[0..depth)` (--stacks all).
+  bool record_acquire_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
+                            uint64_t acquisitions = 1);
   const StackStore& stacks() const { return stacks_; }
   // The number of stack `frames[0..depth)` in this table's store (0: memory refused); the owner's.
   uint32_t intern_stack(const uintptr_t* frames, uint32_t depth) { return stacks_.intern(frames, depth); }

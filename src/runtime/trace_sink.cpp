@@ -106,7 +106,8 @@ bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site,
 
 Recorded trace_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                        const AcquireOutcome& outcome) {
-  if (!outcome.contended && outcome.result == 0 && acquire_at_traced_site(self, lock, op, site))
+  if (!outcome.contended && outcome.result == 0 && outcome.stack_depth == 0 &&
+      acquire_at_traced_site(self, lock, op, site))
     return {};
   const Recorded recorded = record_acquire(self, lock, op, site, outcome);
   InsideLockscope inside;

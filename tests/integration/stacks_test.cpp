@@ -69,6 +69,41 @@ TEST(Stacks, TimedHoldsGoToTheStacksTheyWereReleasedFrom) {
   EXPECT_GE(hold_ns * 10, hold.site->hold_sum_ns * 8);
 }
 
+// --stacks all: every acquisition, contended or not, is counted by its whole stack; the counts per
+// stack add up to the site's acquisitions. A value it does not know is refused in one line.
+TEST(Stacks, StacksAllCountsEveryAcquisitionByItsWholeStack) {
+  TemporaryDirectory dir;
+  const CommandResult recorded = run_lockscope(
+      {"record", "-o", dir.path(), "--stacks", "all", "--", fixture("wrapped_locks"), "50"});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  const Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  const ProcessProfile& process = profile.processes[0];
+  const FoundSite lock = find_site(process, "wrapped_locks", "level3", Operation::kLock);
+  ASSERT_NE(lock.site, nullptr);
+  EXPECT_EQ(lock.site->acquisitions(), 100u);
+  const char* levels[] = {"level3", "level2", "level1", "worker"};
+  uint64_t counted = 0;
+  for (const SiteStack& row : lock.site->acquire_stacks) {
+    counted += row.waits;
+    ASSERT_LT(row.stack, process.stacks.size());
+    const std::vector<CodeLocation>& frames = process.stacks[row.stack];
+    ASSERT_GE(frames.size(), 4u);
+    for (size_t i = 0; i < 4; ++i)
+      EXPECT_TRUE(located_at(frames[i], "wrapped_locks.c", marker_line("wrapped_locks", levels[i])))
+          << "frame " << i << ": " << frames[i].label;
+  }
+  EXPECT_EQ(counted, lock.site->acquisitions());
+  const CommandResult json_run = run_lockscope({"report", "-f", "json", dir.path()});
+  ASSERT_EQ(json_run.exit_status, 0) << json_run.err;
+  EXPECT_NE(json_run.out.find("\"acquire_stacks\""), std::string::npos);
+
+  const CommandResult refused = run_lockscope(
+      {"record", "-o", dir.path(), "--stacks", "some", "--", fixture("wrapped_locks"), "1"});
+  EXPECT_EQ(refused.exit_status, 125);
+  EXPECT_NE(refused.err.find("--stacks"), std::string::npos) << refused.err;
+}
+
 // --stack-depth 0 records no stacks, and the frame-pointer walk alone stops at the first frame
 // without one (here: at once), keeping only the call site.
 TEST(Stacks, StackDepthZeroRecordsNoneAndFramePointersAloneStopEarly) {
