@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "analysis/profile_reader.h"
@@ -41,8 +40,11 @@ struct ReportSettings {
 };
 
 void add_report_options(CLI::App& app, ReportSettings& settings) {
-  app.add_option("-f,--format", settings.format, "report format: text (default) or json")
+  app.add_option("-f,--format", settings.format,
+                 "report format (see Formats below; default: from -o's extension, else text)")
       ->check(CLI::IsMember(report_formats()));
+  const std::string footer = app.get_footer();
+  app.footer((footer.empty() ? "" : footer + "\n\n") + report_formats_help());
   app.add_option("--sort", settings.options.sort_key, "sort locks by this column")
       ->check(CLI::IsMember(lock_sort_keys()))
       ->default_str("wait");
@@ -117,6 +119,26 @@ std::string why_no_profile(const std::string& directory) {
                      directory);
 }
 
+// Written to FILE.tmp, renamed over FILE when complete: a failed write leaves no half report.
+void write_report_file(ReportWriter& writer, const Profile& profile, const ReportOptions& options,
+                       const std::string& output) {
+  const std::string temporary = output + ".tmp";
+  try {
+    ReportSink sink(temporary);
+    writer.write(profile, options, sink);
+    sink.finish();
+  } catch (const ReportSinkError& error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw CliError(fmt::format("cannot write the report to '{}': {}", output, error.what()),
+                   "choose another file with -o FILE");
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, output, error);
+  if (error)
+    throw CliError(fmt::format("cannot write the report to '{}': {}", output, error.message()));
+}
+
 void write_report(const std::string& directory, const ReportSettings& settings, bool to_stderr) {
   Profile profile;
   try {
@@ -149,22 +171,7 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
   if (settings.output.empty() || settings.output == "-") {
     writer->write(profile, options, to_stderr ? std::cerr : std::cout);
   } else {
-    const std::string temporary = settings.output + ".tmp";
-    {
-      std::ofstream out(temporary, std::ios::trunc);
-      if (!out)
-        throw CliError(fmt::format("cannot write the report to '{}': {}", settings.output,
-                                   std::strerror(errno)),
-                       "choose another file with -o FILE");
-      writer->write(profile, options, out);
-      if (!out.flush())
-        throw CliError(fmt::format("cannot write the report to '{}'", settings.output));
-    }
-    std::error_code error;
-    std::filesystem::rename(temporary, settings.output, error);
-    if (error)
-      throw CliError(fmt::format("cannot write the report to '{}': {}", settings.output,
-                                 error.message()));
+    write_report_file(*writer, profile, options, settings.output);
   }
   for (const ProfileProblem& problem : profile.problems)
     fmt::print(stderr, "lockscope: warning: {}: {} ({})\n", problem.file, problem.message,
@@ -343,7 +350,8 @@ int run_report_command(const std::vector<std::string>& args) {
   std::string directory = kDefaultDirectory;
   app.add_option("directory", directory, "profile directory")->default_str(kDefaultDirectory);
   add_report_options(app, settings);
-  app.add_option("-o,--output", settings.output, "write the report to FILE (format from .json)");
+  app.add_option("-o,--output", settings.output,
+                 "write the report to FILE (the format from its extension, see Formats below)");
   try {
     parse(app, args);
   } catch (const CLI::CallForHelp&) {

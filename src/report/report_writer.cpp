@@ -2,23 +2,64 @@
 
 #include <fmt/core.h>
 
-#include <filesystem>
+#include <algorithm>
 #include <stdexcept>
 
 namespace lockscope {
 
-std::vector<std::string> report_formats() { return {"text", "json"}; }
+const std::vector<ReportFormat>& report_format_table() {
+  static const std::vector<ReportFormat> formats = {
+      {"text", {".txt"}, make_text_report_writer,
+       "the report for people: processes, threads, locks, call sites, stacks, blame (default)", {}},
+      {"json", {".json"}, make_json_report_writer,
+       "everything, under a versioned schema (docs/json-schema.md): the contract for scripts", {}},
+  };
+  return formats;
+}
+
+const ReportFormat* find_report_format(const std::string& name) {
+  for (const ReportFormat& format : report_format_table())
+    if (format.name == name) return &format;
+  return nullptr;
+}
+
+std::vector<std::string> report_formats() {
+  std::vector<std::string> names;
+  for (const ReportFormat& format : report_format_table()) names.push_back(format.name);
+  return names;
+}
 
 std::unique_ptr<ReportWriter> make_report_writer(const std::string& format) {
-  if (format == "text") return make_text_report_writer();
-  if (format == "json") return make_json_report_writer();
-  throw std::invalid_argument(fmt::format("unknown report format '{}' (known: text, json)", format));
+  if (const ReportFormat* known = find_report_format(format)) return known->make();
+  std::string names;
+  for (const std::string& name : report_formats()) names += (names.empty() ? "" : ", ") + name;
+  throw std::invalid_argument(fmt::format("unknown report format '{}' (known: {})", format, names));
 }
 
 std::string format_for_path(const std::string& path) {
-  const std::string extension = std::filesystem::path(path).extension().string();
-  if (extension == ".json") return "json";
-  return "text";
+  std::string lower = path;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const ReportFormat* best = nullptr;
+  size_t best_length = 0;
+  for (const ReportFormat& format : report_format_table())
+    for (const std::string& extension : format.extensions)
+      if (lower.ends_with(extension) && extension.size() > best_length) {
+        best = &format;
+        best_length = extension.size();
+      }
+  return best ? best->name : "text";
+}
+
+std::string report_formats_help() {
+  std::string text = "Formats (-f NAME, or from -o FILE's extension):\n";
+  for (const ReportFormat& format : report_format_table()) {
+    std::string extensions;
+    for (const std::string& extension : format.extensions)
+      extensions += (extensions.empty() ? "" : " ") + extension;
+    text += fmt::format("  {:<11} {:<22} {}\n", format.name, extensions, format.help);
+  }
+  return text;
 }
 
 }  // namespace lockscope

@@ -1,7 +1,10 @@
-// One writer per output format, each over the neutral Profile model and an std::ostream; no writer
-// reads files or knows another format.
+// One writer per output format, each over the neutral Profile model and a ReportSink; no writer
+// reads profile files or knows another format. The formats are one table (report_format_table):
+// `-f NAME` and `-o FILE`'s extension pick from it and `--help` lists it, so a new format is one
+// writer file and one row.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -10,6 +13,7 @@
 
 #include "analysis/profile_model.h"
 #include "analysis/wait_attribution.h"
+#include "report/report_sink.h"
 
 namespace lockscope {
 
@@ -25,14 +29,33 @@ struct ReportOptions {
 class ReportWriter {
  public:
   virtual ~ReportWriter() = default;
-  virtual void write(const Profile& profile, const ReportOptions& options, std::ostream& out) = 0;
+  virtual void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) = 0;
+  // The same to a stream the caller owns.
+  void write(const Profile& profile, const ReportOptions& options, std::ostream& out) {
+    ReportSink sink(out);
+    write(profile, options, sink);
+  }
 };
 
-// Known formats: "text", "json". Throws std::invalid_argument naming the known ones otherwise.
+struct ReportFormat {
+  std::string name;                     // for -f
+  std::vector<std::string> extensions;  // "-o FILE" ending with one picks this format
+  std::function<std::unique_ptr<ReportWriter>()> make;
+  std::string help;                     // one line, for --help
+  std::vector<std::string> options;     // the format-specific options it reads ("--weight")
+};
+
+// Every format, in the order --help lists them; "text" first (the default).
+const std::vector<ReportFormat>& report_format_table();
+const ReportFormat* find_report_format(const std::string& name);
+// Throws std::invalid_argument naming the known formats when `format` is not one.
 std::unique_ptr<ReportWriter> make_report_writer(const std::string& format);
 std::vector<std::string> report_formats();
-// "json" for "x.json", "text" for anything else (".txt", no extension).
+// The format whose extension `path` ends with (the longest that matches); "text" for any other
+// path.
 std::string format_for_path(const std::string& path);
+// "Formats (-f NAME, or from -o FILE's extension):" and a line per format, for --help.
+std::string report_formats_help();
 
 std::unique_ptr<ReportWriter> make_text_report_writer();
 std::unique_ptr<ReportWriter> make_json_report_writer();

@@ -332,7 +332,9 @@ void write_legend(std::ostream& out) {
 
 class TextReportWriter final : public ReportWriter {
  public:
-  void write(const Profile& profile, const ReportOptions& options, std::ostream& out) override {
+  using ReportWriter::write;
+  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
+    std::ostream& out = sink.stream();
     size_t threads = 0;
     for (const ProcessProfile& p : profile.processes) threads += p.threads.size();
     out << fmt::format("lockscope report of {}: {} process{}, {} thread{}\n\n", profile.directory,
