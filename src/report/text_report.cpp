@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 
+#include "analysis/weighted_stacks.h"
 #include "report/duration_format.h"
 #include "report/footer_text.h"
 #include "report/blame_text.h"
@@ -53,8 +54,7 @@ void write_processes(const Profile& profile, std::ostream& out) {
     for (const LockSummary& lock : process.locks) {
       if (lock.acquisitions + lock.failed + lock.events) ++active;
       // Lock waits only, as in the threads table: other kinds of wait are not added to them.
-      if (lock.primitive != format::Primitive::kMutex && lock.primitive != format::Primitive::kRwLock)
-        continue;
+      if (!is_lock_wait_primitive(lock.primitive)) continue;
       acquired += lock.acquisitions;
       contended += lock.contended;
       wait += lock.wait_sum_ns;
