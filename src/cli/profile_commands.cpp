@@ -37,12 +37,23 @@ struct ReportSettings {
   bool attribute_waits = false;  // --caller-depth or --skip-frames given
   unsigned caller_depth = 0;
   std::string skip_frames;
+  std::vector<std::string> format_options;  // the format-specific options given ("--weight")
 };
 
 void add_report_options(CLI::App& app, ReportSettings& settings) {
   app.add_option("-f,--format", settings.format,
                  "report format (see Formats below; default: from -o's extension, else text)")
       ->check(CLI::IsMember(report_formats()));
+  app.add_option_function<std::string>(
+         "--weight",
+         [&settings](const std::string& weight) {
+           parse_stack_weight(weight, settings.options.weight);
+           settings.format_options.push_back("--weight");
+         },
+         "what the stack formats (collapsed, speedscope) weigh: wait (lock wait time, default) or "
+         "hold (lock hold time, by acquire site)")
+      ->check(CLI::IsMember({"wait", "hold"}))
+      ->default_str("wait");
   const std::string footer = app.get_footer();
   app.footer((footer.empty() ? "" : footer + "\n\n") + report_formats_help());
   app.add_option("--sort", settings.options.sort_key, "sort locks by this column")
@@ -119,6 +130,22 @@ std::string why_no_profile(const std::string& directory) {
                      directory);
 }
 
+// A format-specific option (--weight, --table) given with a format that does not read it is a
+// mistake to say, not to ignore.
+void check_format_options(const std::string& format, const ReportSettings& settings) {
+  const ReportFormat* chosen = find_report_format(format);
+  for (const std::string& option : settings.format_options) {
+    if (std::find(chosen->options.begin(), chosen->options.end(), option) != chosen->options.end())
+      continue;
+    std::string takers;
+    for (const ReportFormat& other : report_format_table())
+      if (std::find(other.options.begin(), other.options.end(), option) != other.options.end())
+        takers += (takers.empty() ? "" : ", ") + other.name;
+    throw CliError(fmt::format("{} applies to -f {}, not to the {} format", option, takers, format),
+                   "choose the format with -f, or leave the option out");
+  }
+}
+
 // Written to FILE.tmp, renamed over FILE when complete: a failed write leaves no half report.
 void write_report_file(ReportWriter& writer, const Profile& profile, const ReportOptions& options,
                        const std::string& output) {
@@ -167,6 +194,7 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
   const std::string format = !settings.format.empty()   ? settings.format
                              : !settings.output.empty() ? format_for_path(settings.output)
                                                         : "text";
+  check_format_options(format, settings);
   auto writer = make_report_writer(format);
   if (settings.output.empty() || settings.output == "-") {
     writer->write(profile, options, to_stderr ? std::cerr : std::cout);

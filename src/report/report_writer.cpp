@@ -13,6 +13,9 @@ const std::vector<ReportFormat>& report_format_table() {
        "the report for people: processes, threads, locks, call sites, stacks, blame (default)", {}},
       {"json", {".json"}, make_json_report_writer,
        "everything, under a versioned schema (docs/json-schema.md): the contract for scripts", {}},
+      {"collapsed", {".collapsed", ".folded"}, make_collapsed_report_writer,
+       "folded stacks for flamegraph.pl and inferno: 'pid;frame;...;lock NS', by --weight",
+       {"--weight"}},
   };
   return formats;
 }
@@ -52,7 +55,7 @@ std::string format_for_path(const std::string& path) {
 }
 
 std::string report_formats_help() {
-  std::string text = "Formats (-f NAME, or from -o FILE's extension):\n";
+  std::string text = "Formats (-f NAME, or from the report file's extension):\n";
   for (const ReportFormat& format : report_format_table()) {
     std::string extensions;
     for (const std::string& extension : format.extensions)

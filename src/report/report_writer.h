@@ -13,6 +13,7 @@
 
 #include "analysis/profile_model.h"
 #include "analysis/wait_attribution.h"
+#include "analysis/weighted_stacks.h"
 #include "report/report_sink.h"
 
 namespace lockscope {
@@ -24,6 +25,7 @@ struct ReportOptions {
   std::string command;            // for the header: "lockscope run -- ..." when known
   // --caller-depth / --skip-frames: contended waits by the first frame outside the wrappers
   std::optional<WaitAttributionRule> attribution;
+  StackWeight weight = StackWeight::kWait;  // --weight: what the stack formats weigh
 };
 
 class ReportWriter {
@@ -59,5 +61,6 @@ std::string report_formats_help();
 
 std::unique_ptr<ReportWriter> make_text_report_writer();
 std::unique_ptr<ReportWriter> make_json_report_writer();
+std::unique_ptr<ReportWriter> make_collapsed_report_writer();
 
 }  // namespace lockscope

@@ -1,4 +1,5 @@
-// The writer registry (names, extensions, help); the file sink's errors.
+// The writer registry (names, extensions, help) and what each machine format makes of a
+// hand-built profile: collapsed lines; the file sink's errors.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -12,6 +13,8 @@ namespace {
 TEST(ReportFormats, ExtensionsPickTheLongestMatch) {
   EXPECT_EQ(format_for_path("r.json"), "json");
   EXPECT_EQ(format_for_path("dir.v2/R.JSON"), "json");
+  EXPECT_EQ(format_for_path("r.collapsed"), "collapsed");
+  EXPECT_EQ(format_for_path("r.folded"), "collapsed");
   EXPECT_EQ(format_for_path("r.txt"), "text");
   EXPECT_EQ(format_for_path("report"), "text");
   EXPECT_EQ(format_for_path("r.json.bak"), "text");
@@ -35,8 +38,59 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
     FAIL() << "no exception";
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
-                 "unknown report format 'nosuch' (known: text, json)");
+                 "unknown report format 'nosuch' (known: text, json, collapsed)");
   }
+}
+
+CodeLocation location(const std::string& function, int line) {
+  CodeLocation where;
+  where.module = 0;
+  where.offset = 0x1000 + static_cast<uint64_t>(line);
+  where.function = function;
+  where.file = "src/map.cc";
+  where.line = line;
+  where.label = function + " src/map.cc:" + std::to_string(line);
+  return where;
+}
+
+// One process whose mutex waited at a site named with a comma and a quote, once on a stack.
+Profile small_profile() {
+  Profile profile;
+  profile.directory = "prof";
+  ProcessProfile process;
+  process.pid = 7;
+  process.arguments = {"./cache"};
+  const CodeLocation take = location("Map<int, \"k\">::at", 10);
+  process.stacks = {{take, location("main", 20)}};
+  LockSummary lock;
+  lock.address = 0xfeed;
+  SiteSummary site;
+  site.location = take;
+  site.count = 4;
+  site.contended = 3;
+  site.wait_sum_ns = 900;
+  site.hold_sum_ns = 50;
+  site.stacks = {SiteStack{0, 1, 600}};
+  lock.sites = {site};
+  lock.finish();
+  process.locks = {lock};
+  profile.processes = {process};
+  return profile;
+}
+
+std::string written(const std::string& format, const ReportOptions& options = {}) {
+  std::ostringstream out;
+  make_report_writer(format)->write(small_profile(), options, out);
+  return out.str();
+}
+
+TEST(ReportFormats, CollapsedStacksOutermostFirstWithTheLockAsLeaf) {
+  EXPECT_EQ(written("collapsed"),
+            "pid 7 (cache);Map<int, \"k\">::at src/map.cc:10;mutex 0xfeed 300\n"
+            "pid 7 (cache);main src/map.cc:20;Map<int, \"k\">::at src/map.cc:10;mutex 0xfeed 600\n");
+  ReportOptions hold;
+  hold.weight = StackWeight::kHold;
+  EXPECT_EQ(written("collapsed", hold), "pid 7 (cache);Map<int, \"k\">::at src/map.cc:10;mutex 0xfeed 50\n");
 }
 
 TEST(ReportSink, UncreatableFileSaysWhy) {

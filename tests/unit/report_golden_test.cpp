@@ -134,5 +134,13 @@ TEST(ReportGolden, TextAllLocksSortedByAcquisitions) {
 
 TEST(ReportGolden, Json) { expect_golden("json", ReportOptions{}, "report.json"); }
 
+TEST(ReportGolden, Collapsed) { expect_golden("collapsed", ReportOptions{}, "report.collapsed"); }
+
+TEST(ReportGolden, CollapsedByHold) {
+  ReportOptions options;
+  options.weight = StackWeight::kHold;
+  expect_golden("collapsed", options, "report-hold.collapsed");
+}
+
 }  // namespace
 }  // namespace lockscope
