@@ -16,6 +16,8 @@ const std::vector<ReportFormat>& report_format_table() {
       {"collapsed", {".collapsed", ".folded"}, make_collapsed_report_writer,
        "folded stacks for flamegraph.pl and inferno: 'pid;frame;...;lock NS', by --weight",
        {"--weight"}},
+      {"speedscope", {".speedscope.json"}, make_speedscope_report_writer,
+       "speedscope's file format: one sampled profile per process, by --weight", {"--weight"}},
   };
   return formats;
 }

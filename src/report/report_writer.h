@@ -53,8 +53,8 @@ const ReportFormat* find_report_format(const std::string& name);
 // Throws std::invalid_argument naming the known formats when `format` is not one.
 std::unique_ptr<ReportWriter> make_report_writer(const std::string& format);
 std::vector<std::string> report_formats();
-// The format whose extension `path` ends with (the longest that matches); "text" for any other
-// path.
+// The format whose extension `path` ends with (the longest that matches: "x.speedscope.json" is
+// speedscope, "x.json" json); "text" for any other path.
 std::string format_for_path(const std::string& path);
 // "Formats (-f NAME, or from -o FILE's extension):" and a line per format, for --help.
 std::string report_formats_help();
@@ -62,5 +62,6 @@ std::string report_formats_help();
 std::unique_ptr<ReportWriter> make_text_report_writer();
 std::unique_ptr<ReportWriter> make_json_report_writer();
 std::unique_ptr<ReportWriter> make_collapsed_report_writer();
+std::unique_ptr<ReportWriter> make_speedscope_report_writer();
 
 }  // namespace lockscope

@@ -1,6 +1,7 @@
 // The writer registry (names, extensions, help) and what each machine format makes of a
-// hand-built profile: collapsed lines; the file sink's errors.
+// hand-built profile: collapsed lines, a speedscope document; the file sink's errors.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <sstream>
 #include <stdexcept>
@@ -12,7 +13,8 @@ namespace {
 
 TEST(ReportFormats, ExtensionsPickTheLongestMatch) {
   EXPECT_EQ(format_for_path("r.json"), "json");
-  EXPECT_EQ(format_for_path("dir.v2/R.JSON"), "json");
+  EXPECT_EQ(format_for_path("r.speedscope.json"), "speedscope");
+  EXPECT_EQ(format_for_path("dir.v2/R.SPEEDSCOPE.JSON"), "speedscope");
   EXPECT_EQ(format_for_path("r.collapsed"), "collapsed");
   EXPECT_EQ(format_for_path("r.folded"), "collapsed");
   EXPECT_EQ(format_for_path("r.txt"), "text");
@@ -38,7 +40,7 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
     FAIL() << "no exception";
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
-                 "unknown report format 'nosuch' (known: text, json, collapsed)");
+                 "unknown report format 'nosuch' (known: text, json, collapsed, speedscope)");
   }
 }
 
@@ -91,6 +93,23 @@ TEST(ReportFormats, CollapsedStacksOutermostFirstWithTheLockAsLeaf) {
   ReportOptions hold;
   hold.weight = StackWeight::kHold;
   EXPECT_EQ(written("collapsed", hold), "pid 7 (cache);Map<int, \"k\">::at src/map.cc:10;mutex 0xfeed 50\n");
+}
+
+TEST(ReportFormats, SpeedscopeSharesFramesAndWeighsSamples) {
+  const auto document = nlohmann::json::parse(written("speedscope"));
+  EXPECT_EQ(document["$schema"], "https://www.speedscope.app/file-format-schema.json");
+  const auto& frames = document["shared"]["frames"];
+  ASSERT_EQ(frames.size(), 3u);  // the site, main, the lock: each once over both samples
+  const auto& profile = document["profiles"][0];
+  EXPECT_EQ(profile["type"], "sampled");
+  EXPECT_EQ(profile["unit"], "nanoseconds");
+  EXPECT_EQ(profile["endValue"], 900);
+  EXPECT_EQ(profile["weights"], nlohmann::json::parse("[600, 300]"));
+  std::vector<std::string> names;
+  for (const auto& index : profile["samples"][0]) names.push_back(frames[index.get<size_t>()]["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"main src/map.cc:20", "Map<int, \"k\">::at src/map.cc:10",
+                                             "mutex 0xfeed"}));
+  EXPECT_EQ(frames[profile["samples"][0][0].get<size_t>()]["line"], 20);
 }
 
 TEST(ReportSink, UncreatableFileSaysWhy) {

@@ -142,5 +142,9 @@ TEST(ReportGolden, CollapsedByHold) {
   expect_golden("collapsed", options, "report-hold.collapsed");
 }
 
+TEST(ReportGolden, Speedscope) {
+  expect_golden("speedscope", ReportOptions{}, "report.speedscope.json");
+}
+
 }  // namespace
 }  // namespace lockscope
