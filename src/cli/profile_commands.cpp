@@ -54,6 +54,15 @@ void add_report_options(CLI::App& app, ReportSettings& settings) {
          "hold (lock hold time, by acquire site)")
       ->check(CLI::IsMember({"wait", "hold"}))
       ->default_str("wait");
+  app.add_option_function<std::string>(
+         "--table",
+         [&settings](const std::string& table) {
+           settings.options.table = table;
+           settings.format_options.push_back("--table");
+         },
+         "which table -f csv writes: locks (default) or sites (every call site of every lock)")
+      ->check(CLI::IsMember({"locks", "sites"}))
+      ->default_str("locks");
   const std::string footer = app.get_footer();
   app.footer((footer.empty() ? "" : footer + "\n\n") + report_formats_help());
   app.add_option("--sort", settings.options.sort_key, "sort locks by this column")

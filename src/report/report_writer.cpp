@@ -18,6 +18,9 @@ const std::vector<ReportFormat>& report_format_table() {
        {"--weight"}},
       {"speedscope", {".speedscope.json"}, make_speedscope_report_writer,
        "speedscope's file format: one sampled profile per process, by --weight", {"--weight"}},
+      {"csv", {".csv"}, make_csv_report_writer,
+       "the locks table, or with --table sites the call sites table, for spreadsheets",
+       {"--table"}},
   };
   return formats;
 }

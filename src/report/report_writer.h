@@ -26,6 +26,7 @@ struct ReportOptions {
   // --caller-depth / --skip-frames: contended waits by the first frame outside the wrappers
   std::optional<WaitAttributionRule> attribution;
   StackWeight weight = StackWeight::kWait;  // --weight: what the stack formats weigh
+  std::string table = "locks";              // --table: which table csv writes ("locks", "sites")
 };
 
 class ReportWriter {
@@ -63,5 +64,6 @@ std::unique_ptr<ReportWriter> make_text_report_writer();
 std::unique_ptr<ReportWriter> make_json_report_writer();
 std::unique_ptr<ReportWriter> make_collapsed_report_writer();
 std::unique_ptr<ReportWriter> make_speedscope_report_writer();
+std::unique_ptr<ReportWriter> make_csv_report_writer();
 
 }  // namespace lockscope

@@ -1,5 +1,6 @@
 // The writer registry (names, extensions, help) and what each machine format makes of a
-// hand-built profile: collapsed lines, a speedscope document; the file sink's errors.
+// hand-built profile: collapsed lines, a speedscope document, RFC 4180 quoting in csv; the file
+// sink's errors.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,7 @@ TEST(ReportFormats, ExtensionsPickTheLongestMatch) {
   EXPECT_EQ(format_for_path("dir.v2/R.SPEEDSCOPE.JSON"), "speedscope");
   EXPECT_EQ(format_for_path("r.collapsed"), "collapsed");
   EXPECT_EQ(format_for_path("r.folded"), "collapsed");
+  EXPECT_EQ(format_for_path("r.csv"), "csv");
   EXPECT_EQ(format_for_path("r.txt"), "text");
   EXPECT_EQ(format_for_path("report"), "text");
   EXPECT_EQ(format_for_path("r.json.bak"), "text");
@@ -40,7 +42,7 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
     FAIL() << "no exception";
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
-                 "unknown report format 'nosuch' (known: text, json, collapsed, speedscope)");
+                 "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, csv)");
   }
 }
 
@@ -110,6 +112,22 @@ TEST(ReportFormats, SpeedscopeSharesFramesAndWeighsSamples) {
   EXPECT_EQ(names, (std::vector<std::string>{"main src/map.cc:20", "Map<int, \"k\">::at src/map.cc:10",
                                              "mutex 0xfeed"}));
   EXPECT_EQ(frames[profile["samples"][0][0].get<size_t>()]["line"], 20);
+}
+
+TEST(ReportFormats, CsvQuotesByRfc4180) {
+  ReportOptions sites;
+  sites.table = "sites";
+  const std::string csv = written("csv", sites);
+  EXPECT_EQ(csv.substr(0, csv.find("\r\n")),
+            "pid,address,generation,side,kind,operation,count,contended,failed,wait_ns,wait_max_ns,"
+            "hold_ns,hold_error_ns,hold_max_ns,holds_timed,cross_cpu,same_cpu,function,file,line,"
+            "caller,inlined_into");
+  EXPECT_NE(csv.find("\r\n7,0xfeed,0,,mutex,lock,4,3,0,900,0,50,0,0,0,0,0,\"Map<int, \"\"k\"\">::at\","
+                     "src/map.cc,10,\"Map<int, \"\"k\"\">::at src/map.cc:10\",\r\n"),
+            std::string::npos)
+      << csv;
+  const std::string locks = written("csv");
+  EXPECT_NE(locks.find("\r\n7,0xfeed,0,,mutex,4,3,0,"), std::string::npos) << locks;
 }
 
 TEST(ReportSink, UncreatableFileSaysWhy) {

@@ -146,5 +146,17 @@ TEST(ReportGolden, Speedscope) {
   expect_golden("speedscope", ReportOptions{}, "report.speedscope.json");
 }
 
+TEST(ReportGolden, CsvLocks) {
+  ReportOptions options;
+  options.all = true;
+  expect_golden("csv", options, "report-locks.csv");
+}
+
+TEST(ReportGolden, CsvSites) {
+  ReportOptions options;
+  options.table = "sites";
+  expect_golden("csv", options, "report-sites.csv");
+}
+
 }  // namespace
 }  // namespace lockscope
