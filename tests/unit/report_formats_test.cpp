@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "code_locations.h"
 #include "report/report_writer.h"
 
 namespace lockscope {
@@ -47,14 +48,7 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
 }
 
 CodeLocation location(const std::string& function, int line) {
-  CodeLocation where;
-  where.module = 0;
-  where.offset = 0x1000 + static_cast<uint64_t>(line);
-  where.function = function;
-  where.file = "src/map.cc";
-  where.line = line;
-  where.label = function + " src/map.cc:" + std::to_string(line);
-  return where;
+  return code_location(function, "src/map.cc", line);
 }
 
 // One process whose mutex waited at a site named with a comma and a quote, once on a stack.

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "code_locations.h"
 #include "report/report_writer.h"
 
 namespace lockscope {
@@ -18,14 +19,7 @@ LatencyHistogram histogram_of(std::initializer_list<std::pair<uint64_t, uint64_t
 }
 
 CodeLocation location(const std::string& function, const std::string& file, int line) {
-  CodeLocation where;
-  where.module = 0;
-  where.offset = 0x1000 + static_cast<uint64_t>(line);
-  where.function = function;
-  where.file = file;
-  where.line = line;
-  where.label = function + " " + file + ":" + std::to_string(line);
-  return where;
+  return code_location(function, file, line);
 }
 
 Profile golden_profile() {

@@ -5,18 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include "code_locations.h"
+
 namespace lockscope {
 namespace {
 
 CodeLocation frame(const std::string& function, int line) {
-  CodeLocation where;
-  where.module = 0;
-  where.offset = 0x1000 + static_cast<uint64_t>(line);
-  where.function = function;
-  where.file = "app.cc";
-  where.line = line;
-  where.label = function + " app.cc:" + std::to_string(line);
-  return where;
+  return code_location(function, "app.cc", line);
 }
 
 SiteSummary site(format::Operation operation, const CodeLocation& where, uint64_t contended,
