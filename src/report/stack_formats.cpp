@@ -1,12 +1,23 @@
-// speedscope's file format (https://www.speedscope.app/file-format-schema.json, from speedscope's
-// src/lib/file-format-spec.ts): one "sampled" profile per process, in nanoseconds, weighing lock
-// waits (or holds, --weight hold) by call stack, with the frames shared between profiles. A
-// sample is a stack, outermost frame first, ending at the lock (analysis/weighted_stacks.h); its
-// weight the time on that stack, so a profile's endValue is the process's lock wait (hold) total.
-// The process is the profile, not a frame: speedscope lists the profiles by name.
+// The stack formats: each process's lock waits (or holds, --weight hold) by call stack, from the
+// one view analysis/weighted_stacks.h computes (which says what is counted), as folded stacks
+// and as a speedscope file. Each format is its own writer; they share only that view.
+//
+// collapsed: folded stacks, the input of flamegraph.pl and inferno: one line per distinct stack,
+//   pid 4908 (git);start_thread ...;worker w.c:40;take w.c:12;mutex 0x7ffd1234 81200000
+// frames outermost first, separated by ';', then a space and the weight in nanoseconds. The root
+// frame is the process, the leaf the lock; between them the call stack, each frame named as the
+// text report names it ("function file:line"), an inlined function a frame of its own. Identical
+// stacks are merged; lines are sorted, so equal profiles give equal files.
+//
+// speedscope: speedscope's file format (https://www.speedscope.app/file-format-schema.json, from
+// speedscope's src/lib/file-format-spec.ts): one "sampled" profile per process, in nanoseconds,
+// with the frames shared between profiles. A sample is a stack, outermost frame first, ending at
+// the lock; its weight the time on that stack, so a profile's endValue is the process's lock wait
+// (hold) total. The process is the profile, not a frame: speedscope lists the profiles by name.
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <string>
 #include <tuple>
 
 #include "report/report_writer.h"
@@ -15,6 +26,32 @@ namespace lockscope {
 namespace {
 
 using nlohmann::json;
+
+// ';' separates frames and a line ends the record: neither may appear inside a frame's name.
+std::string folded_name(std::string name) {
+  for (char& c : name)
+    if (c == ';' || c == '\n' || c == '\r') c = ':';
+  return name;
+}
+
+class CollapsedReportWriter final : public ReportWriter {
+ public:
+  using ReportWriter::write;
+  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
+    std::map<std::string, uint64_t> lines;
+    for (const ProcessProfile& process : profile.processes) {
+      const std::string root = folded_name(process_frame_name(process));
+      for (const WeightedStack& stack : weighted_stacks(process, options.weight)) {
+        std::string line = root;
+        for (const CodeLocation& frame : stack.frames) line += ';' + folded_name(frame.label);
+        line += ';' + folded_name(lock_frame_name(*stack.lock, stack.operation));
+        lines[line] += stack.weight_ns;
+      }
+    }
+    std::ostream& out = sink.stream();
+    for (const auto& [line, weight_ns] : lines) out << line << ' ' << weight_ns << '\n';
+  }
+};
 
 constexpr const char* kSchemaUrl = "https://www.speedscope.app/file-format-schema.json";
 
@@ -81,6 +118,10 @@ class SpeedscopeReportWriter final : public ReportWriter {
 };
 
 }  // namespace
+
+std::unique_ptr<ReportWriter> make_collapsed_report_writer() {
+  return std::make_unique<CollapsedReportWriter>();
+}
 
 std::unique_ptr<ReportWriter> make_speedscope_report_writer() {
   return std::make_unique<SpeedscopeReportWriter>();
