@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,7 +43,8 @@ struct ReportSettings {
 
 void add_report_options(CLI::App& app, ReportSettings& settings) {
   app.add_option("-f,--format", settings.format,
-                 "report format (see Formats below; default: from -o's extension, else text)")
+                 "report format (see Formats below; default: from the report file's extension, "
+                 "else text)")
       ->check(CLI::IsMember(report_formats()));
   app.add_option_function<std::string>(
          "--weight",
@@ -146,11 +148,12 @@ void check_format_options(const std::string& format, const ReportSettings& setti
   for (const std::string& option : settings.format_options) {
     if (std::find(chosen->options.begin(), chosen->options.end(), option) != chosen->options.end())
       continue;
-    std::string takers;
+    std::vector<std::string> takers;
     for (const ReportFormat& other : report_format_table())
       if (std::find(other.options.begin(), other.options.end(), option) != other.options.end())
-        takers += (takers.empty() ? "" : ", ") + other.name;
-    throw CliError(fmt::format("{} applies to -f {}, not to the {} format", option, takers, format),
+        takers.push_back(other.name);
+    throw CliError(fmt::format("{} applies to -f {}, not to the {} format", option,
+                               fmt::join(takers, ", "), format),
                    "choose the format with -f, or leave the option out");
   }
 }

@@ -1,8 +1,10 @@
 #include "report/report_writer.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -65,9 +67,8 @@ std::vector<std::string> report_formats() {
 
 std::unique_ptr<ReportWriter> make_report_writer(const std::string& format) {
   if (const ReportFormat* known = find_report_format(format)) return known->make();
-  std::string names;
-  for (const std::string& name : report_formats()) names += (names.empty() ? "" : ", ") + name;
-  throw std::invalid_argument(fmt::format("unknown report format '{}' (known: {})", format, names));
+  throw std::invalid_argument(fmt::format("unknown report format '{}' (known: {})", format,
+                                          fmt::join(report_formats(), ", ")));
 }
 
 std::string format_for_path(const std::string& path) {
@@ -88,9 +89,7 @@ std::string format_for_path(const std::string& path) {
 std::string report_formats_help() {
   std::string text = "Formats (-f NAME, or from the report file's extension):\n";
   for (const ReportFormat& format : report_format_table()) {
-    std::string extensions;
-    for (const std::string& extension : format.extensions)
-      extensions += (extensions.empty() ? "" : " ") + extension;
+    const std::string extensions = fmt::format("{}", fmt::join(format.extensions, " "));
     text += fmt::format("  {:<11} {:<22} {}\n", format.name, extensions, format.help);
   }
   return text;
