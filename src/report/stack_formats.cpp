@@ -55,6 +55,10 @@ class CollapsedReportWriter final : public ReportWriter {
 
 constexpr const char* kSchemaUrl = "https://www.speedscope.app/file-format-schema.json";
 
+const char* weight_title(StackWeight weight) {
+  return weight == StackWeight::kHold ? "lock hold" : "lock wait";
+}
+
 // Frames shared by every profile of the file, each once: by name, file and line.
 class SharedFrames {
  public:
@@ -87,9 +91,8 @@ json process_profile(const ProcessProfile& process, StackWeight weight, SharedFr
     weights.push_back(stack.weight_ns);
     total += stack.weight_ns;
   }
-  const char* what = weight == StackWeight::kHold ? "lock hold" : "lock wait";
   return {{"type", "sampled"},
-          {"name", process_frame_name(process) + ": " + what},
+          {"name", process_frame_name(process) + ": " + weight_title(weight)},
           {"unit", "nanoseconds"},
           {"startValue", 0},
           {"endValue", total},
@@ -109,11 +112,11 @@ class SpeedscopeReportWriter final : public ReportWriter {
         {"$schema", kSchemaUrl},
         {"shared", {{"frames", frames.frames()}}},
         {"profiles", profiles},
-        {"name", profile.directory + (options.weight == StackWeight::kHold ? " (lock hold)"
-                                                                           : " (lock wait)")},
+        {"name", profile.directory + " (" + weight_title(options.weight) + ")"},
         {"activeProfileIndex", 0},
         {"exporter", "lockscope"}};
-    sink.stream() << document.dump() << '\n';
+    // A name that is not UTF-8 (a path in another encoding) is written with U+FFFD, not refused.
+    sink.stream() << document.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
   }
 };
 

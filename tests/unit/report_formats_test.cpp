@@ -108,6 +108,15 @@ TEST(ReportFormats, SpeedscopeSharesFramesAndWeighsSamples) {
   EXPECT_EQ(frames[profile["samples"][0][0].get<size_t>()]["line"], 20);
 }
 
+TEST(ReportFormats, SpeedscopeWritesANameThatIsNotUtf8) {
+  Profile profile = small_profile();
+  profile.processes[0].stacks[0][1] = location("caf\xe9", 20);  // Latin-1, as some paths are
+  std::ostringstream out;
+  make_report_writer("speedscope")->write(profile, ReportOptions{}, out);
+  const auto document = nlohmann::json::parse(out.str());
+  EXPECT_EQ(document["shared"]["frames"][0]["name"], "caf\uFFFD src/map.cc:20");
+}
+
 TEST(ReportFormats, CsvQuotesByRfc4180) {
   ReportOptions sites;
   sites.table = "sites";
