@@ -17,11 +17,11 @@ constexpr const char* kUsage =
     "commands:\n"
     "  run    [options] -- CMD [ARGS...]   profile CMD, then print the report (to stderr)\n"
     "  record [-o DIR] [options] -- CMD    write the profile directory only\n"
-    "  report [DIR] [-f text|json] [-o FILE] [--sort KEY] [--top N] [--all]\n"
+    "  report [DIR] [-f FORMAT] [-o FILE] [--sort KEY] [--top N] [--all]\n"
     "         [--caller-depth N] [--skip-frames REGEX]  (waits by the caller of lock wrappers)\n"
     "  bench  SCENARIO [options]           the lab: mutex, condvar, storm, pi, c2c, all\n"
     "\n"
-    "`lockscope <command> --help` describes each command's options.\n";
+    "`lockscope <command> --help` describes each command's options (`report --help`: the formats).\n";
 
 int dispatch(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {

@@ -4,12 +4,12 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "analysis/profile_reader.h"
@@ -38,11 +38,35 @@ struct ReportSettings {
   bool attribute_waits = false;  // --caller-depth or --skip-frames given
   unsigned caller_depth = 0;
   std::string skip_frames;
+  std::vector<std::string> format_options;  // the format-specific options given ("--weight")
 };
 
 void add_report_options(CLI::App& app, ReportSettings& settings) {
-  app.add_option("-f,--format", settings.format, "report format: text (default) or json")
+  app.add_option("-f,--format", settings.format,
+                 "report format (see Formats below; default: from the report file's extension, "
+                 "else text)")
       ->check(CLI::IsMember(report_formats()));
+  app.add_option_function<std::string>(
+         "--weight",
+         [&settings](const std::string& weight) {
+           parse_stack_weight(weight, settings.options.weight);
+           settings.format_options.push_back("--weight");
+         },
+         "what the stack formats (collapsed, speedscope) weigh: wait (lock wait time, default) or "
+         "hold (lock hold time, by acquire site)")
+      ->check(CLI::IsMember({"wait", "hold"}))
+      ->default_str("wait");
+  app.add_option_function<std::string>(
+         "--table",
+         [&settings](const std::string& table) {
+           settings.options.table = table;
+           settings.format_options.push_back("--table");
+         },
+         "which table -f csv writes: locks (default) or sites (every call site of every lock)")
+      ->check(CLI::IsMember({"locks", "sites"}))
+      ->default_str("locks");
+  const std::string footer = app.get_footer();
+  app.footer((footer.empty() ? "" : footer + "\n\n") + report_formats_help());
   app.add_option("--sort", settings.options.sort_key, "sort locks by this column")
       ->check(CLI::IsMember(lock_sort_keys()))
       ->default_str("wait");
@@ -117,6 +141,43 @@ std::string why_no_profile(const std::string& directory) {
                      directory);
 }
 
+// A format-specific option (--weight, --table) given with a format that does not read it is a
+// mistake to say, not to ignore.
+void check_format_options(const std::string& format, const ReportSettings& settings) {
+  const ReportFormat* chosen = find_report_format(format);
+  for (const std::string& option : settings.format_options) {
+    if (std::find(chosen->options.begin(), chosen->options.end(), option) != chosen->options.end())
+      continue;
+    std::vector<std::string> takers;
+    for (const ReportFormat& other : report_format_table())
+      if (std::find(other.options.begin(), other.options.end(), option) != other.options.end())
+        takers.push_back(other.name);
+    throw CliError(fmt::format("{} applies to -f {}, not to the {} format", option,
+                               fmt::join(takers, ", "), format),
+                   "choose the format with -f, or leave the option out");
+  }
+}
+
+// Written to FILE.tmp, renamed over FILE when complete: a failed write leaves no half report.
+void write_report_file(ReportWriter& writer, const Profile& profile, const ReportOptions& options,
+                       const std::string& output) {
+  const std::string temporary = output + ".tmp";
+  try {
+    ReportSink sink(temporary);
+    writer.write(profile, options, sink);
+    sink.finish();
+  } catch (const ReportSinkError& error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw CliError(fmt::format("cannot write the report to '{}': {}", output, error.what()),
+                   "choose another file with -o FILE");
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, output, error);
+  if (error)
+    throw CliError(fmt::format("cannot write the report to '{}': {}", output, error.message()));
+}
+
 void write_report(const std::string& directory, const ReportSettings& settings, bool to_stderr) {
   Profile profile;
   try {
@@ -145,26 +206,12 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
   const std::string format = !settings.format.empty()   ? settings.format
                              : !settings.output.empty() ? format_for_path(settings.output)
                                                         : "text";
+  check_format_options(format, settings);
   auto writer = make_report_writer(format);
   if (settings.output.empty() || settings.output == "-") {
     writer->write(profile, options, to_stderr ? std::cerr : std::cout);
   } else {
-    const std::string temporary = settings.output + ".tmp";
-    {
-      std::ofstream out(temporary, std::ios::trunc);
-      if (!out)
-        throw CliError(fmt::format("cannot write the report to '{}': {}", settings.output,
-                                   std::strerror(errno)),
-                       "choose another file with -o FILE");
-      writer->write(profile, options, out);
-      if (!out.flush())
-        throw CliError(fmt::format("cannot write the report to '{}'", settings.output));
-    }
-    std::error_code error;
-    std::filesystem::rename(temporary, settings.output, error);
-    if (error)
-      throw CliError(fmt::format("cannot write the report to '{}': {}", settings.output,
-                                 error.message()));
+    write_report_file(*writer, profile, options, settings.output);
   }
   for (const ProfileProblem& problem : profile.problems)
     fmt::print(stderr, "lockscope: warning: {}: {} ({})\n", problem.file, problem.message,
@@ -352,7 +399,8 @@ int run_report_command(const std::vector<std::string>& args) {
   std::string directory = kDefaultDirectory;
   app.add_option("directory", directory, "profile directory")->default_str(kDefaultDirectory);
   add_report_options(app, settings);
-  app.add_option("-o,--output", settings.output, "write the report to FILE (format from .json)");
+  app.add_option("-o,--output", settings.output,
+                 "write the report to FILE (the format from its extension, see Formats below)");
   try {
     parse(app, args);
   } catch (const CLI::CallForHelp&) {

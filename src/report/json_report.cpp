@@ -332,7 +332,8 @@ json process_json(const ProcessProfile& process, const ReportOptions& options) {
 
 class JsonReportWriter final : public ReportWriter {
  public:
-  void write(const Profile& profile, const ReportOptions& options, std::ostream& out) override {
+  using ReportWriter::write;
+  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
     json processes = json::array();
     for (const ProcessProfile& process : profile.processes)
       processes.push_back(process_json(process, options));
@@ -347,7 +348,7 @@ class JsonReportWriter final : public ReportWriter {
     if (options.attribution)
       document["wait_attribution"] = {{"caller_depth", options.attribution->caller_depth},
                                       {"skip_frames", options.attribution->skip_frames}};
-    out << document.dump(2) << '\n';
+    sink.stream() << document.dump(2) << '\n';
   }
 };
 

@@ -24,7 +24,8 @@ std::vector<LockColumn> build_columns() {
                             std::function<double(const LockSummary&)> value) {
     return LockColumn{std::move(key), std::move(header), std::move(legend), false,
                       [value](const LockRow& r) { return value(r.figures()); },
-                      [value](const LockRow& r) { return format_duration_ns(value(r.figures())); }};
+                      [value](const LockRow& r) { return format_duration_ns(value(r.figures())); },
+                      true};
   };
   std::vector<LockColumn> columns;
   columns.push_back(LockColumn{"lock", "LOCK", "pid/address of the lock (#N: its Nth generation, "
@@ -94,7 +95,8 @@ std::vector<LockColumn> build_columns() {
         const LockSummary& l = r.figures();
         if (l.hold_error_ns == 0) return std::string(l.hold_sum_ns ? "exact" : "");
         return fmt::format("±{:.1f}%", 100.0 * double(l.hold_error_ns) / double(l.hold_sum_ns));
-      }});
+      },
+      true});
   columns.push_back(duration_column("hold-max", "HOLD MAX", "longest timed hold",
                                     [](const LockSummary& l) { return double(l.hold_max_ns); }));
   return columns;

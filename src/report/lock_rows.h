@@ -28,6 +28,7 @@ struct LockColumn {
   bool left_aligned = false;
   std::function<double(const LockRow&)> sort_value;  // higher first
   std::function<std::string(const LockRow&)> text;
+  bool nanoseconds = false;  // sort_value is a time in ns (for the machine formats: csv)
 };
 
 const std::vector<LockColumn>& lock_columns();

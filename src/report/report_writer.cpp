@@ -1,24 +1,98 @@
 #include "report/report_writer.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
-#include <filesystem>
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 
 namespace lockscope {
 
-std::vector<std::string> report_formats() { return {"text", "json"}; }
+std::ostream& ReportSink::stream() {
+  if (stream_) return *stream_;
+  errno = 0;
+  file_ = std::make_unique<std::ofstream>(path_, std::ios::binary | std::ios::trunc);
+  if (!*file_) {
+    const int error = errno;
+    file_.reset();
+    throw ReportSinkError(error ? std::strerror(error) : "cannot create the file");
+  }
+  stream_ = file_.get();
+  return *stream_;
+}
+
+void ReportSink::finish() {
+  if (!stream_) return;  // nothing written through the stream (or the writer wrote path() itself)
+  errno = 0;
+  stream_->flush();
+  if (file_) file_->close();
+  if (stream_->fail() || (file_ && file_->fail())) {
+    const int error = errno;
+    throw ReportSinkError(error ? std::strerror(error) : "write failed");
+  }
+}
+
+const std::vector<ReportFormat>& report_format_table() {
+  static const std::vector<ReportFormat> formats = {
+      {"text", {".txt"}, make_text_report_writer,
+       "the report for people: processes, threads, locks, call sites, stacks, blame (default)", {}},
+      {"json", {".json"}, make_json_report_writer,
+       "everything, under a versioned schema (docs/json-schema.md): the contract for scripts", {}},
+      {"collapsed", {".collapsed", ".folded"}, make_collapsed_report_writer,
+       "folded stacks for flamegraph.pl and inferno: 'pid;frame;...;lock NS', by --weight",
+       {"--weight"}},
+      {"speedscope", {".speedscope.json"}, make_speedscope_report_writer,
+       "speedscope's file format: one sampled profile per process, by --weight", {"--weight"}},
+      {"csv", {".csv"}, make_csv_report_writer,
+       "the locks table, or with --table sites the call sites table, for spreadsheets",
+       {"--table"}},
+  };
+  return formats;
+}
+
+const ReportFormat* find_report_format(const std::string& name) {
+  for (const ReportFormat& format : report_format_table())
+    if (format.name == name) return &format;
+  return nullptr;
+}
+
+std::vector<std::string> report_formats() {
+  std::vector<std::string> names;
+  for (const ReportFormat& format : report_format_table()) names.push_back(format.name);
+  return names;
+}
 
 std::unique_ptr<ReportWriter> make_report_writer(const std::string& format) {
-  if (format == "text") return make_text_report_writer();
-  if (format == "json") return make_json_report_writer();
-  throw std::invalid_argument(fmt::format("unknown report format '{}' (known: text, json)", format));
+  if (const ReportFormat* known = find_report_format(format)) return known->make();
+  throw std::invalid_argument(fmt::format("unknown report format '{}' (known: {})", format,
+                                          fmt::join(report_formats(), ", ")));
 }
 
 std::string format_for_path(const std::string& path) {
-  const std::string extension = std::filesystem::path(path).extension().string();
-  if (extension == ".json") return "json";
-  return "text";
+  std::string lower = path;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const ReportFormat* best = nullptr;
+  size_t best_length = 0;
+  for (const ReportFormat& format : report_format_table())
+    for (const std::string& extension : format.extensions)
+      if (lower.ends_with(extension) && extension.size() > best_length) {
+        best = &format;
+        best_length = extension.size();
+      }
+  return best ? best->name : "text";
+}
+
+std::string report_formats_help() {
+  std::string text = "Formats (-f NAME, or from the report file's extension):\n";
+  for (const ReportFormat& format : report_format_table()) {
+    const std::string extensions = fmt::format("{}", fmt::join(format.extensions, " "));
+    text += fmt::format("  {:<11} {:<22} {}\n", format.name, extensions, format.help);
+  }
+  return text;
 }
 
 }  // namespace lockscope

@@ -1,17 +1,60 @@
-// One writer per output format, each over the neutral Profile model and an std::ostream; no writer
-// reads files or knows another format.
+// One writer per output format, each over the neutral Profile model and a ReportSink; no writer
+// reads profile files or knows another format. The formats are one table (report_format_table):
+// `-f NAME` and `-o FILE`'s extension pick from it and `--help` lists it, so a new format is one
+// writer file and one row.
 #pragma once
 
+#include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "analysis/profile_model.h"
 #include "analysis/wait_attribution.h"
+#include "analysis/weighted_stacks.h"
 
 namespace lockscope {
+
+// Where a report goes: a stream the caller owns (stdout, stderr, a test's string), or a file.
+// Most writers only need `stream()`; a writer whose library writes the file itself (SQLite, or a
+// compressor that wants to seek) takes `path()` instead and never touches the stream. The file is
+// created on the first use of `stream()`, so such a writer is not handed a file already opened
+// (and truncated) by someone else.
+//
+// The CLI gives a temporary path and renames it over `-o FILE` once the writer is done, so a
+// failed write never leaves half a report under the name asked for.
+//
+// ReportSinkError: the file could not be created or written; what() is the system's reason
+// ("Permission denied").
+class ReportSinkError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class ReportSink {
+ public:
+  explicit ReportSink(std::ostream& out) : stream_(&out) {}
+  explicit ReportSink(std::string path) : path_(std::move(path)) {}
+  ReportSink(const ReportSink&) = delete;
+  ReportSink& operator=(const ReportSink&) = delete;
+
+  // The file to write; empty when the report goes to a stream.
+  const std::string& path() const { return path_; }
+  bool is_file() const { return !path_.empty(); }
+  // The stream to write to; for a file, created (truncated) on first use. Throws ReportSinkError.
+  std::ostream& stream();
+  // Flushes what was written; throws ReportSinkError when it did not all reach the file.
+  void finish();
+
+ private:
+  std::string path_;
+  std::unique_ptr<std::ofstream> file_;
+  std::ostream* stream_ = nullptr;
+};
 
 struct ReportOptions {
   std::string sort_key = "wait";  // a key of lock_columns() (see `lockscope report --help`)
@@ -20,21 +63,45 @@ struct ReportOptions {
   std::string command;            // for the header: "lockscope run -- ..." when known
   // --caller-depth / --skip-frames: contended waits by the first frame outside the wrappers
   std::optional<WaitAttributionRule> attribution;
+  StackWeight weight = StackWeight::kWait;  // --weight: what the stack formats weigh
+  std::string table = "locks";              // --table: which table csv writes ("locks", "sites")
 };
 
 class ReportWriter {
  public:
   virtual ~ReportWriter() = default;
-  virtual void write(const Profile& profile, const ReportOptions& options, std::ostream& out) = 0;
+  virtual void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) = 0;
+  // The same to a stream the caller owns.
+  void write(const Profile& profile, const ReportOptions& options, std::ostream& out) {
+    ReportSink sink(out);
+    write(profile, options, sink);
+  }
 };
 
-// Known formats: "text", "json". Throws std::invalid_argument naming the known ones otherwise.
+struct ReportFormat {
+  std::string name;                     // for -f
+  std::vector<std::string> extensions;  // "-o FILE" ending with one picks this format
+  std::function<std::unique_ptr<ReportWriter>()> make;
+  std::string help;                     // one line, for --help
+  std::vector<std::string> options;     // the format-specific options it reads ("--weight")
+};
+
+// Every format, in the order --help lists them; "text" first (the default).
+const std::vector<ReportFormat>& report_format_table();
+const ReportFormat* find_report_format(const std::string& name);
+// Throws std::invalid_argument naming the known formats when `format` is not one.
 std::unique_ptr<ReportWriter> make_report_writer(const std::string& format);
 std::vector<std::string> report_formats();
-// "json" for "x.json", "text" for anything else (".txt", no extension).
+// The format whose extension `path` ends with (the longest that matches: "x.speedscope.json" is
+// speedscope, "x.json" json); "text" for any other path.
 std::string format_for_path(const std::string& path);
+// "Formats (-f NAME, or from -o FILE's extension):" and a line per format, for --help.
+std::string report_formats_help();
 
 std::unique_ptr<ReportWriter> make_text_report_writer();
 std::unique_ptr<ReportWriter> make_json_report_writer();
+std::unique_ptr<ReportWriter> make_collapsed_report_writer();
+std::unique_ptr<ReportWriter> make_speedscope_report_writer();
+std::unique_ptr<ReportWriter> make_csv_report_writer();
 
 }  // namespace lockscope

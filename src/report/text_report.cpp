@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 
+#include "analysis/weighted_stacks.h"
 #include "report/duration_format.h"
 #include "report/footer_text.h"
 #include "report/blame_text.h"
@@ -54,8 +55,7 @@ void write_processes(const Profile& profile, std::ostream& out) {
     for (const LockSummary& lock : process.locks) {
       if (lock.acquisitions + lock.failed + lock.events) ++active;
       // Lock waits only, as in the threads table: other kinds of wait are not added to them.
-      if (lock.primitive != format::Primitive::kMutex && lock.primitive != format::Primitive::kRwLock)
-        continue;
+      if (!is_lock_wait_primitive(lock.primitive)) continue;
       acquired += lock.acquisitions;
       contended += lock.contended;
       wait += lock.wait_sum_ns;
@@ -335,7 +335,9 @@ void write_legend(std::ostream& out) {
 
 class TextReportWriter final : public ReportWriter {
  public:
-  void write(const Profile& profile, const ReportOptions& options, std::ostream& out) override {
+  using ReportWriter::write;
+  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
+    std::ostream& out = sink.stream();
     size_t threads = 0;
     for (const ProcessProfile& p : profile.processes) threads += p.threads.size();
     out << fmt::format("lockscope report of {}: {} process{}, {} thread{}\n\n", profile.directory,

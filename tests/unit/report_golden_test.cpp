@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "code_locations.h"
 #include "report/report_writer.h"
 
 namespace lockscope {
@@ -18,14 +19,7 @@ LatencyHistogram histogram_of(std::initializer_list<std::pair<uint64_t, uint64_t
 }
 
 CodeLocation location(const std::string& function, const std::string& file, int line) {
-  CodeLocation where;
-  where.module = 0;
-  where.offset = 0x1000 + static_cast<uint64_t>(line);
-  where.function = function;
-  where.file = file;
-  where.line = line;
-  where.label = function + " " + file + ":" + std::to_string(line);
-  return where;
+  return code_location(function, file, line);
 }
 
 Profile golden_profile() {
@@ -133,6 +127,30 @@ TEST(ReportGolden, TextAllLocksSortedByAcquisitions) {
 }
 
 TEST(ReportGolden, Json) { expect_golden("json", ReportOptions{}, "report.json"); }
+
+TEST(ReportGolden, Collapsed) { expect_golden("collapsed", ReportOptions{}, "report.collapsed"); }
+
+TEST(ReportGolden, CollapsedByHold) {
+  ReportOptions options;
+  options.weight = StackWeight::kHold;
+  expect_golden("collapsed", options, "report-hold.collapsed");
+}
+
+TEST(ReportGolden, Speedscope) {
+  expect_golden("speedscope", ReportOptions{}, "report.speedscope.json");
+}
+
+TEST(ReportGolden, CsvLocks) {
+  ReportOptions options;
+  options.all = true;
+  expect_golden("csv", options, "report-locks.csv");
+}
+
+TEST(ReportGolden, CsvSites) {
+  ReportOptions options;
+  options.table = "sites";
+  expect_golden("csv", options, "report-sites.csv");
+}
 
 }  // namespace
 }  // namespace lockscope
