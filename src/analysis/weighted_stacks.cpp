@@ -39,6 +39,27 @@ void add_waits(const ProcessProfile& process, const LockSummary& lock, const Sit
                    rest_ns});
 }
 
+// A site's hold total: the holds whose release stack was captured on that stack (it starts at the
+// release's call site: where the hold ended), the rest on the acquire site alone.
+void add_holds(const ProcessProfile& process, const LockSummary& lock, const SiteSummary& site,
+               std::vector<WeightedStack>& out) {
+  uint64_t captured_holds = 0, captured_ns = 0;
+  for (const HoldStack& row : site.hold_stacks) {
+    if (row.stack >= process.stacks.size() || process.stacks[row.stack].empty()) continue;
+    if (captured_ns + row.hold_ns > site.hold_sum_ns) break;  // never more than the site's own
+    captured_holds += row.holds;
+    captured_ns += row.hold_ns;
+    if (row.hold_ns == 0) continue;
+    out.push_back({&lock, site.operation, outermost_first(process.stacks[row.stack]), true,
+                   row.holds, row.hold_ns});
+  }
+  const uint64_t rest_ns = site.hold_sum_ns - captured_ns;
+  const uint64_t holds = site.acquisitions();
+  if (rest_ns > 0)
+    out.push_back({&lock, site.operation, outermost_first({site.location}), false,
+                   holds - std::min(holds, captured_holds), rest_ns});
+}
+
 }  // namespace
 
 std::string stack_weight_name(StackWeight weight) {
@@ -64,8 +85,7 @@ std::vector<WeightedStack> weighted_stacks(const ProcessProfile& process, StackW
       if (weight == StackWeight::kWait) {
         if (counts_as_wait(site.operation)) add_waits(process, lock, site, out);
       } else if (counts_as_acquisition(site.operation) && site.hold_sum_ns > 0) {
-        out.push_back({&lock, site.operation, outermost_first({site.location}), false,
-                       site.hold_samples, site.hold_sum_ns});
+        add_holds(process, lock, site, out);
       }
     }
   }

@@ -9,8 +9,10 @@
 //     condition waits. The waits whose stack was captured weigh on that stack (it starts at the
 //     call site); the rest (over the capture budget, --stack-depth 0) on the call site alone.
 //     Over a process the stacks add up to its locks' wait totals.
-//   - hold: every acquire site's hold total (an estimate where holds were sampled). The runtime
-//     captures stacks of waits only, so a hold weighs on its call site alone.
+//   - hold: every acquire site's hold total (an estimate where holds were sampled). The timed holds
+//     whose stack was captured weigh on the stack they were released from (it starts at the
+//     release's call site, where the hold ended); the rest on the acquire site alone. Over a
+//     process the stacks add up to its locks' hold totals.
 // A frame is a logical frame (wait_attribution.h's logical_frames: an inlined function is a frame
 // of its own). Stacks are listed outermost frame first, as flame graphs draw them.
 #pragma once

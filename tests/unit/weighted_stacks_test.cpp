@@ -90,8 +90,28 @@ TEST(WeightedStacks, HoldsAtTheirAcquireSites) {
   ASSERT_EQ(stacks.size(), 1u);
   EXPECT_EQ(labels(stacks[0]), (std::vector<std::string>{"update app.cc:20", "take app.cc:10"}));
   EXPECT_EQ(stacks[0].weight_ns, 700u);
-  EXPECT_EQ(stacks[0].count, 5u);
+  EXPECT_EQ(stacks[0].count, process.locks[0].sites[0].acquisitions());
   EXPECT_EQ(lock_time_total(process, StackWeight::kHold), 700u);
+}
+
+// Holds whose release stack was captured weigh on it; the rest stays at the acquire site, and a
+// stack claiming more than the site's total is left out.
+TEST(WeightedStacks, HoldsOnTheStacksTheyWereReleasedFrom) {
+  ProcessProfile process = process_with_waits();
+  process.stacks.push_back({frame("release", 11), frame("worker", 31), frame("start_thread", 1)});
+  SiteSummary& lock_site = process.locks[0].sites[0];
+  lock_site.hold_stacks = {HoldStack{1, 4, 600}, HoldStack{1, 1, 500}};
+  const std::vector<WeightedStack> stacks = weighted_stacks(process, StackWeight::kHold);
+  ASSERT_EQ(stacks.size(), 2u);
+  EXPECT_TRUE(stacks[0].captured);
+  EXPECT_EQ(labels(stacks[0]),
+            (std::vector<std::string>{"start_thread app.cc:1", "worker app.cc:31", "release app.cc:11"}));
+  EXPECT_EQ(stacks[0].weight_ns, 600u);
+  EXPECT_EQ(stacks[0].count, 4u);
+  EXPECT_FALSE(stacks[1].captured);
+  EXPECT_EQ(stacks[1].weight_ns, 100u);
+  EXPECT_EQ(stacks[1].count, lock_site.acquisitions() - 4);
+  EXPECT_EQ(stacks[0].weight_ns + stacks[1].weight_ns, lock_time_total(process, StackWeight::kHold));
 }
 
 TEST(WeightedStacks, StacksClaimingMoreThanTheSiteLeaveNothingAtTheCallSite) {
