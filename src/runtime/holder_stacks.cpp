@@ -11,7 +11,7 @@ uint32_t HolderStackTable::intern(const uintptr_t* frames, uint32_t depth,
   if (hint.number != 0 && hint.hash == hash && hint.number <= stacks_.size() &&
       stacks_.matches(hint.number, frames, depth))
     return hint.number;
-  lock_.lock();
+  if (!lock_.try_lock()) return 0;  // inside a critical section: never wait
   const uint32_t number = stacks_.intern(frames, depth);
   lock_.unlock();
   if (number != 0) hint = HolderStackHint{hash, number, 0};

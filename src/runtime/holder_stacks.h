@@ -14,8 +14,11 @@
 // acquisition too, when it took and released the lock in one function).
 //
 // Numbers are process-wide, so they need no remapping when a thread's table is merged. Interning
-// takes the internal lock only for a stack the thread has not published before (a small
-// per-thread hint of stack hash -> number, checked against the stored frames, skips it).
+// happens inside the program's critical section, so it never waits: a small per-thread hint of
+// stack hash -> number (checked against the stored frames) serves a stack the thread published
+// before, and a new one takes the internal lock only if it is free (else the hold publishes no
+// stack this time). The table is never unmapped, not even by the runtime's destructor at exit,
+// while other threads may still be interning and reading.
 #pragma once
 
 #include <cstdint>
@@ -33,14 +36,15 @@ struct HolderStackHint {
 };
 inline constexpr uint32_t kHolderStackHints = 8;
 
-// A hold's own acquisition stack, when it was a contended acquisition that captured one: its
-// number in the HolderStackTable, valid for the held lock whose start_ticks it repeats (a held
+// A hold's own acquisition stack, when its acquisition captured one: its number in the thread's own
+// StackStore (table epoch `epoch`), valid for the held lock whose start_ticks it repeats (a held
 // lock that moved or another hold in the same place does not). Kept beside the held-lock stack,
-// index for index, so the release publishes it without a capture.
+// index for index, so the release publishes it without a capture; the acquisition itself takes
+// no process-wide lock.
 struct HeldStack {
   uint64_t start_ticks;
   uint32_t number;
-  uint32_t reserved;
+  uint32_t epoch;
 };
 // In a published holder stack number (holder_stack(slot), BlameKey::holder_stack): the stack is the
 // hold's acquisition stack (innermost frame: its acquire site), not its stack at release.
@@ -49,8 +53,10 @@ inline constexpr uint32_t kHolderStackNumber = 0x7FFFFFFFu;
 
 class HolderStackTable {
  public:
-  // The number of stack frames[0..depth) (1 ...), interned if new; 0 when memory was refused.
-  // Must be called marked inside lockscope (the lock is internal).
+  constexpr HolderStackTable() : stacks_() {}
+  ~HolderStackTable() {}  // stacks_ is never destroyed (see above)
+  // The number of stack frames[0..depth) (1 ...), interned if new; 0 when memory was refused or
+  // the lock was busy. Must be called marked inside lockscope (the lock is internal).
   uint32_t intern(const uintptr_t* frames, uint32_t depth, HolderStackHint* hints);
   // Stacks [1, stacks().size()] may be read while others are interned.
   const StackStore& stacks() const { return stacks_; }
@@ -58,7 +64,9 @@ class HolderStackTable {
   void reset_after_fork() { lock_.reset(); }
 
  private:
-  StackStore stacks_;
+  union {
+    StackStore stacks_;
+  };
   InternalLock lock_;
 };
 

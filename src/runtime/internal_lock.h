@@ -28,6 +28,11 @@ class InternalLock {
       expected = state_.exchange(2, std::memory_order_acquire);
     }
   }
+  // Never waits: false when another thread holds it.
+  bool try_lock() {
+    uint32_t expected = 0;
+    return state_.compare_exchange_strong(expected, 1, std::memory_order_acquire);
+  }
   // For a signal handler that must not wait for ever (its own thread may be the holder): tries
   // for about `milliseconds`, sleeping between tries; false if the lock never came free.
   bool try_lock_for(int milliseconds) {

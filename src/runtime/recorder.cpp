@@ -128,14 +128,24 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
   const int saved_errno = errno;
   uintptr_t raw[kMaxStackDepth + 8];
   // max_depth <= kMaxStackDepth: room for it and up to 8 frames of our own.
-  const uint32_t got =
-      capture_stack(raw, max_depth + 8, static_cast<UnwindMode>(unwind_mode));
+  uint32_t got = capture_stack(raw, max_depth + 8, static_cast<UnwindMode>(unwind_mode));
   errno = saved_errno;
   now = rt.clock.now();
   spent += now - start;
   // Our own frames come first (this function's, acquire_slow's): the program's starts at `site`.
   uint32_t first = 0;
   while (first < got && first < 8 && raw[first] != site) ++first;
+  if ((first >= got || raw[first] != site) &&
+      static_cast<UnwindMode>(unwind_mode) == UnwindMode::kAuto) {
+    // The frame-pointer walk went past `site` without a break: a frame of ours without a frame
+    // pointer between (a slow path called, not tail-called, from its interposer). DWARF sees it.
+    const int errno_before = errno;
+    got = capture_stack(raw, max_depth + 8, UnwindMode::kDwarf);
+    errno = errno_before;
+    now = rt.clock.now();
+    spent += now - start;
+    for (first = 0; first < got && first < 8 && raw[first] != site;) ++first;
+  }
   if (first >= got || raw[first] != site) return 0;
   uint32_t depth = got - first;
   if (depth > max_depth) depth = max_depth;
@@ -176,23 +186,29 @@ LockSlot* begin_lock_wait(const void* lock) {
 void note_blocking_release(ThreadState& self, const HeldLock& held, uintptr_t site) {
   Runtime& rt = g_runtime;
   LockSlot& slot = *held.lock_slot;
+  // Before the program's unlock, which returns to it as is: nothing here may touch its errno (a
+  // failed futex wait or mmap would).
   const int saved_errno = errno;
   const int cpu = sched_getcpu();
-  errno = saved_errno;
   uint32_t stack = 0;
   const HeldStack& own = self.held_stacks[&held - self.held];
-  if (own.number != 0 && own.start_ticks == held.start_ticks) {
-    stack = own.number | kHolderStackAtAcquire;
+  uintptr_t frames[StackStore::kMaxDepth];
+  if (own.number != 0 && own.start_ticks == held.start_ticks && own.epoch == self.epoch &&
+      own.number <= self.sites.stacks().size()) {
+    InsideLockscope inside;  // the table's lock is internal
+    const uint32_t depth = self.sites.stacks().copy(own.number, frames);
+    if (const uint32_t number = rt.holder_stacks.intern(frames, depth, self.holder_stack_hints))
+      stack = number | kHolderStackAtAcquire;
   } else if (rt.stack_depth != 0) {
-    uintptr_t frames[kMaxStackDepth];
     uint64_t now = rt.clock.now();
     if (const uint32_t depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode,
                                                 now, self.stack_ticks)) {
       InsideLockscope inside;  // the table's lock is internal
       stack = rt.holder_stacks.intern(frames, depth, self.holder_stack_hints);
-      self.released_stack = HeldStack{held.start_ticks, stack, 0};
+      if (stack != 0) self.released_stack = HeldStack{held.start_ticks, stack, 0};
     }
   }
+  errno = saved_errno;
   // Both are written, even as 0: a value left by an older release is never taken for this one's.
   holder_stack(slot).store(stack, std::memory_order_relaxed);
   releaser_cpu(slot).store(cpu >= 0 ? releaser_cpu_value(self.tid, static_cast<uint32_t>(cpu)) : 0,
@@ -218,8 +234,17 @@ void snapshot_if_due(ThreadState& self) {
   write_profile_snapshot();
 }
 
+namespace {
+// Puts errno back as it was when the scope began.
+struct ErrnoKeeper {
+  int saved = errno;
+  ~ErrnoKeeper() { errno = saved; }
+};
+}  // namespace
+
 uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, uintptr_t site) {
   const uint64_t end = g_runtime.clock.now();
+  ErrnoKeeper keep_errno;  // the program's unlock returned; a refused mmap must not show
   if (held.entry == nullptr || held.epoch != self.epoch || !held.stamped) return end;
   uint64_t weight = held.weight;
   if (made_wait) {
@@ -293,9 +318,12 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     runtime().count(format::Counter::kDroppedSites);
     return recorded;
   }
-  // --stacks all: every acquisition by its stack (contended ones too).
+  // The stack this acquisition was made from, as a number of the thread's store (0: none).
+  uint32_t own_stack = 0;
+  // --stacks all: every lock acquisition by its stack (contended ones too).
   if (g_runtime.all_stacks && outcome.stack_depth != 0 && !failed &&
-      !self.sites.record_acquire_stack(*detail, outcome.stack, outcome.stack_depth))
+      format::operation_class(op) == format::OperationClass::kAcquire &&
+      !(own_stack = self.sites.record_acquire_stack(*detail, outcome.stack, outcome.stack_depth)))
     runtime().count(format::Counter::kDroppedSites);
   // What the release that left this thread waiting wrote into the lock's slot (see
   // note_blocking_release), taken (0 again) inside the critical section now, so ordered after that
@@ -324,6 +352,7 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
         !(waiter_stack = self.sites.record_stack(*detail, outcome.stack, outcome.stack_depth, 1,
                                                  outcome.wait_ns)))
       runtime().count(format::Counter::kDroppedSites);
+    if (waiter_stack) own_stack = waiter_stack;
     if (outcome.blocker == Blocker::kReaders) ++detail->behind_readers;
     if (outcome.blocker == Blocker::kWriter) ++detail->behind_writer;
     // Who it waited behind: the holder that released the lock to this thread, whose site the
@@ -385,10 +414,8 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   }
   // Its stack (a contended acquisition's, or any with --stacks all), for the waiters this hold
   // may make (note_blocking_release): only a stamped hold can be told apart from the next.
-  if (outcome.stack_depth && held.stamped)
-    self.held_stacks[self.held_depth - 1] = HeldStack{
-        held.start_ticks,
-        g_runtime.holder_stacks.intern(outcome.stack, outcome.stack_depth, self.holder_stack_hints), 0};
+  if (own_stack != 0 && held.stamped)
+    self.held_stacks[self.held_depth - 1] = HeldStack{held.start_ticks, own_stack, self.epoch};
   return {recorded.slot, op, held.stamped ? held.start_ticks : 0, owner_changed};
 }
 

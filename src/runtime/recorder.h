@@ -375,7 +375,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     // EINVAL, EAGAIN...: let the real blocking function give its own answer.
     outcome.result = calls.blocking_acquire();
   }
-  if (g_runtime.all_stacks && g_runtime.stack_depth != 0 && !outcome.contended &&
+  if (g_runtime.all_stacks && g_runtime.stack_depth != 0 && outcome.stack_depth == 0 &&
       acquired(outcome.result)) {
     uint64_t now = 0, unbudgeted = 0;  // --stacks all: every one asked for
     outcome.stack_depth = capture_stack_at(*self, site, frames, g_runtime.stack_depth,

@@ -149,10 +149,10 @@ bool SiteTable::record_hold_stack(SiteDetail& detail, const uintptr_t* frames, u
   return stack != 0 && add_to_rows(detail.hold_stacks, arena_, stack, holds, hold_ns);
 }
 
-bool SiteTable::record_acquire_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
-                                     uint64_t acquisitions) {
+uint32_t SiteTable::record_acquire_stack(SiteDetail& detail, const uintptr_t* frames,
+                                         uint32_t depth, uint64_t acquisitions) {
   const uint32_t stack = stacks_.intern(frames, depth);
-  return stack != 0 && add_to_rows(detail.acquire_stacks, arena_, stack, acquisitions, 0);
+  return stack != 0 && add_to_rows(detail.acquire_stacks, arena_, stack, acquisitions, 0) ? stack : 0;
 }
 
 uint64_t SiteTable::merge_from(const SiteTable& other) {
@@ -210,7 +210,7 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     }
     for (const StackRow* row = from->acquire_stacks; row; row = row->next) {
       const uint32_t depth = other.stacks_.copy(row->stack, frames);
-      blamed = record_acquire_stack(*into, frames, depth, row->waits) && blamed;
+      blamed = record_acquire_stack(*into, frames, depth, row->waits) != 0 && blamed;
     }
     if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) ||
         !add_histogram(into->hold_histogram, arena_, from->hold_histogram) || !blamed)

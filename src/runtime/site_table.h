@@ -209,8 +209,9 @@ class SiteTable {
   bool record_hold_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
                          uint64_t holds, uint64_t hold_ns);
   // An acquisition at the detail's site from `frames[0..depth)` (--stacks all).
-  bool record_acquire_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
-                            uint64_t acquisitions = 1);
+  // Returns the stack's number in this table's store, 0 when out of memory.
+  uint32_t record_acquire_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
+                                uint64_t acquisitions = 1);
   const StackStore& stacks() const { return stacks_; }
   // The number of stack `frames[0..depth)` in this table's store (0: memory refused); the owner's.
   uint32_t intern_stack(const uintptr_t* frames, uint32_t depth) { return stacks_.intern(frames, depth); }

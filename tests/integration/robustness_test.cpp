@@ -55,6 +55,18 @@ TEST(Robustness, SignalHandlerThatLocksDuringInternalBookKeepingNeverHangs) {
   EXPECT_EQ(worker_acquisitions, static_cast<uint64_t>(kPasses) * 4096u);
 }
 
+// errno after lock and unlock is the program's while 16 threads contend through 40 call stacks:
+// the releases that leave a thread waiting publish their stacks to a process-wide table, whose
+// internal lock once left EAGAIN (a failed futex wait) in errno after the unlock (20…39 of
+// 640,000 calls).
+TEST(Robustness, ContendedUnlocksPublishingStacksLeaveErrnoAlone) {
+  TemporaryDirectory dir;
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("errno_after_unlock"), "40000"});
+  EXPECT_EQ(recorded.exit_status, 0) << recorded.out << recorded.err;
+  EXPECT_EQ(recorded.out, "calls 640000, errno changed by lock 0, by unlock 0\n");
+}
+
 }  // namespace
 }  // namespace lockscope::testing
 
