@@ -86,7 +86,6 @@ TEST(Blame, HolderStacksNameTheWrappersTheHoldCameThrough) {
   const FoundSite wait = find_site(process, "wrapped_locks", "level3", Operation::kLock);
   ASSERT_NE(wait.site, nullptr);
   ASSERT_GT(wait.site->contended, 0u);
-  const char* waiter_levels[] = {"level3", "level2", "level1", "worker"};
   uint64_t with_holder_stack = 0, with_waiter_stack = 0, blamed = 0;
   for (const Blame& row : wait.site->blame) {
     blamed += row.waits;
@@ -94,20 +93,11 @@ TEST(Blame, HolderStacksNameTheWrappersTheHoldCameThrough) {
         << row.holder_site.label;
     if (row.holder_stack >= process.stacks.size()) continue;
     with_holder_stack += row.waits;
-    const std::vector<CodeLocation>& holder = process.stacks[row.holder_stack];
-    ASSERT_GE(holder.size(), 4u);
-    for (size_t i = 0; i < 4; ++i) {
-      const char* level = i > 0 ? waiter_levels[i] : row.holder_stack_at_acquire ? "level3" : "level3-unlock";
-      EXPECT_TRUE(located_at(holder[i], "wrapped_locks.c", marker_line("wrapped_locks", level)))
-          << "holder frame " << i << ": " << holder[i].label;
-    }
+    expect_wrapped_locks_stack(process.stacks[row.holder_stack],
+                               row.holder_stack_at_acquire ? "level3" : "level3-unlock");
     if (row.waiter_stack >= process.stacks.size()) continue;  // the waiter's budget was spent
     with_waiter_stack += row.waits;
-    const std::vector<CodeLocation>& waiter = process.stacks[row.waiter_stack];
-    ASSERT_GE(waiter.size(), 4u);
-    for (size_t i = 0; i < 4; ++i)
-      EXPECT_TRUE(located_at(waiter[i], "wrapped_locks.c", marker_line("wrapped_locks", waiter_levels[i])))
-          << "waiter frame " << i << ": " << waiter[i].label;
+    expect_wrapped_locks_stack(process.stacks[row.waiter_stack], "level3");
   }
   EXPECT_EQ(blamed, wait.site->contended);
   // The lock's first wait has no holder stack (its holder had not been asked for one); at 100 us

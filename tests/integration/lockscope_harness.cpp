@@ -223,4 +223,12 @@ uint64_t most_waited(const ProcessProfile& process, format::Primitive primitive)
   return most;
 }
 
+void expect_wrapped_locks_stack(const std::vector<CodeLocation>& frames, const std::string& innermost) {
+  ASSERT_GE(frames.size(), 4u);
+  const std::string levels[] = {innermost, "level2", "level1", "worker"};
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_TRUE(located_at(frames[i], "wrapped_locks.c", marker_line("wrapped_locks", levels[i])))
+        << "frame " << i << ": " << frames[i].label;
+}
+
 }  // namespace lockscope::testing

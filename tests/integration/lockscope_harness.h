@@ -87,6 +87,10 @@ ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string
 
 // True when `where` is at line `line` of a file whose path ends with `file_suffix`.
 bool located_at(const CodeLocation& where, const std::string& file_suffix, int line);
+// A call stack of the wrapped_locks fixture: its innermost frame at the line of `innermost` (a
+// marker: the lock or the unlock), then the three wrappers and the thread function, each at the
+// line of its call.
+void expect_wrapped_locks_stack(const std::vector<CodeLocation>& frames, const std::string& innermost);
 
 struct FoundSite {
   const LockSummary* lock = nullptr;

@@ -24,12 +24,7 @@ TEST(Stacks, WaitsThroughThreeWrappersWithoutFramePointersHaveWholeStacks) {
   for (const SiteStack& row : wait.site->stacks) {
     captured += row.waits;
     ASSERT_LT(row.stack, process.stacks.size());
-    const std::vector<CodeLocation>& frames = process.stacks[row.stack];
-    ASSERT_GE(frames.size(), 4u);
-    const char* levels[] = {"level3", "level2", "level1", "worker"};
-    for (size_t i = 0; i < 4; ++i)
-      EXPECT_TRUE(located_at(frames[i], "wrapped_locks.c", marker_line("wrapped_locks", levels[i])))
-          << "frame " << i << ": " << frames[i].label;
+    expect_wrapped_locks_stack(process.stacks[row.stack], "level3");
   }
   // Capture costs at most 1 % of a thread's time: at 100 us holds, every wait is captured.
   EXPECT_EQ(captured, wait.site->contended);
@@ -51,17 +46,12 @@ TEST(Stacks, TimedHoldsGoToTheStacksTheyWereReleasedFrom) {
   const FoundSite hold = find_site(process, "wrapped_locks", "level3", Operation::kLock);
   ASSERT_NE(hold.site, nullptr);
   ASSERT_FALSE(hold.site->hold_stacks.empty());
-  const char* levels[] = {"level3-unlock", "level2", "level1", "worker"};
   uint64_t holds = 0, hold_ns = 0;
   for (const HoldStack& row : hold.site->hold_stacks) {
     holds += row.holds;
     hold_ns += row.hold_ns;
     ASSERT_LT(row.stack, process.stacks.size());
-    const std::vector<CodeLocation>& frames = process.stacks[row.stack];
-    ASSERT_GE(frames.size(), 4u);
-    for (size_t i = 0; i < 4; ++i)
-      EXPECT_TRUE(located_at(frames[i], "wrapped_locks.c", marker_line("wrapped_locks", levels[i])))
-          << "frame " << i << ": " << frames[i].label;
+    expect_wrapped_locks_stack(process.stacks[row.stack], "level3-unlock");
   }
   EXPECT_LE(holds, hold.site->acquisitions());
   EXPECT_GE(holds * 10, hold.site->acquisitions() * 9) << "the hold budget covers 100 us holds";
@@ -82,16 +72,11 @@ TEST(Stacks, StacksAllCountsEveryAcquisitionByItsWholeStack) {
   const FoundSite lock = find_site(process, "wrapped_locks", "level3", Operation::kLock);
   ASSERT_NE(lock.site, nullptr);
   EXPECT_EQ(lock.site->acquisitions(), 100u);
-  const char* levels[] = {"level3", "level2", "level1", "worker"};
   uint64_t counted = 0;
   for (const SiteStack& row : lock.site->acquire_stacks) {
     counted += row.waits;
     ASSERT_LT(row.stack, process.stacks.size());
-    const std::vector<CodeLocation>& frames = process.stacks[row.stack];
-    ASSERT_GE(frames.size(), 4u);
-    for (size_t i = 0; i < 4; ++i)
-      EXPECT_TRUE(located_at(frames[i], "wrapped_locks.c", marker_line("wrapped_locks", levels[i])))
-          << "frame " << i << ": " << frames[i].label;
+    expect_wrapped_locks_stack(process.stacks[row.stack], "level3");
   }
   EXPECT_EQ(counted, lock.site->acquisitions());
   const CommandResult json_run = run_lockscope({"report", "-f", "json", dir.path()});
