@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <initializer_list>
+#include <utility>
+
 #include "common/crc32.h"
 #include "runtime/byte_buffer.h"
 #include "runtime/module_map.h"
@@ -291,15 +294,13 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
                                                             : 0u});
         out.blame.append_record(blame);
       }
-      for (const StackRow* row = detail->stacks; row; row = row->next)
-        out.site_stacks.append_record(
-            format::SiteStackRecord{site_number, row->stack - 1, row->waits, row->wait_ns});
-      for (const StackRow* row = detail->hold_stacks; row; row = row->next)
-        out.hold_stacks.append_record(
-            format::SiteHoldStackRecord{site_number, row->stack - 1, row->waits, row->wait_ns});
-      for (const StackRow* row = detail->acquire_stacks; row; row = row->next)
-        out.acquire_stacks.append_record(
-            format::SiteAcquireStackRecord{site_number, row->stack - 1, row->waits, 0});
+      // The three stack lists have one record layout (SiteStackRecord), a section each.
+      for (const auto& [rows, section] : {std::pair{detail->stacks, &out.site_stacks},
+                                          std::pair{detail->hold_stacks, &out.hold_stacks},
+                                          std::pair{detail->acquire_stacks, &out.acquire_stacks}})
+        for (const StackRow* row = rows; row; row = row->next)
+          section->append_record(
+              format::SiteStackRecord{site_number, row->stack - 1, row->waits, row->wait_ns});
       if (detail->cross_cpu || detail->same_cpu)
         out.cpu_handoffs.append_record(
             format::CpuHandoffRecord{site_number, 0, detail->cross_cpu, detail->same_cpu});

@@ -274,7 +274,7 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
                              self.hold_stack_ticks);
   }
   self.released_stack.number = 0;
-  if (depth != 0 && !self.sites.record_hold_stack(*detail, frames, depth, weight, hold_ns * weight))
+  if (depth != 0 && !self.sites.record_stack(detail->hold_stacks, frames, depth, weight, hold_ns * weight))
     rt.count(format::Counter::kDroppedSites);
   return end;
 }
@@ -323,7 +323,8 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   // --stacks all: every lock acquisition by its stack (contended ones too).
   if (g_runtime.all_stacks && outcome.stack_depth != 0 && !failed &&
       format::operation_class(op) == format::OperationClass::kAcquire &&
-      !(own_stack = self.sites.record_acquire_stack(*detail, outcome.stack, outcome.stack_depth)))
+      !(own_stack = self.sites.record_stack(detail->acquire_stacks, outcome.stack,
+                                                  outcome.stack_depth, 1, 0)))
     runtime().count(format::Counter::kDroppedSites);
   // What the release that left this thread waiting wrote into the lock's slot (see
   // note_blocking_release), taken (0 again) inside the critical section now, so ordered after that
@@ -349,7 +350,7 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     record_thread_wait(self, primitive, outcome.wait_ns);
     uint32_t waiter_stack = 0;
     if (outcome.stack_depth &&
-        !(waiter_stack = self.sites.record_stack(*detail, outcome.stack, outcome.stack_depth, 1,
+        !(waiter_stack = self.sites.record_stack(detail->stacks, outcome.stack, outcome.stack_depth, 1,
                                                  outcome.wait_ns)))
       runtime().count(format::Counter::kDroppedSites);
     if (waiter_stack) own_stack = waiter_stack;

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstring>
+#include <initializer_list>
 
 namespace lockscope::runtime {
 
@@ -137,22 +138,10 @@ bool SiteTable::record_blame(SiteDetail& detail, const BlameKey& key, uint64_t w
   return add_to_rows(detail.blame, arena_, key, waits, wait_ns);
 }
 
-uint32_t SiteTable::record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
-                                 uint64_t waits, uint64_t wait_ns) {
+uint32_t SiteTable::record_stack(StackRow*& rows, const uintptr_t* frames, uint32_t depth,
+                                 uint64_t count, uint64_t ns) {
   const uint32_t stack = stacks_.intern(frames, depth);
-  return stack != 0 && add_to_rows(detail.stacks, arena_, stack, waits, wait_ns) ? stack : 0;
-}
-
-bool SiteTable::record_hold_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
-                                  uint64_t holds, uint64_t hold_ns) {
-  const uint32_t stack = stacks_.intern(frames, depth);
-  return stack != 0 && add_to_rows(detail.hold_stacks, arena_, stack, holds, hold_ns);
-}
-
-uint32_t SiteTable::record_acquire_stack(SiteDetail& detail, const uintptr_t* frames,
-                                         uint32_t depth, uint64_t acquisitions) {
-  const uint32_t stack = stacks_.intern(frames, depth);
-  return stack != 0 && add_to_rows(detail.acquire_stacks, arena_, stack, acquisitions, 0) ? stack : 0;
+  return stack != 0 && add_to_rows(rows, arena_, stack, count, ns) ? stack : 0;
 }
 
 uint64_t SiteTable::merge_from(const SiteTable& other) {
@@ -200,18 +189,13 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
       const bool kept_stack = row->key.waiter_stack == 0 || key.waiter_stack != 0;
       blamed = record_blame(*into, key, row->waits, row->wait_ns) && kept_stack && blamed;
     }
-    for (const StackRow* row = from->stacks; row; row = row->next) {
-      const uint32_t depth = other.stacks_.copy(row->stack, frames);
-      blamed = record_stack(*into, frames, depth, row->waits, row->wait_ns) != 0 && blamed;
-    }
-    for (const StackRow* row = from->hold_stacks; row; row = row->next) {
-      const uint32_t depth = other.stacks_.copy(row->stack, frames);
-      blamed = record_hold_stack(*into, frames, depth, row->waits, row->wait_ns) && blamed;
-    }
-    for (const StackRow* row = from->acquire_stacks; row; row = row->next) {
-      const uint32_t depth = other.stacks_.copy(row->stack, frames);
-      blamed = record_acquire_stack(*into, frames, depth, row->waits) != 0 && blamed;
-    }
+    // Each stack list, its stacks re-numbered in this table's store.
+    for (StackRow* SiteDetail::*list : {&SiteDetail::stacks, &SiteDetail::hold_stacks,
+                                        &SiteDetail::acquire_stacks})
+      for (const StackRow* row = from->*list; row; row = row->next) {
+        const uint32_t depth = other.stacks_.copy(row->stack, frames);
+        blamed = record_stack(into->*list, frames, depth, row->waits, row->wait_ns) != 0 && blamed;
+      }
     if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) ||
         !add_histogram(into->hold_histogram, arena_, from->hold_histogram) || !blamed)
       dropped += source.count;

@@ -199,19 +199,12 @@ class SiteTable {
   // A contended acquisition at the detail's site that waited `wait_ns` behind the hold `key`
   // names; false when out of memory.
   bool record_blame(SiteDetail& detail, const BlameKey& key, uint64_t waits, uint64_t wait_ns);
-  // A contended acquisition at the detail's site that waited `wait_ns`, from the call stack
-  // `frames[0..depth)` (innermost first); returns the stack's number in this table's store, 0 when
-  // out of memory.
-  uint32_t record_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth, uint64_t waits,
-                    uint64_t wait_ns);
-  // A timed hold of the detail's site that stands for `holds` holds of `hold_ns` in all, released
-  // from the call stack `frames[0..depth)`; false when out of memory.
-  bool record_hold_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
-                         uint64_t holds, uint64_t hold_ns);
-  // An acquisition at the detail's site from `frames[0..depth)` (--stacks all).
-  // Returns the stack's number in this table's store, 0 when out of memory.
-  uint32_t record_acquire_stack(SiteDetail& detail, const uintptr_t* frames, uint32_t depth,
-                                uint64_t acquisitions = 1);
+  // Adds (count, ns) to the row of call stack `frames[0..depth)` (innermost first) in one of a
+  // site detail's stack lists: `stacks` (contended waits and their wait), `hold_stacks` (the holds
+  // a timed hold stands for and their time), `acquire_stacks` (acquisitions, --stacks all). Returns
+  // the stack's number in this table's store, 0 when out of memory.
+  uint32_t record_stack(StackRow*& rows, const uintptr_t* frames, uint32_t depth, uint64_t count,
+                        uint64_t ns);
   const StackStore& stacks() const { return stacks_; }
   // The number of stack `frames[0..depth)` in this table's store (0: memory refused); the owner's.
   uint32_t intern_stack(const uintptr_t* frames, uint32_t depth) { return stacks_.intern(frames, depth); }

@@ -45,10 +45,10 @@ TEST(StackStore, SiteTablesMergeTheirStackRowsByStack) {
   const uintptr_t first[] = {0x400, 0x500};
   const uintptr_t second[] = {0x400, 0x600};
   SiteDetail* d1 = one.detail(*one.find_or_insert(key));
-  ASSERT_TRUE(one.record_stack(*d1, second, 2, 1, 100));
-  ASSERT_TRUE(one.record_stack(*d1, first, 2, 1, 50));
+  ASSERT_TRUE(one.record_stack(d1->stacks, second, 2, 1, 100));
+  ASSERT_TRUE(one.record_stack(d1->stacks, first, 2, 1, 50));
   SiteDetail* d2 = two.detail(*two.find_or_insert(key));
-  ASSERT_TRUE(two.record_stack(*d2, first, 2, 2, 30));
+  ASSERT_TRUE(two.record_stack(d2->stacks, first, 2, 2, 30));
   EXPECT_EQ(all.merge_from(two), 0u);
   EXPECT_EQ(all.merge_from(one), 0u);
   const SiteDetail* merged = all.detail(*all.find_or_insert(key));
