@@ -256,8 +256,9 @@ __attribute__((noinline)) void stamp_release_after_signal(HeldLock& held);
 // owner field, which the lock we now hold serialises for us.
 // `kOperation` is the entry's operation (cached_site checked it), known at compile time.
 // Returns the new held lock (its epoch is the entry's: the trace sink's entries are tagged).
-inline HeldLock& record_cached_hold(ThreadState& self, const SiteCacheEntry& cached,
-                                    format::Operation release_op) {
+// `early_ticks`: the clock read before the trylock (SiteCacheEntry::stamp_early), 0 when not read.
+inline HeldLock& record_cached_hold(ThreadState& self, SiteCacheEntry& cached,
+                                    format::Operation release_op, uint64_t early_ticks = 0) {
   SiteStats& stats = *cached.stats;
   ++stats.count;
   ++self.acquisitions;
@@ -270,16 +271,22 @@ inline HeldLock& record_cached_hold(ThreadState& self, const SiteCacheEntry& cac
   held.release_operation = static_cast<uint16_t>(release_op);
   if (__builtin_expect(stats.hold_countdown != 0, 1)) {
     --stats.hold_countdown;
-    if (__builtin_expect(cached.slot->waited_on.load(std::memory_order_relaxed), 0))
+    if (early_ticks != 0) {
+      held.paused_ticks = 0;
+      held.start_ticks = early_ticks;
+      held.stamped = true;
+    } else if (__builtin_expect(cached.slot->waited_on.load(std::memory_order_relaxed), 0)) {
       stamp_hold(held);
+      cached.stamp_early = true;
+    }
   } else {
     start_sampled_hold(held, stats);
   }
   return held;
 }
 template <format::Operation kOperation>
-inline void record_cached_acquire(ThreadState& self, const SiteCacheEntry& cached) {
-  record_cached_hold(self, cached, release_operation_for(kOperation));
+inline void record_cached_acquire(ThreadState& self, SiteCacheEntry& cached, uint64_t early_ticks) {
+  record_cached_hold(self, cached, release_operation_for(kOperation), early_ticks);
 }
 
 // Lock order (lock_order.h): a blocking acquisition of `lock` while the thread holds another
@@ -422,11 +429,12 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   // The owner field is written at release when another thread held the lock before: request its
   // cache line now, so that its transfer overlaps the lock word's instead of following it.
   __builtin_prefetch(&cached->slot->last_owner, 1);
+  const uint64_t early_ticks = __builtin_expect(cached->stamp_early, 0) ? g_runtime.clock.now() : 0;
   const int result = calls.try_acquire();
   if (__builtin_expect(result != 0, 0))
     return acquire_slow(self, cached->lock, cached->site, result, calls);
   if constexpr (!format::is_read_side(Calls::kOperation)) note_owner(*cached->slot, *self, cached->site);
-  record_cached_acquire<Calls::kOperation>(*self, *cached);
+  record_cached_acquire<Calls::kOperation>(*self, *cached, early_ticks);
   return 0;
 }
 
@@ -488,6 +496,14 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
   return 0;
 }
 
+// What release_innermost would do beyond counting: time a hold (sampled, exact, or stamped and
+// made a thread wait), stamp a signalled condvar. A stamped hold of a lock once waited for that
+// leaves no thread waiting (the common case on a contended lock) has nothing to do: it is counted
+// inline, as a hold never stamped.
+inline bool release_has_work(const HeldLock& held) {
+  return (held.weight | held.signalled_slot) != 0 || (held.stamped && hold_made_wait(held));
+}
+
 // `default_operation` counts a release of a lock this thread was not seen to hold (an rwlock's
 // side is otherwise taken from how it was acquired).
 //
@@ -497,7 +513,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
 // a stack frame around the real call. The real unlock cannot fail there: this thread acquired the
 // lock (the held stack says so) and holds it still.
 template <typename Release>
-inline int release(const void* lock, uintptr_t site, Release real_release,
+__attribute__((always_inline)) inline int release(const void* lock, uintptr_t site, Release real_release,
                    format::Operation default_operation = format::Operation::kUnlock) {
   ThreadState* self = tls_thread;
   if (__builtin_expect(self == nullptr || self->held_depth == 0 ||
@@ -509,7 +525,8 @@ inline int release(const void* lock, uintptr_t site, Release real_release,
   if (__builtin_expect(top.epoch != self->epoch, 0))
     return release_innermost(self, lock, site, real_release, default_operation);
   SiteStats* stats = top.entry->release_stats;
-  if (__builtin_expect(stats == nullptr || stats->key.site != site || needs_release_work(top), 0))
+  if (__builtin_expect(stats == nullptr || stats->key.site != site, 0) ||
+      __builtin_expect(needs_release_work(top) && release_has_work(top), 0))
     return release_innermost(self, lock, site, real_release, default_operation);
   --self->held_depth;
   ++stats->count;

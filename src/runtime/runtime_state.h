@@ -87,6 +87,11 @@ struct SiteCacheEntry {
   uint32_t identity_epoch;
   uint16_t operation;
   bool robust;  // the lock is a robust mutex (LockSlot::flags when the entry was filled)
+  // The lock was waited on (LockSlot::waited_on, sticky for its generation) when the entry was
+  // filled or at an acquisition since: the fast path reads the clock for the hold's stamp before
+  // its trylock, so that the read overlaps the lock word's transfer instead of lengthening the
+  // critical section.
+  bool stamp_early;
 };
 static_assert(offsetof(SiteCacheEntry, lock) == offsetof(HeldLock, lock) &&
               offsetof(SiteCacheEntry, slot) == offsetof(HeldLock, lock_slot) &&
