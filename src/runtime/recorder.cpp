@@ -1,6 +1,7 @@
 #include "runtime/recorder.h"
 
 #include <sched.h>
+#include <time.h>
 
 #include "runtime/process_exit.h"
 #include "runtime/stack_capture.h"
@@ -116,15 +117,39 @@ void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
   if (outer.entry != nullptr && outer.epoch == self.epoch) outer.entry->order_to = cached.stats;
 }
 
+namespace {
+
+// Whether captures that took `spent` ticks are within 1 % of the thread's CPU time (+ 1 ms to
+// start with). The CPU time is a system call (no vDSO clock for it), so it is read again only
+// when the budget looks spent, and then at most every 10 ms of the clock: a thread that captures
+// at every contended wait pays for it about 100 times a second, not at each wait.
+bool capture_budget_left(ThreadState& self, uint64_t now, uint64_t spent) {
+  const Clock& clock = g_runtime.clock;
+  const uint64_t allowance = static_cast<uint64_t>(clock.ticks_per_second / 1000);
+  if (spent * 100 <= self.cpu_ticks_seen + allowance * 100) return true;
+  if (now - self.cpu_read_ticks < static_cast<uint64_t>(clock.ticks_per_second / 100)) return false;
+  self.cpu_read_ticks = now;
+  timespec cpu;
+  const int saved_errno = errno;
+  const int failed = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  errno = saved_errno;
+  if (failed != 0) return false;
+  const double cpu_ns = static_cast<double>(cpu.tv_sec) * 1e9 + static_cast<double>(cpu.tv_nsec);
+  self.cpu_ticks_seen = static_cast<uint64_t>(cpu_ns * clock.ticks_per_second / 1e9);
+  return spent * 100 <= self.cpu_ticks_seen + allowance * 100;
+}
+
+}  // namespace
+
 uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth,
                           uint8_t unwind_mode, uint64_t& now, uint64_t& spent) {
   Runtime& rt = g_runtime;
   const uint64_t start = now;
-  // Allowed while captures took at most 1 % of the thread's time so far (+ 1 ms to start with):
-  // a DWARF walk costs microseconds, and a lock-heavy program contends hundreds of thousands of
-  // times a second.
-  const uint64_t allowance = static_cast<uint64_t>(rt.clock.ticks_per_second / 1000);
-  if (spent * 100 > start - self.first_ticks + allowance * 100) return 0;
+  // Allowed while captures took at most 1 % of the thread's CPU time so far (+ 1 ms to start
+  // with): a DWARF walk costs microseconds, and a lock-heavy program contends hundreds of
+  // thousands of times a second. CPU time, not time alive: a server's workers sleep in epoll most
+  // of the time, and 1 % of their lives was several per cent of their work.
+  if (!capture_budget_left(self, start, spent)) return 0;
   InsideLockscope inside;  // libgcc's unwinder may lock a mutex of its own
   const int saved_errno = errno;
   uintptr_t raw[kMaxStackDepth + 8];
@@ -141,10 +166,11 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
     // The frame-pointer walk went past `site` without a break: a frame of ours without a frame
     // pointer between (a slow path called, not tail-called, from its interposer). DWARF sees it.
     const int errno_before = errno;
+    const uint64_t retry_start = now;
     got = capture_stack(raw, max_depth + 8, UnwindMode::kDwarf);
     errno = errno_before;
     now = rt.clock.now();
-    spent += now - start;
+    spent += now - retry_start;
     for (first = 0; first < got && first < 8 && raw[first] != site;) ++first;
   }
   if (first >= got || raw[first] != site) return 0;
