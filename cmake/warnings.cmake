@@ -2,10 +2,14 @@
 # or "thread") on everything built with lockscope_target() — never on the preload runtime, which
 # must run inside uninstrumented programs.
 set(LOCKSCOPE_SANITIZE "" CACHE STRING "Sanitizers for CLI, analysis, bench and tests")
+option(LOCKSCOPE_WERROR "Treat compiler warnings as errors (CI: .ci/run sets it)" OFF)
 
 function(lockscope_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow -Wno-unused-parameter
                                            -Wformat=2)
+  if(LOCKSCOPE_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
 endfunction()
 
 function(lockscope_target target)

@@ -48,8 +48,8 @@ std::string resolve_command(const std::string& command) {
   while (start <= search.size()) {
     size_t end = search.find(':', start);
     if (end == std::string::npos) end = search.size();
-    std::string directory = search.substr(start, end - start);
-    if (directory.empty()) directory = ".";
+    // An empty entry is the current directory.
+    const std::string directory = end > start ? search.substr(start, end - start) : std::string(".");
     const std::string candidate = directory + "/" + command;
     if (is_regular_file(candidate)) {
       if (access(candidate.c_str(), X_OK) == 0) return candidate;

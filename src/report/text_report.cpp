@@ -266,16 +266,16 @@ void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows,
       const bool timed = kind == format::OperationClass::kAcquire ||
                          kind == format::OperationClass::kWait;
       const bool holds = kind == format::OperationClass::kAcquire;
-      std::vector<std::string> row = {operation_label(site->operation), format_count(site->count),
+      std::vector<std::string> cells = {operation_label(site->operation), format_count(site->count),
                                       timed ? format_count(site->contended) : "",
                                       format_count(site->failed),
                                       timed ? format_duration_ns(double(site->wait_sum_ns)) : "",
                                       timed ? format_duration_ns(double(site->wait_max_ns)) : "",
                                       holds ? format_duration_ns(double(site->hold_sum_ns)) : "",
                                       holds ? format_duration_ns(double(site->hold_max_ns)) : ""};
-      if (any_detail) row.push_back(site_detail(*site));
-      row.push_back(site_location(site->location));
-      table.add_row(std::move(row));
+      if (any_detail) cells.push_back(site_detail(*site));
+      cells.push_back(site_location(site->location));
+      table.add_row(std::move(cells));
     }
     table.write(out, "  ");
     write_blame(sites, out);

@@ -111,7 +111,7 @@ LOCKSCOPE_EXPORT int sem_init(sem_t* semaphore, int shared, unsigned value) {
   if (result == 0)
     lockscope::runtime::note_lock_init(
         semaphore, lockscope::format::Primitive::kSemaphore, 0,
-        shared ? lockscope::format::kLockProcessShared : 0, value, CALL_SITE);
+        shared ? uint32_t{lockscope::format::kLockProcessShared} : 0u, value, CALL_SITE);
   return result;
 }
 

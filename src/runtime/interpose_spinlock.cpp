@@ -59,7 +59,8 @@ LOCKSCOPE_EXPORT int pthread_spin_init(pthread_spinlock_t* lock, int shared) {
   if (result == 0)
     lockscope::runtime::note_lock_init(
         identity(lock), lockscope::format::Primitive::kSpinLock, 0,
-        shared == PTHREAD_PROCESS_SHARED ? lockscope::format::kLockProcessShared : 0, 0, CALL_SITE);
+        shared == PTHREAD_PROCESS_SHARED ? uint32_t{lockscope::format::kLockProcessShared} : 0u, 0,
+        CALL_SITE);
   return result;
 }
 

@@ -580,12 +580,25 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   written_header->section_count = sections;
   written_header->header_crc = crc32(0, written_header, sizeof(format::FileHeader));
 
-  char temporary[4200];  // a directory name near PATH_MAX truncates: the open then fails cleanly
-  snprintf(path_out, 4096, "%s/%u-%llu%s", rt.directory, rt.pid,
-           static_cast<unsigned long long>(rt.start_realtime_ns), format::kFileSuffix);
+  char temporary[4200];
+  const int path_length =
+      snprintf(path_out, 4096, "%s/%u-%llu%s", rt.directory, rt.pid,
+               static_cast<unsigned long long>(rt.start_realtime_ns), format::kFileSuffix);
   const bool snapshot = exit_path == format::ExitPath::kSnapshot;
-  snprintf(temporary, sizeof(temporary), "%s/.%u-%llu%s.tmp", rt.directory, rt.pid,
-           static_cast<unsigned long long>(rt.start_realtime_ns), snapshot ? ".snapshot" : "");
+  const int temporary_length =
+      snprintf(temporary, sizeof(temporary), "%s/.%u-%llu%s.tmp", rt.directory, rt.pid,
+               static_cast<unsigned long long>(rt.start_realtime_ns), snapshot ? ".snapshot" : "");
+  // A directory name near PATH_MAX would be cut short, and the cut name could be another file's.
+  if (path_length < 0 || path_length >= 4096 || temporary_length < 0 ||
+      temporary_length >= static_cast<int>(sizeof(temporary))) {
+    RawLine()
+        .append("profile of pid ")
+        .append(rt.pid)
+        .append(" not written: its directory's name is too long")
+        .emit();
+    errno = saved_errno;
+    return false;
+  }
   if (from_signal ? !rt.file_lock.try_lock_for(interrupted_lockscope ? 0 : 1000)
                   : (rt.file_lock.lock(), false)) {
     RawLine().append("profile of pid ").append(rt.pid)

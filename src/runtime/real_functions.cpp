@@ -22,11 +22,21 @@ __asm__(".symver lockscope_boot_mutex_destroy,__pthread_mutex_destroy@GLIBC_2.2.
 
 namespace lockscope::runtime {
 
-RealFunctions g_real_functions = {
-    lockscope_boot_mutex_lock, lockscope_boot_mutex_trylock, lockscope_boot_mutex_unlock,
-    lockscope_boot_mutex_init, lockscope_boot_mutex_destroy,
-    // Everything else is resolved on first use (zero until then).
-};
+namespace {
+// The five mutex calls work before anything is resolved; everything else is resolved on first use
+// (zero until then). Constant-initialised (constinit): in place before any constructor runs.
+constexpr RealFunctions boot_functions() {
+  RealFunctions functions{};
+  functions.mutex_lock = lockscope_boot_mutex_lock;
+  functions.mutex_trylock = lockscope_boot_mutex_trylock;
+  functions.mutex_unlock = lockscope_boot_mutex_unlock;
+  functions.mutex_init = lockscope_boot_mutex_init;
+  functions.mutex_destroy = lockscope_boot_mutex_destroy;
+  return functions;
+}
+}  // namespace
+
+constinit RealFunctions g_real_functions = boot_functions();
 
 namespace {
 

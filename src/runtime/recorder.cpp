@@ -22,8 +22,15 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   LockSlot& lock_slot = runtime().locks.slot(slot);
   const bool robust = lock_slot.flags.load(std::memory_order_relaxed) & format::kLockRobust;
   site_cache_slot(self, lock, site, op) =
-      SiteCacheEntry{lock, &lock_slot,     entry, slot, cache_epoch(self),
-                     site, identity_epoch, static_cast<uint16_t>(op), robust,
+      SiteCacheEntry{lock,
+                     &lock_slot,
+                     entry,
+                     slot,
+                     cache_epoch(self),
+                     site,
+                     identity_epoch,
+                     static_cast<uint16_t>(op),
+                     robust,
                      lock_slot.waited_on.load(std::memory_order_relaxed)};
   return entry;
 }

@@ -513,8 +513,9 @@ inline bool release_has_work(const HeldLock& held) {
 // a stack frame around the real call. The real unlock cannot fail there: this thread acquired the
 // lock (the held stack says so) and holds it still.
 template <typename Release>
-__attribute__((always_inline)) inline int release(const void* lock, uintptr_t site, Release real_release,
-                   format::Operation default_operation = format::Operation::kUnlock) {
+__attribute__((always_inline)) inline int release(
+    const void* lock, uintptr_t site, Release real_release,
+    format::Operation default_operation = format::Operation::kUnlock) {
   ThreadState* self = tls_thread;
   if (__builtin_expect(self == nullptr || self->held_depth == 0 ||
                            self->held[self->held_depth - 1].lock != lock,
