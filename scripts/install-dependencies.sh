@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# Installs lockscope's build and test dependencies on Debian 12 (only what is missing).
+# Installs lockscope's build dependencies on Debian 12 (only what is missing); with --test, also
+# what only the test suite needs.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libdw-dev libcli11-dev libfmt-dev nlohmann-json3-dev
           libzstd-dev zlib1g-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
-          llvm binutils git python3 python3-jsonschema
-          libjemalloc2 memcached)  # the last two: real programs run by real_programs_test.cpp
+          help2man)  # help2man: the man pages, from --help
+if [ "${1:-}" = "--test" ]; then
+  # llvm: the symbolizer oracle; python3-jsonschema: the JSON and speedscope schema checks;
+  # libjemalloc2 and memcached: real programs run by real_programs_test.cpp; dpkg-dev: the .deb's
+  # Depends (dpkg-shlibdeps), built by the packaging tests; debuginfod and curl: a local debuginfod
+  # server for the stripped-binary test; git, binutils: fixtures and tests.
+  packages+=(llvm binutils git python3 python3-jsonschema libjemalloc2 memcached dpkg-dev
+             debuginfod curl)
+fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

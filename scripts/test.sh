@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # README command 2: install dependencies, build, and run the whole test suite.
+# LOCKSCOPE_WERROR=ON (as .ci/run sets it) turns every compiler warning into an error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-dependencies.sh
-cmake --preset default >/dev/null
+scripts/install-dependencies.sh --test
+cmake --preset default -DLOCKSCOPE_WERROR="${LOCKSCOPE_WERROR:-OFF}" >/dev/null
 cmake --build --preset default
 ctest --preset default -j2 "$@"

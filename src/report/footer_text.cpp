@@ -4,10 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "analysis/debug_info_hint.h"
 #include "analysis/program_loadability.h"
 #include "report/duration_format.h"
 #include "report/trace_text.h"
@@ -84,18 +86,24 @@ void write_footer(const Profile& profile, std::ostream& out) {
           !(counter == format::Counter::kThreadsLiveAtExit && value <= 1))
         notes.push_back(fmt::format("pid {}: {} {}", process.pid, format_count(value), text));
   }
-  // Call sites shown as module+offset: say which modules lack debug info and what to do about it.
-  std::map<std::string, size_t> unsymbolized;
+  // Call sites shown as module+offset: say which modules lack debug info and exactly how to get
+  // it (debug_info_hint.h).
+  std::map<std::string, std::pair<size_t, std::string>> unsymbolized;  // path -> sites, build-id
   for (const ProcessProfile& process : profile.processes)
     for (const LockSummary& lock : process.locks)
       for (const SiteSummary& site : lock.sites)
-        if (site.location.line == 0 && site.location.module < process.modules.size())
-          ++unsymbolized[process.modules[site.location.module].path];
-  for (const auto& [module, sites] : unsymbolized)
-    notes.push_back(fmt::format("{} call site{} in {} without file:line: no debug info found (install "
-                                "its debug symbols, e.g. Debian's -dbgsym package, or set "
-                                "DEBUGINFOD_URLS)",
-                                sites, sites == 1 ? "" : "s", module));
+        if (site.location.line == 0 && site.location.module < process.modules.size()) {
+          const ModuleSummary& module = process.modules[site.location.module];
+          auto& [sites, build_id] = unsymbolized[module.path];
+          ++sites;
+          if (build_id.empty()) build_id = module.build_id_hex;
+        }
+  const char* debuginfod_urls = std::getenv("DEBUGINFOD_URLS");
+  for (const auto& [module, found] : unsymbolized)
+    notes.push_back(fmt::format(
+        "{} call site{} in {} without file:line: {}", found.first, found.first == 1 ? "" : "s",
+        module,
+        debug_info_hint({module, found.second, debuginfod_urls ? debuginfod_urls : ""})));
   for (const ProfileProblem& problem : profile.problems)
     notes.push_back(fmt::format("not read: {}: {}", problem.file, problem.message));
   if (notes.empty()) {
