@@ -3,7 +3,9 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libdw-dev libcli11-dev libfmt-dev nlohmann-json3-dev
           libzstd-dev zlib1g-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
+          libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev  # pprof: profile.proto
           llvm binutils git python3 python3-jsonschema
+          golang-go  # the pprof test reads the export with `go tool pprof`
           libjemalloc2 memcached)  # the last two: real programs run by real_programs_test.cpp
 missing=()
 for package in "${packages[@]}"; do
