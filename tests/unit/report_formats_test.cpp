@@ -43,7 +43,7 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
     FAIL() << "no exception";
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
-                 "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, csv)");
+                 "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, pprof, csv)");
   }
 }
 
