@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "code_locations.h"
+#include "one_mutex_profile.h"
 #include "profile.pb.h"
 #include "report/report_writer.h"
 
@@ -40,35 +41,18 @@ std::string gunzipped(const std::string& bytes) {
   return out;
 }
 
-// pid 7 (./cache): a mutex waited for 900 ns in 3 waits at Map::at, inlined into lookup; one wait
-// of 600 ns on the stack Map::at (in lookup) <- main, the rest on the call site alone.
+// one_mutex_profile's, its call site Map::at inlined into lookup, in a module of its own; the
+// lock's address reused once (generation 2).
 Profile inlined_profile() {
-  Profile profile;
-  profile.directory = "prof";
-  ProcessProfile process;
-  process.pid = 7;
-  process.arguments = {"./cache"};
+  CodeLocation take = code_location("Map<int>::at(int) const", "src/map.h", 10);
+  take.inlined_from = {"lookup src/map.cc:15"};
+  Profile profile = one_mutex_profile(take, code_location("main", "src/map.cc", 20));
+  ProcessProfile& process = profile.processes[0];
   process.start_realtime_ns = 5'000'000'000;
   process.duration_ns = 2'000'000;
   process.modules = {
       ModuleSummary{"/opt/cache", "abcd01", 0x550000000000, 0x550000001000, 0x550000009000}};
-  CodeLocation take = code_location("Map<int>::at(int) const", "src/map.h", 10);
-  take.inlined_from = {"lookup src/map.cc:15"};
-  process.stacks = {{take, code_location("main", "src/map.cc", 20)}};
-  LockSummary lock;
-  lock.address = 0xfeed;
-  lock.generation = 2;
-  SiteSummary site;
-  site.location = take;
-  site.count = 4;
-  site.contended = 3;
-  site.wait_sum_ns = 900;
-  site.hold_sum_ns = 50;
-  site.stacks = {SiteStack{0, 1, 600}};
-  lock.sites = {site};
-  lock.finish();
-  process.locks = {lock};
-  profile.processes = {process};
+  process.locks[0].generation = 2;
   return profile;
 }
 
