@@ -4,14 +4,16 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libdw-dev libcli11-dev libfmt-dev nlohmann-json3-dev
           libzstd-dev zlib1g-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
-          help2man)  # help2man: the man pages, from --help
+          help2man  # the man pages, from --help
+          libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev)  # pprof: profile.proto
 if [ "${1:-}" = "--test" ]; then
   # llvm: the symbolizer oracle; python3-jsonschema: the JSON and speedscope schema checks;
-  # libjemalloc2 and memcached: real programs run by real_programs_test.cpp; dpkg-dev: the .deb's
-  # Depends (dpkg-shlibdeps), built by the packaging tests; debuginfod and curl: a local debuginfod
-  # server for the stripped-binary test; git, binutils: fixtures and tests.
-  packages+=(llvm binutils git python3 python3-jsonschema libjemalloc2 memcached dpkg-dev
-             debuginfod curl)
+  # golang-go: the pprof tests read the export with `go tool pprof`; libjemalloc2 and memcached:
+  # real programs run by real_programs_test.cpp; dpkg-dev: the .deb's Depends (dpkg-shlibdeps),
+  # built by the packaging tests; debuginfod and curl: a local debuginfod server for the
+  # stripped-binary test; git, binutils: fixtures and tests.
+  packages+=(llvm binutils git python3 python3-jsonschema golang-go libjemalloc2 memcached
+             dpkg-dev debuginfod curl)
 fi
 missing=()
 for package in "${packages[@]}"; do

@@ -69,6 +69,18 @@ std::vector<CodeLocation> logical_frames(const std::vector<CodeLocation>& stack)
   return frames;
 }
 
+std::vector<std::vector<CodeLocation>> physical_frame_groups(
+    const std::vector<CodeLocation>& logical) {
+  std::vector<std::vector<CodeLocation>> groups;
+  bool open = false;
+  for (const CodeLocation& frame : logical) {
+    if (!open) groups.emplace_back();
+    groups.back().push_back(frame);
+    open = !frame.inlined_from.empty();
+  }
+  return groups;
+}
+
 const CodeLocation& attributed_frame(const std::vector<CodeLocation>& frames,
                                      const WaitAttributionRule& rule) {
   size_t at = rule.caller_depth;

@@ -59,6 +59,13 @@ WaitAttribution attribute_waits(const ProcessProfile& process,
 
 // One stack's frames innermost first, inlined functions expanded (see above).
 std::vector<CodeLocation> logical_frames(const std::vector<CodeLocation>& stack);
+// The inverse, for formats that keep inlined functions inside their physical frame (pprof's
+// Location lines): `logical` innermost first, as logical_frames gives it, cut back into physical
+// frames, each its logical frames innermost first. A physical frame's logical frames end at the
+// one with no `inlined_from` left (the function the others were inlined into), so the cut is exact
+// even where one address repeats (recursion).
+std::vector<std::vector<CodeLocation>> physical_frame_groups(
+    const std::vector<CodeLocation>& logical);
 // The frame of `frames` the rule attributes a wait to; `frames` must not be empty.
 const CodeLocation& attributed_frame(const std::vector<CodeLocation>& frames,
                                      const WaitAttributionRule& rule);

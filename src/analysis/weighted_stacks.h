@@ -1,5 +1,5 @@
-// Lock time by call stack, the one view behind every stack format (collapsed, speedscope, and the
-// pprof and flame-graph writers to come): each process's lock waits, or lock holds, as weighted
+// Lock time by call stack, the one view behind every stack format (collapsed, speedscope, pprof,
+// and the flame-graph writer to come): each process's lock waits, or lock holds, as weighted
 // stacks that add up exactly to the report's totals.
 //
 // What is counted is the report's "lock wait" (the processes table's LOCK WAIT): mutexes and

@@ -52,8 +52,8 @@ void add_report_options(CLI::App& app, ReportSettings& settings) {
            parse_stack_weight(weight, settings.options.weight);
            settings.format_options.push_back("--weight");
          },
-         "what the stack formats (collapsed, speedscope) weigh: wait (lock wait time, default) or "
-         "hold (lock hold time, by acquire site)")
+         "what the stack formats (collapsed, speedscope, pprof) weigh: wait (lock wait time, "
+         "default) or hold (lock hold time, by acquire site)")
       ->check(CLI::IsMember({"wait", "hold"}))
       ->default_str("wait");
   app.add_option_function<std::string>(

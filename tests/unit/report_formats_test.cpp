@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "code_locations.h"
+#include "one_mutex_profile.h"
 #include "report/report_writer.h"
 
 namespace lockscope {
@@ -43,7 +44,8 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
     FAIL() << "no exception";
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
-                 "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, csv)");
+                 "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, pprof, "
+                 "csv)");
   }
 }
 
@@ -51,29 +53,9 @@ CodeLocation location(const std::string& function, int line) {
   return code_location(function, "src/map.cc", line);
 }
 
-// One process whose mutex waited at a site named with a comma and a quote, once on a stack.
+// A mutex that waited at a site named with a comma and a quote.
 Profile small_profile() {
-  Profile profile;
-  profile.directory = "prof";
-  ProcessProfile process;
-  process.pid = 7;
-  process.arguments = {"./cache"};
-  const CodeLocation take = location("Map<int, \"k\">::at", 10);
-  process.stacks = {{take, location("main", 20)}};
-  LockSummary lock;
-  lock.address = 0xfeed;
-  SiteSummary site;
-  site.location = take;
-  site.count = 4;
-  site.contended = 3;
-  site.wait_sum_ns = 900;
-  site.hold_sum_ns = 50;
-  site.stacks = {SiteStack{0, 1, 600}};
-  lock.sites = {site};
-  lock.finish();
-  process.locks = {lock};
-  profile.processes = {process};
-  return profile;
+  return one_mutex_profile(location("Map<int, \"k\">::at", 10), location("main", 20));
 }
 
 std::string written(const std::string& format, const ReportOptions& options = {}) {

@@ -132,6 +132,27 @@ TEST(WaitAttribution, TheNameMatchedIsTheFunctionWithoutParametersNotTheFile) {
       (Rows{"Cache::get app.cc:40 x6", "Cache::put app.cc:70 x3", "Cache::evict app.cc:50 x4"}));
 }
 
+// Cut back into physical frames, each frame's inlined functions stay with it, innermost first,
+// and a recursion's repeated address (the same frame twice in a row) stays two frames.
+TEST(WaitAttribution, PhysicalFrameGroupsUndoLogicalFrames) {
+  CodeLocation inlined = frame("MutexLock::MutexLock(Mutex*)", 10);
+  inlined.inlined_from = {"Cache::put app.cc:70", "Server::serve app.cc:90"};
+  const CodeLocation recursive = frame("walk(Node*)", 30);
+  const std::vector<CodeLocation> stack = {inlined, recursive, recursive, frame("main", 100)};
+  const std::vector<std::vector<CodeLocation>> groups =
+      physical_frame_groups(logical_frames(stack));
+  ASSERT_EQ(groups.size(), stack.size());
+  std::vector<std::string> first_group;
+  for (const CodeLocation& logical : groups[0]) first_group.push_back(logical.label);
+  EXPECT_EQ(first_group,
+            (std::vector<std::string>{"MutexLock::MutexLock app.cc:10", "Cache::put app.cc:70",
+                                      "Server::serve app.cc:90"}));
+  for (size_t i = 1; i < stack.size(); ++i) {
+    ASSERT_EQ(groups[i].size(), 1u);
+    EXPECT_EQ(groups[i][0].label, stack[i].label);
+  }
+}
+
 TEST(WaitAttribution, AnInvalidPatternIsAnErrorValue) {
   std::string error;
   EXPECT_FALSE(make_wait_attribution_rule(0, "with_lock(", error));
