@@ -4,6 +4,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libdw-dev libcli11-dev libfmt-dev nlohmann-json3-dev
           libzstd-dev zlib1g-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
           llvm binutils git python3 python3-jsonschema
+          sqlite3  # the CLI that sqlite_report_test.cpp reads the SQLite report with
           libjemalloc2 memcached)  # the last two: real programs run by real_programs_test.cpp
 missing=()
 for package in "${packages[@]}"; do

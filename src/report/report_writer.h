@@ -103,5 +103,6 @@ std::unique_ptr<ReportWriter> make_json_report_writer();
 std::unique_ptr<ReportWriter> make_collapsed_report_writer();
 std::unique_ptr<ReportWriter> make_speedscope_report_writer();
 std::unique_ptr<ReportWriter> make_csv_report_writer();
+std::unique_ptr<ReportWriter> make_sqlite_report_writer();
 
 }  // namespace lockscope

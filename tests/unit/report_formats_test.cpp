@@ -20,6 +20,7 @@ TEST(ReportFormats, ExtensionsPickTheLongestMatch) {
   EXPECT_EQ(format_for_path("r.collapsed"), "collapsed");
   EXPECT_EQ(format_for_path("r.folded"), "collapsed");
   EXPECT_EQ(format_for_path("r.csv"), "csv");
+  EXPECT_EQ(format_for_path("r.db"), "sqlite");
   EXPECT_EQ(format_for_path("r.txt"), "text");
   EXPECT_EQ(format_for_path("report"), "text");
   EXPECT_EQ(format_for_path("r.json.bak"), "text");
@@ -43,7 +44,8 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
     FAIL() << "no exception";
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
-                 "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, csv)");
+                 "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, csv, "
+                 "sqlite)");
   }
 }
 
