@@ -51,6 +51,8 @@ const std::vector<ReportFormat>& report_format_table() {
        {"--table"}},
       {"sqlite", {".db", ".sqlite", ".sqlite3"}, make_sqlite_report_writer,
        "an SQLite database of every table, stack and traced event (docs/sqlite-schema.md)", {}},
+      {"chrome", {".trace.json"}, make_chrome_trace_report_writer,
+       "Trace Event JSON for Perfetto and chrome://tracing: waits, holds, handoffs (--trace)", {}},
   };
   return formats;
 }
