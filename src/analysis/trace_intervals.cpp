@@ -29,8 +29,12 @@ class IntervalBuilder {
     for (size_t at = first; at < end; ++at) {
       const TraceRecord& event = trace_.events[at];
       switch (event.kind) {
-        case TraceKind::kWaitBegin: begun[{event.object, event.operation}] = at; break;
-        case TraceKind::kCall: call(at, begun, held); break;
+        case TraceKind::kWaitBegin:
+          begun[{event.object, event.operation}] = at;
+          break;
+        case TraceKind::kCall:
+          call(at, begun, held);
+          break;
         case TraceKind::kHoldPause:
           for (OpenHold& hold : held)
             if (hold.object == event.object && !hold.paused) {
@@ -44,7 +48,8 @@ class IntervalBuilder {
               hold = OpenHold{hold.acquire, hold.object, event.ticks, event.time_ns, true};
             }
           break;
-        default: break;
+        default:
+          break;
       }
     }
     for (const OpenHold& hold : held)
@@ -93,7 +98,7 @@ class IntervalBuilder {
   }
 
   void add_handoffs() {
-    using LockKey = std::pair<uint64_t, uint32_t>;  // address, generation
+    using LockKey = std::pair<uint64_t, uint32_t>;                       // address, generation
     std::map<LockKey, std::vector<std::pair<uint64_t, size_t>>> begins;  // (begin_ns, hold)
     for (size_t h = 0; h < out_.holds.size(); ++h) {
       const TraceHold& hold = out_.holds[h];

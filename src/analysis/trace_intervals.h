@@ -32,17 +32,17 @@ struct TraceWait {
   size_t call = 0;        // index into ProcessTrace::events: the call that waited
   uint64_t begin_ns = 0;  // times since the process image started (TraceRecord::time_ns)
   uint64_t end_ns = 0;
-  uint64_t wait_ns = 0;   // from the ticks, exact (end_ns - begin_ns may differ by a rounding)
+  uint64_t wait_ns = 0;  // from the ticks, exact (end_ns - begin_ns may differ by a rounding)
 };
 
 struct TraceHold {
   static constexpr size_t kNoEvent = SIZE_MAX;
-  size_t acquire = 0;         // the acquisition (kCall; for a piece after a pause: still it)
-  size_t end = kNoEvent;      // the release (kCall), or the pause (kHoldPause); kNoEvent: open
-  uint64_t begin_ns = 0;      // the acquisition's, or the resume's time
+  size_t acquire = 0;     // the acquisition (kCall; for a piece after a pause: still it)
+  size_t end = kNoEvent;  // the release (kCall), or the pause (kHoldPause); kNoEvent: open
+  uint64_t begin_ns = 0;  // the acquisition's, or the resume's time
   uint64_t end_ns = 0;
-  uint64_t hold_ns = 0;       // from the ticks
-  bool resumed = false;       // begins where a condition wait took the mutex back
+  uint64_t hold_ns = 0;  // from the ticks
+  bool resumed = false;  // begins where a condition wait took the mutex back
 };
 
 struct TraceHandoff {

@@ -13,10 +13,9 @@
 // traced process started: a later process (a fork's child) is offset by its later start.
 //
 // A profile recorded without --trace has no events to draw: an error, before anything is written.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <tuple>
 
@@ -36,13 +35,22 @@ constexpr double kInsideSliceUs = 0.001;
 
 class ProcessTimeline {
  public:
-  ProcessTimeline(const ProcessProfile& process, double offset_us, std::ostream& out, bool& first)
-      : process_(process), trace_(process.trace), offset_us_(offset_us), out_(out), first_(first) {
+  ProcessTimeline(const ProcessProfile& process, double offset_us, std::ostream& out, bool& first,
+                  uint32_t& next_track)
+      : process_(process),
+        trace_(process.trace),
+        offset_us_(offset_us),
+        out_(out),
+        first_(first),
+        next_track_(next_track) {
     for (const LockSummary& lock : process.locks) locks_[{lock.address, lock.generation}] = &lock;
   }
 
   void write(uint64_t& next_flow) {
-    emit({{"ph", "M"}, {"name", "process_name"}, {"pid", process_.pid}, {"tid", 0},
+    emit({{"ph", "M"},
+          {"name", "process_name"},
+          {"pid", process_.pid},
+          {"tid", 0},
           {"args", {{"name", process_frame_name(process_)}}}});
     thread_names();
     const TraceIntervals intervals = trace_intervals(trace_);
@@ -51,33 +59,56 @@ class ProcessTimeline {
       json args = {{"operation", operation_name(call.operation)},
                    {"site", trace_.sites[call.site].label},
                    {"wait_ns", wait.wait_ns}};
-      if (call.flags & format::kTraceTimedOut) args["timed_out"] = true;
-      else if (call.flags & format::kTraceFailed) args["failed"] = true;
-      emit({{"ph", "X"}, {"cat", "wait"}, {"name", "wait " + lock_name(call, call.operation)},
-            {"pid", process_.pid}, {"tid", call.tid}, {"ts", us(wait.begin_ns)},
-            {"dur", duration_us(wait.begin_ns, wait.end_ns)}, {"args", args}});
+      if (call.flags & format::kTraceTimedOut)
+        args["timed_out"] = true;
+      else if (call.flags & format::kTraceFailed)
+        args["failed"] = true;
+      emit({{"ph", "X"},
+            {"cat", "wait"},
+            {"name", "wait " + lock_name(call, call.operation)},
+            {"pid", process_.pid},
+            {"tid", call.tid},
+            {"ts", us(wait.begin_ns)},
+            {"dur", duration_us(wait.begin_ns, wait.end_ns)},
+            {"args", args}});
     }
-    const std::vector<uint64_t> begins = hold_begins(intervals.holds);
-    for (size_t h = 0; h < intervals.holds.size(); ++h) hold(intervals.holds[h], begins[h]);
+    const std::vector<uint64_t> ends = hold_ends(intervals.holds);
+    for (size_t h = 0; h < intervals.holds.size(); ++h) hold(intervals.holds[h], ends[h]);
     for (const TraceHandoff& handoff : intervals.handoffs) {
       const TraceHold& hold = intervals.holds[handoff.hold];
       const TraceWait& wait = intervals.waits[handoff.wait];
       const uint32_t waiter = trace_.events[wait.call].tid;
-      // A release is stamped when its call returned, which can be after the waiter has the lock:
-      // the arrow starts no later than the acquisition.
-      const double released =
-          inside_end(begins[handoff.hold], std::min(hold.end_ns, wait.end_ns));
+      // A release is stamped when its call returned, which can be after the waiter has the lock
+      // (see hold_ends): the arrow starts no later than the acquisition.
+      const double released = inside_end(hold.begin_ns, std::min(ends[handoff.hold], wait.end_ns));
       const double acquired = inside_end(wait.begin_ns, wait.end_ns);
       const uint64_t id = next_flow++;
-      emit({{"ph", "s"}, {"cat", "handoff"}, {"name", "handoff"}, {"id", id},
-            {"pid", process_.pid}, {"tid", track_of(hold)}, {"ts", released}});
-      emit({{"ph", "f"}, {"bp", "e"}, {"cat", "handoff"}, {"name", "handoff"}, {"id", id},
-            {"pid", process_.pid}, {"tid", waiter}, {"ts", acquired}});
+      emit({{"ph", "s"},
+            {"cat", "handoff"},
+            {"name", "handoff"},
+            {"id", id},
+            {"pid", process_.pid},
+            {"tid", track_of(hold)},
+            {"ts", released}});
+      emit({{"ph", "f"},
+            {"bp", "e"},
+            {"cat", "handoff"},
+            {"name", "handoff"},
+            {"id", id},
+            {"pid", process_.pid},
+            {"tid", waiter},
+            {"ts", acquired}});
     }
     for (const auto& [key, track] : tracks_) {
-      emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", process_.pid}, {"tid", track.tid},
+      emit({{"ph", "M"},
+            {"name", "thread_name"},
+            {"pid", process_.pid},
+            {"tid", track.tid},
             {"args", {{"name", track.name}}}});
-      emit({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", process_.pid}, {"tid", track.tid},
+      emit({{"ph", "M"},
+            {"name", "thread_sort_index"},
+            {"pid", process_.pid},
+            {"tid", track.tid},
             {"args", {{"sort_index", track.tid}}}});
     }
   }
@@ -98,8 +129,7 @@ class ProcessTimeline {
   }
 
   void emit(const json& event) {
-    out_ << (first_ ? "\n" : ",\n")
-         << event.dump(-1, ' ', false, json::error_handler_t::replace);
+    out_ << (first_ ? "\n" : ",\n") << event.dump(-1, ' ', false, json::error_handler_t::replace);
     first_ = false;
   }
 
@@ -111,7 +141,10 @@ class ProcessTimeline {
     for (const ThreadSummary& thread : process_.threads)
       if (names.count(thread.tid) && !thread.name.empty()) names[thread.tid] = thread.name;
     for (auto& [tid, name] : names)
-      emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", process_.pid}, {"tid", tid},
+      emit({{"ph", "M"},
+            {"name", "thread_name"},
+            {"pid", process_.pid},
+            {"tid", tid},
             {"args", {{"name", name.empty() ? "thread " + std::to_string(tid) : name}}}});
   }
 
@@ -132,7 +165,7 @@ class ProcessTimeline {
     const auto key = std::make_tuple(acquired.object, acquired.generation, read ? acquired.tid : 0);
     auto [at, added] = tracks_.try_emplace(key);
     if (added) {
-      at->second.tid = kLockTrackBase + uint32_t(tracks_.size() - 1);
+      at->second.tid = next_track_++;
       at->second.name = read ? lock_name(acquired, format::Operation::kReadLock) + " by " +
                                    std::to_string(acquired.tid)
                              : lock_name(acquired, format::Operation::kLock);
@@ -140,31 +173,39 @@ class ProcessTimeline {
     return at->second.tid;
   }
 
-  // Each hold's start (ns). Holds of one track never overlap in the program, but two CPUs'
-  // clocks may disagree by a few ns; a slice that began before the previous one ended (and does
-  // not nest in it: a recursive hold) would be drawn inside it, so it starts at that end instead.
-  std::vector<uint64_t> hold_begins(const std::vector<TraceHold>& holds) {
-    std::vector<uint64_t> begins(holds.size());
+  // Each hold's end as drawn (ns). Holds of one track by different threads never overlap in the
+  // program, but a release is stamped when its unlock call returns, which can be well after the
+  // next thread has the lock (the futex wake, a preemption: hundreds of µs seen), while an
+  // acquisition is stamped once the lock is held. So a hold is drawn to no later than the next
+  // hold by another thread begins; a hold by the same thread inside it (recursive) nests.
+  std::vector<uint64_t> hold_ends(const std::vector<TraceHold>& holds) {
+    std::vector<uint64_t> ends(holds.size());
     std::map<uint32_t, std::vector<size_t>> by_track;
     for (size_t h = 0; h < holds.size(); ++h) {
-      begins[h] = holds[h].begin_ns;
+      ends[h] = holds[h].end_ns;
       by_track[track_of(holds[h])].push_back(h);
     }
+    const auto tid = [&](size_t h) { return trace_.events[holds[h].acquire].tid; };
     for (auto& [track, list] : by_track) {
       std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
         return std::tie(holds[a].begin_ns, a) < std::tie(holds[b].begin_ns, b);
       });
-      uint64_t outer_end = 0;
-      for (size_t h : list) {
-        if (holds[h].begin_ns < outer_end && holds[h].end_ns > outer_end)
-          begins[h] = outer_end;
-        outer_end = std::max(outer_end, holds[h].end_ns);
+      // Backwards: the nearest later hold, and the nearest later one by another thread than it.
+      constexpr size_t kNone = SIZE_MAX;
+      size_t next = kNone, next_other = kNone;
+      for (size_t i = list.size(); i-- > 0;) {
+        const size_t h = list[i];
+        const size_t bound = next != kNone && tid(next) != tid(h) ? next : next_other;
+        if (bound != kNone)
+          ends[h] = std::max(holds[h].begin_ns, std::min(ends[h], holds[bound].begin_ns));
+        if (next == kNone || tid(next) != tid(h)) next_other = next;
+        next = h;
       }
     }
-    return begins;
+    return ends;
   }
 
-  void hold(const TraceHold& hold, uint64_t begin_ns) {
+  void hold(const TraceHold& hold, uint64_t end_ns) {
     const TraceRecord& acquired = trace_.events[hold.acquire];
     json args = {{"tid", acquired.tid},
                  {"acquired_at", trace_.sites[acquired.site].label},
@@ -176,9 +217,14 @@ class ProcessTimeline {
     else
       args["released_at"] = trace_.sites[trace_.events[hold.end].site].label;
     if (hold.resumed) args["taken_back_by"] = "condition wait";
-    emit({{"ph", "X"}, {"cat", "hold"}, {"name", "held by " + std::to_string(acquired.tid)},
-          {"pid", process_.pid}, {"tid", track_of(hold)}, {"ts", us(begin_ns)},
-          {"dur", duration_us(begin_ns, hold.end_ns)}, {"args", args}});
+    emit({{"ph", "X"},
+          {"cat", "hold"},
+          {"name", "held by " + std::to_string(acquired.tid)},
+          {"pid", process_.pid},
+          {"tid", track_of(hold)},
+          {"ts", us(hold.begin_ns)},
+          {"dur", duration_us(hold.begin_ns, end_ns)},
+          {"args", args}});
   }
 
   const ProcessProfile& process_;
@@ -186,6 +232,7 @@ class ProcessTimeline {
   double offset_us_;
   std::ostream& out_;
   bool& first_;
+  uint32_t& next_track_;  // over the file: images of one pid (exec) have the same pid
   std::map<std::pair<uint64_t, uint32_t>, const LockSummary*> locks_;
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, Track> tracks_;  // (lock, generation, reader)
 };
@@ -208,10 +255,11 @@ class ChromeTraceReportWriter final : public ReportWriter {
         << ",\n\"traceEvents\": [";
     bool first = true;
     uint64_t next_flow = 1;
+    uint32_t next_track = kLockTrackBase;
     for (const ProcessProfile& process : profile.processes) {
       if (!process.trace.present) continue;
       const double offset_us = double(process.start_realtime_ns - first_start) / 1000.0;
-      ProcessTimeline(process, offset_us, out, first).write(next_flow);
+      ProcessTimeline(process, offset_us, out, first, next_track).write(next_flow);
     }
     out << "\n]}\n";
   }

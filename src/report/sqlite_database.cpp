@@ -10,11 +10,13 @@
 namespace lockscope {
 
 SqliteStatement::SqliteStatement(sqlite3* db, const std::string& sql) : db_(db) {
-  check(sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size() + 1), &statement_,
-                           nullptr));
+  check(
+      sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size() + 1), &statement_, nullptr));
 }
 
-SqliteStatement::~SqliteStatement() { sqlite3_finalize(statement_); }
+SqliteStatement::~SqliteStatement() {
+  sqlite3_finalize(statement_);
+}
 
 void SqliteStatement::bind(int index, double value) {
   check(sqlite3_bind_double(statement_, index, value));
@@ -49,8 +51,8 @@ SqliteDatabase::SqliteDatabase(const std::string& path) {
   std::error_code ignored;
   std::filesystem::remove(path, ignored);
   errno = 0;
-  const int status = sqlite3_open_v2(path.c_str(), &db_,
-                                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  const int status =
+      sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   if (status != SQLITE_OK) {
     // SQLite's own message ("unable to open database file") does not say why; errno does.
     const int error = errno;

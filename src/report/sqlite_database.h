@@ -40,7 +40,7 @@ class SqliteStatement {
 
  private:
   template <typename Integer>
-    requires std::is_integral_v<Integer>
+  requires std::is_integral_v<Integer>
   void bind(int index, Integer value) {
     // Counts and nanoseconds stay far below 2^63; addresses above it would read back negative.
     check(sqlite3_bind_int64(statement_, index, static_cast<sqlite3_int64>(value)));

@@ -7,17 +7,17 @@
 // Written through SQLite's C API to the sink's path, in one transaction with prepared statements
 // (a 20,000-site profile is a few hundred thousand rows).
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 
 #include "analysis/trace_intervals.h"
 #include "analysis/wait_attribution.h"
 #include "report/report_writer.h"
-#include "report/sqlite_schema.h"
 #include "report/sqlite_database.h"
+#include "report/sqlite_schema.h"
 
 namespace lockscope {
 namespace {
@@ -50,10 +50,14 @@ std::optional<int64_t> id_or_null(size_t index, size_t none, int64_t base) {
 
 const char* class_name(format::Operation operation) {
   switch (format::operation_class(operation)) {
-    case format::OperationClass::kAcquire: return "acquire";
-    case format::OperationClass::kRelease: return "release";
-    case format::OperationClass::kWait: return "wait";
-    default: return "event";
+    case format::OperationClass::kAcquire:
+      return "acquire";
+    case format::OperationClass::kRelease:
+      return "release";
+    case format::OperationClass::kWait:
+      return "wait";
+    default:
+      return "event";
   }
 }
 
@@ -83,11 +87,17 @@ class SqliteWriter {
                       int(process.trace.present), int(process.trace.cut_short),
                       process.trace.lost());
     for (const ThreadSummary& thread : process.threads) {
-      threads_.add(process_id).add(thread.tid).add(thread.name)
+      threads_.add(process_id)
+          .add(thread.tid)
+          .add(thread.name)
           .add(int((thread.flags & format::kThreadMain) != 0))
           .add(int((thread.flags & format::kThreadExited) != 0))
-          .add(thread.acquisitions).add(thread.releases).add(thread.contended).add(thread.failed)
-          .add(thread.wait_sum_ns).add(thread.wait_max_ns);
+          .add(thread.acquisitions)
+          .add(thread.releases)
+          .add(thread.contended)
+          .add(thread.failed)
+          .add(thread.wait_sum_ns)
+          .add(thread.wait_max_ns);
       for (format::Primitive primitive : kWaitPrimitives)
         threads_.add(thread.wait_ns_by_primitive[static_cast<uint32_t>(primitive)]);
       threads_.add(thread.barrier_last_arrivals).insert();
@@ -98,12 +108,16 @@ class SqliteWriter {
     const int64_t lock_base = next_lock_;
     for (const LockSummary& lock : process.locks) this->lock(process_id, lock, process, stack_base);
     for (const LockOrderEdge& edge : process.lock_order) {
-      lock_order_.add(process_id).add(lock_base + int64_t(edge.from_lock))
+      lock_order_.add(process_id)
+          .add(lock_base + int64_t(edge.from_lock))
           .add(lock_base + int64_t(edge.to_lock));
       add_location(lock_order_, edge.from_site, process);
       add_location(lock_order_, edge.to_site, process);
-      lock_order_.add(operation_name(edge.from_operation)).add(operation_name(edge.to_operation))
-          .add(edge.tid).add(id_or_null(edge.stack, LockOrderEdge::kNoStack, stack_base)).insert();
+      lock_order_.add(operation_name(edge.from_operation))
+          .add(operation_name(edge.to_operation))
+          .add(edge.tid)
+          .add(id_or_null(edge.stack, LockOrderEdge::kNoStack, stack_base))
+          .insert();
     }
     if (process.trace.present) trace(process_id, process, lock_base);
   }
@@ -129,27 +143,59 @@ class SqliteWriter {
   void lock(int64_t process_id, const LockSummary& lock, const ProcessProfile& process,
             int64_t stack_base) {
     const int64_t lock_id = next_lock_++;
-    locks_.add(lock_id).add(process_id).add(lock.address).add(fmt::format("0x{:x}", lock.address))
-        .add(lock.generation).add(primitive_name(lock.primitive)).add(lock_kind_name(lock))
-        .add(lock.capacity).add(int((lock.flags & format::kLockDestroyed) != 0))
-        .add(int((lock.flags & format::kLockOwnerDied) != 0)).add(lock.acquisitions)
-        .add(lock.releases).add(lock.contended).add(lock.failed).add(lock.wait_sum_ns)
-        .add(lock.wait_max_ns).add(lock.hold_sum_ns).add(lock.hold_error_ns).add(lock.hold_max_ns)
-        .add(lock.owner_changes).add(lock.events).add(lock.reacquisitions)
-        .add(lock.reacquire_wait_ns).add(lock.wakeups).add(lock.wake_latency_ns)
-        .add(lock.cross_cpu_handoffs).add(lock.same_cpu_handoffs);
+    locks_.add(lock_id)
+        .add(process_id)
+        .add(lock.address)
+        .add(fmt::format("0x{:x}", lock.address))
+        .add(lock.generation)
+        .add(primitive_name(lock.primitive))
+        .add(lock_kind_name(lock))
+        .add(lock.capacity)
+        .add(int((lock.flags & format::kLockDestroyed) != 0))
+        .add(int((lock.flags & format::kLockOwnerDied) != 0))
+        .add(lock.acquisitions)
+        .add(lock.releases)
+        .add(lock.contended)
+        .add(lock.failed)
+        .add(lock.wait_sum_ns)
+        .add(lock.wait_max_ns)
+        .add(lock.hold_sum_ns)
+        .add(lock.hold_error_ns)
+        .add(lock.hold_max_ns)
+        .add(lock.owner_changes)
+        .add(lock.events)
+        .add(lock.reacquisitions)
+        .add(lock.reacquire_wait_ns)
+        .add(lock.wakeups)
+        .add(lock.wake_latency_ns)
+        .add(lock.cross_cpu_handoffs)
+        .add(lock.same_cpu_handoffs);
     add_location(locks_, lock.init_site, process);
     locks_.insert();
     for (const SiteSummary& site : lock.sites) {
       const int64_t site_id = next_site_++;
-      sites_.add(site_id).add(lock_id).add(process_id).add(operation_name(site.operation))
+      sites_.add(site_id)
+          .add(lock_id)
+          .add(process_id)
+          .add(operation_name(site.operation))
           .add(class_name(site.operation));
       add_location(sites_, site.location, process);
-      sites_.add(site.count).add(site.contended).add(site.failed).add(site.wait_sum_ns)
-          .add(site.wait_max_ns).add(site.hold_sum_ns).add(site.hold_error_ns)
-          .add(site.hold_max_ns).add(site.hold_samples).add(site.behind_readers)
-          .add(site.behind_writer).add(site.with_waiters).add(site.without_waiters)
-          .add(site.arrived_last).add(site.cross_cpu_handoffs).add(site.same_cpu_handoffs)
+      sites_.add(site.count)
+          .add(site.contended)
+          .add(site.failed)
+          .add(site.wait_sum_ns)
+          .add(site.wait_max_ns)
+          .add(site.hold_sum_ns)
+          .add(site.hold_error_ns)
+          .add(site.hold_max_ns)
+          .add(site.hold_samples)
+          .add(site.behind_readers)
+          .add(site.behind_writer)
+          .add(site.with_waiters)
+          .add(site.without_waiters)
+          .add(site.arrived_last)
+          .add(site.cross_cpu_handoffs)
+          .add(site.same_cpu_handoffs)
           .insert();
       for (const SiteStack& row : site.stacks)
         site_stacks_.insert(site_id, stack_base + int64_t(row.stack), "wait", row.waits,
@@ -165,9 +211,13 @@ class SqliteWriter {
         add_location(blame_, row.holder_site, process);
         blame_.add(id_or_null(row.waiter_stack, Blame::kNoStack, stack_base))
             .add(id_or_null(row.holder_stack, Blame::kNoStack, stack_base))
-            .add(row.holder_stack == Blame::kNoStack ? std::nullopt
-                 : std::optional<std::string>(row.holder_stack_at_acquire ? "acquire" : "release"))
-            .add(row.waits).add(row.wait_ns).insert();
+            .add(row.holder_stack == Blame::kNoStack
+                     ? std::nullopt
+                     : std::optional<std::string>(row.holder_stack_at_acquire ? "acquire"
+                                                                              : "release"))
+            .add(row.waits)
+            .add(row.wait_ns)
+            .insert();
       }
     }
   }
@@ -176,7 +226,8 @@ class SqliteWriter {
     const ProcessTrace& trace = process.trace;
     for (const TraceThread& file : trace.threads)
       trace_files_.insert(process_id, file.tid, file.file, file.events, file.overwritten,
-                          file.dropped, file.filtered, int(file.closed), text_or_null(file.problem));
+                          file.dropped, file.filtered, int(file.closed),
+                          text_or_null(file.problem));
     std::map<std::pair<uint64_t, uint32_t>, int64_t> lock_ids;
     for (size_t l = 0; l < process.locks.size(); ++l)
       lock_ids[{process.locks[l].address, process.locks[l].generation}] = lock_base + int64_t(l);
@@ -188,13 +239,17 @@ class SqliteWriter {
       const bool call = format::is_call_event(event.kind) ||
                         event.kind == format::TraceKind::kHoldPause ||
                         event.kind == format::TraceKind::kHoldResume;
-      events_.add(process_id).add(e).add(event.tid).add(event.time_ns)
+      events_.add(process_id)
+          .add(e)
+          .add(event.tid)
+          .add(event.time_ns)
           .add(trace_kind_name(event.kind));
       if (call) {
         auto lock = lock_ids.find({event.object, event.generation});
         events_.add(operation_name(event.operation))
             .add(lock == lock_ids.end() ? std::nullopt : std::optional<int64_t>(lock->second))
-            .add(event.object).add(event.generation);
+            .add(event.object)
+            .add(event.generation);
         add_location(events_, trace.sites[event.site], process);
       } else {
         for (size_t i = 0; i < 4 + kLocationColumnCount; ++i) events_.add(std::nullopt);
@@ -204,7 +259,8 @@ class SqliteWriter {
         return is_kcall ? std::optional<int>((event.flags & bit) != 0) : std::nullopt;
       };
       auto wait = wait_of_call.find(e);
-      events_.add(flag(format::kTraceWaited)).add(flag(format::kTraceFailed))
+      events_.add(flag(format::kTraceWaited))
+          .add(flag(format::kTraceFailed))
           .add(flag(format::kTraceTimedOut))
           .add(wait == wait_of_call.end() ? std::nullopt : std::optional<uint64_t>(wait->second))
           .add(event.kind == format::TraceKind::kThreadName ? std::optional(event.name)

@@ -25,8 +25,9 @@ Columns integers(std::initializer_list<const char*> names) {
 
 // kLocationColumnCount columns, named "<prefix>function"...
 Columns location(const std::string& prefix) {
-  return {{prefix + "function", "TEXT"}, {prefix + "file", "TEXT"},  {prefix + "line", "INTEGER"},
-          {prefix + "module", "TEXT"},   {prefix + "offset", "INTEGER"}, {prefix + "label", "TEXT"},
+  return {{prefix + "function", "TEXT"},    {prefix + "file", "TEXT"},
+          {prefix + "line", "INTEGER"},     {prefix + "module", "TEXT"},
+          {prefix + "offset", "INTEGER"},   {prefix + "label", "TEXT"},
           {prefix + "inlined_into", "TEXT"}};
 }
 
@@ -37,7 +38,9 @@ Columns thread_waits() {
   return out;
 }
 
-const SqliteColumn kId(const char* name) { return {name, "INTEGER PRIMARY KEY"}; }
+const SqliteColumn kId(const char* name) {
+  return {name, "INTEGER PRIMARY KEY"};
+}
 
 }  // namespace
 
@@ -45,16 +48,17 @@ const std::vector<SqliteTable>& sqlite_tables() {
   static const std::vector<SqliteTable> tables = {
       {"processes",
        Columns{kId("process_id")} + integers({"pid", "ppid"}) +
-           Columns{{"executable", "TEXT"}, {"arguments", "TEXT"}, {"exec_target", "TEXT"},
+           Columns{{"executable", "TEXT"},
+                   {"arguments", "TEXT"},
+                   {"exec_target", "TEXT"},
                    {"profile_file", "TEXT"}} +
            integers({"start_realtime_ns", "duration_ns"}) + Columns{{"ended_by", "TEXT"}} +
            integers({"exit_status"}) + Columns{{"clock", "TEXT"}, {"ticks_per_second", "REAL"}} +
            integers({"hold_sample_period", "traced", "trace_cut_short", "trace_lost_events"})},
-      {"threads",
-       integers({"process_id", "tid"}) + Columns{{"name", "TEXT"}} +
-           integers({"main", "exited", "acquisitions", "releases", "contended", "failed",
-                     "lock_wait_ns", "lock_wait_max_ns"}) +
-           thread_waits() + integers({"barrier_last_arrivals"})},
+      {"threads", integers({"process_id", "tid"}) + Columns{{"name", "TEXT"}} +
+                      integers({"main", "exited", "acquisitions", "releases", "contended", "failed",
+                                "lock_wait_ns", "lock_wait_max_ns"}) +
+                      thread_waits() + integers({"barrier_last_arrivals"})},
       {"stacks", Columns{kId("stack_id")} +
                      integers({"process_id", "stack_index", "depth", "physical_frames"})},
       {"frames", integers({"stack_id", "depth", "physical_depth", "inlined"}) + location("")},
@@ -62,18 +66,18 @@ const std::vector<SqliteTable>& sqlite_tables() {
        Columns{kId("lock_id")} + integers({"process_id", "address"}) +
            Columns{{"address_hex", "TEXT"}} + integers({"generation"}) +
            Columns{{"primitive", "TEXT"}, {"kind", "TEXT"}} +
-           integers({"capacity", "destroyed", "owner_died", "acquisitions", "releases",
-                     "contended", "failed", "wait_ns", "wait_max_ns", "hold_ns", "hold_error_ns",
-                     "hold_max_ns", "owner_changes", "events", "reacquisitions",
-                     "reacquire_wait_ns", "wakeups", "wake_latency_ns", "cross_cpu", "same_cpu"}) +
+           integers({"capacity",      "destroyed",       "owner_died",     "acquisitions",
+                     "releases",      "contended",       "failed",         "wait_ns",
+                     "wait_max_ns",   "hold_ns",         "hold_error_ns",  "hold_max_ns",
+                     "owner_changes", "events",          "reacquisitions", "reacquire_wait_ns",
+                     "wakeups",       "wake_latency_ns", "cross_cpu",      "same_cpu"}) +
            location("init_")},
-      {"sites",
-       Columns{kId("site_id")} + integers({"lock_id", "process_id"}) +
-           Columns{{"operation", "TEXT"}, {"class", "TEXT"}} + location("") +
-           integers({"count", "contended", "failed", "wait_ns", "wait_max_ns", "hold_ns",
-                     "hold_error_ns", "hold_max_ns", "holds_timed", "behind_readers",
-                     "behind_writer", "with_waiters", "without_waiters", "arrived_last",
-                     "cross_cpu", "same_cpu"})},
+      {"sites", Columns{kId("site_id")} + integers({"lock_id", "process_id"}) +
+                    Columns{{"operation", "TEXT"}, {"class", "TEXT"}} + location("") +
+                    integers({"count", "contended", "failed", "wait_ns", "wait_max_ns", "hold_ns",
+                              "hold_error_ns", "hold_max_ns", "holds_timed", "behind_readers",
+                              "behind_writer", "with_waiters", "without_waiters", "arrived_last",
+                              "cross_cpu", "same_cpu"})},
       {"site_stacks", integers({"site_id", "stack_id"}) + Columns{{"weight", "TEXT"}} +
                           integers({"count", "time_ns"})},
       {"blame", integers({"site_id", "lock_id"}) + location("holder_") +

@@ -5,10 +5,10 @@
 // a one-line error and no file.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "lockscope_harness.h"
@@ -43,7 +43,8 @@ TEST(ChromeTrace, WaitsHoldsAndHandoffsOfATracedRun) {
   uint64_t contended = 0;  // the trace's contended waits
   for (const TraceRecord& event : process.trace.events)
     if (event.kind == format::TraceKind::kCall && (event.flags & format::kTraceWaited)) ++contended;
-  const FoundSite wait = find_site(process, "sleepy_holder", "waiter-lock", format::Operation::kLock);
+  const FoundSite wait =
+      find_site(process, "sleepy_holder", "waiter-lock", format::Operation::kLock);
   ASSERT_NE(wait.lock, nullptr);
   const std::string lock = fmt::format("mutex 0x{:x}", wait.lock->address);
 
@@ -102,8 +103,9 @@ TEST(ChromeTrace, WaitsHoldsAndHandoffsOfATracedRun) {
     if (thread_names[event["tid"]] == lock) hold_tracks.insert(event["tid"].get<uint64_t>());
   ASSERT_EQ(hold_tracks.size(), 1u);
   const uint64_t track = *hold_tracks.begin();
-  EXPECT_EQ(std::count_if(holds.begin(), holds.end(), [&](const json& e) { return e["tid"] == track; }),
-            int64_t(wait.lock->acquisitions));
+  EXPECT_EQ(
+      std::count_if(holds.begin(), holds.end(), [&](const json& e) { return e["tid"] == track; }),
+      int64_t(wait.lock->acquisitions));
   EXPECT_EQ(wait.lock->acquisitions, 40u);
   // Every wait ended at the main thread's release: an arrow from inside its hold to the end of
   // the wait, each start with its finish.
@@ -129,8 +131,9 @@ TEST(ChromeTrace, AProfileWithoutATraceIsAOneLineError) {
   record_unchanged(dir, "sleepy_holder", {"2"});
   const CommandResult run = run_lockscope({"report", dir.path(), "-o", dir / "x.trace.json"});
   EXPECT_EQ(run.exit_status, 125);
-  EXPECT_EQ(run.err, "lockscope: error: the chrome format draws traced events, and this profile "
-                     "has none: record it with `lockscope record --trace`\n");
+  EXPECT_EQ(run.err,
+            "lockscope: error: the chrome format draws traced events, and this profile "
+            "has none: record it with `lockscope record --trace`\n");
   EXPECT_FALSE(std::filesystem::exists(dir / "x.trace.json"));
   EXPECT_FALSE(std::filesystem::exists(dir / "x.trace.json.tmp"));
   const CommandResult to_stdout = run_lockscope({"report", dir.path(), "-f", "chrome"});

@@ -47,7 +47,7 @@ inline void add_condition_wait_in_recursive_hold(HandWrittenTrace& trace, uint64
   using format::Operation;
   using format::TraceKind;
   trace.add(7, TraceKind::kCall, 100, mutex, Operation::kLock, 0);
-  trace.add(7, TraceKind::kCall, 200, mutex, Operation::kLock, 1);  // recursive
+  trace.add(7, TraceKind::kCall, 200, mutex, Operation::kLock, 1);    // recursive
   trace.add(7, TraceKind::kCall, 300, mutex, Operation::kUnlock, 2);  // inner: 100
   trace.add(7, TraceKind::kWaitBegin, 400, cond, Operation::kCondWait, 3);
   trace.add(7, TraceKind::kHoldPause, 400, mutex, Operation::kCondWait, 3);
