@@ -31,6 +31,11 @@ struct HandWrittenTrace {
     event.flags = flags;
     process.trace.events.push_back(event);
   }
+  // An uncontended hold of `object` by `tid`: locked at `begin`, unlocked at `end`.
+  void add_hold(uint32_t tid, uint64_t object, uint64_t begin, uint64_t end) {
+    add(tid, format::TraceKind::kCall, begin, object, format::Operation::kLock, 0);
+    add(tid, format::TraceKind::kCall, end, object, format::Operation::kUnlock, 0);
+  }
   // A contended lock of `object` by `tid`: waiting from `begin`, acquired at `end`.
   void add_contended_lock(uint32_t tid, uint64_t object, uint64_t begin, uint64_t end) {
     add(tid, format::TraceKind::kWaitBegin, begin, object, format::Operation::kLock, 0);

@@ -53,12 +53,10 @@ TEST(TraceIntervals, AConditionWaitSplitsTheHoldAndARecursiveHoldNests) {
 // Thread 1 holds A 100..500 and 600..700; thread 2 waits 300..510, let in by the release at 500;
 // thread 3 waits 520..900, through thread 2's hold to 550 and thread 1's from 600: the later one
 // let it in.
-TEST(TraceIntervals, AHandoffIsTheLatestReleaseByAnotherThreadInsideTheWait) {
+TEST(TraceIntervals, AHandoffIsTheLastHoldByAnotherThreadStillHeldWhenTheWaitBegan) {
   EventList events;
-  events.add(1, TraceKind::kCall, 100, kA, Operation::kLock, 0);
-  events.add(1, TraceKind::kCall, 500, kA, Operation::kUnlock, 0);
-  events.add(1, TraceKind::kCall, 600, kA, Operation::kLock, 0, format::kTraceOwnerChanged);
-  events.add(1, TraceKind::kCall, 700, kA, Operation::kUnlock, 0);
+  events.add_hold(1, kA, 100, 500);
+  events.add_hold(1, kA, 600, 700);
   events.add_contended_lock(2, kA, 300, 510);
   events.add(2, TraceKind::kCall, 550, kA, Operation::kUnlock, 0);
   events.add_contended_lock(3, kA, 520, 900);
@@ -67,8 +65,7 @@ TEST(TraceIntervals, AHandoffIsTheLatestReleaseByAnotherThreadInsideTheWait) {
   events.add_contended_lock(4, kA, 960, 990);
   events.add(4, TraceKind::kCall, 995, kA, Operation::kUnlock, 0);
   // Thread 5's release is stamped at 1100, after thread 6 has the lock (1050): still the handoff.
-  events.add(5, TraceKind::kCall, 1000, kA, Operation::kLock, 0);
-  events.add(5, TraceKind::kCall, 1100, kA, Operation::kUnlock, 0);
+  events.add_hold(5, kA, 1000, 1100);
   events.add_contended_lock(6, kA, 1010, 1050);
   const TraceIntervals intervals = trace_intervals(events.process.trace);
   ASSERT_EQ(intervals.waits.size(), 4u);
