@@ -4,8 +4,8 @@
 // module, offset, label and inlined_into columns (NULL where not known). Rows are joined by ids:
 // process_id, lock_id, site_id, stack_id, each unique over the whole file.
 //
-// Written through SQLite's C API to the sink's path, in one transaction with prepared statements
-// (a 20,000-site profile is a few hundred thousand rows).
+// Written through SQLite's C API to the sink's path, in one transaction with prepared statements:
+// a traced run has a row per event, and a row each is far slower outside a transaction.
 #include <fmt/core.h>
 
 #include <map>
