@@ -4,6 +4,7 @@ find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json REQUIRED)
+find_package(SQLite3 REQUIRED)
 pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
 # pprof export: libprotobuf + protoc (libprotobuf-dev, protobuf-compiler), gzip by zlib, and
 # pprof's own profile.proto as Debian's golang-github-google-pprof-dev installs it (one copy, the

@@ -52,6 +52,10 @@ const std::vector<ReportFormat>& report_format_table() {
       {"csv", {".csv"}, make_csv_report_writer,
        "the locks table, or with --table sites the call sites table, for spreadsheets",
        {"--table"}},
+      {"sqlite", {".db", ".sqlite", ".sqlite3"}, make_sqlite_report_writer,
+       "an SQLite database of every table, stack and traced event (docs/sqlite-schema.md)", {}},
+      {"chrome", {".trace.json"}, make_chrome_trace_report_writer,
+       "Trace Event JSON for Perfetto and chrome://tracing: waits, holds, handoffs (--trace)", {}},
   };
   return formats;
 }

@@ -21,6 +21,8 @@ TEST(ReportFormats, ExtensionsPickTheLongestMatch) {
   EXPECT_EQ(format_for_path("r.collapsed"), "collapsed");
   EXPECT_EQ(format_for_path("r.folded"), "collapsed");
   EXPECT_EQ(format_for_path("r.csv"), "csv");
+  EXPECT_EQ(format_for_path("r.db"), "sqlite");
+  EXPECT_EQ(format_for_path("r.trace.json"), "chrome");
   EXPECT_EQ(format_for_path("r.txt"), "text");
   EXPECT_EQ(format_for_path("report"), "text");
   EXPECT_EQ(format_for_path("r.json.bak"), "text");
@@ -45,7 +47,7 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
                  "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, pprof, "
-                 "csv)");
+                 "csv, sqlite, chrome)");
   }
 }
 

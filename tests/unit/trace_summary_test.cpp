@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "hand_written_trace.h"
+
 namespace lockscope {
 namespace {
 
@@ -12,30 +14,7 @@ using format::TraceKind;
 
 constexpr uint64_t kA = 0x1000, kB = 0x2000, kCond = 0x3000;
 
-struct EventList {
-  ProcessProfile process;
-  EventList() {
-    process.trace.present = true;
-    process.trace.ns_per_tick_q32 = uint64_t{1} << 32;
-    for (uint64_t site = 0; site < 8; ++site) {
-      CodeLocation location;
-      location.offset = 0x100 + site;
-      process.trace.sites.push_back(location);
-    }
-  }
-  void add(uint32_t tid, TraceKind kind, uint64_t ticks, uint64_t object, Operation op,
-           size_t site, uint8_t flags = 0) {
-    TraceRecord event;
-    event.tid = tid;
-    event.kind = kind;
-    event.ticks = ticks;
-    event.object = object;
-    event.operation = op;
-    event.site = site;
-    event.flags = flags;
-    process.trace.events.push_back(event);
-  }
-};
+using EventList = HandWrittenTrace;
 
 const LockSummary& lock_at(const TraceSummary& summary, uint64_t address) {
   for (const LockSummary& lock : summary.locks)
@@ -55,15 +34,7 @@ const SiteSummary& site_of(const LockSummary& lock, Operation op, size_t site) {
 
 TEST(TraceSummary, RecursiveHoldsNestAndAConditionWaitPausesTheMutexHold) {
   EventList events;
-  events.add(7, TraceKind::kCall, 100, kA, Operation::kLock, 0);
-  events.add(7, TraceKind::kCall, 200, kA, Operation::kLock, 1);  // recursive
-  events.add(7, TraceKind::kCall, 300, kA, Operation::kUnlock, 2);  // inner: 100
-  events.add(7, TraceKind::kWaitBegin, 400, kCond, Operation::kCondWait, 3);
-  events.add(7, TraceKind::kHoldPause, 400, kA, Operation::kCondWait, 3);
-  events.add(7, TraceKind::kCall, 650, kCond, Operation::kCondWait, 3, format::kTraceWaited);
-  events.add(7, TraceKind::kCall, 650, kA, Operation::kCondReacquire, 3);
-  events.add(7, TraceKind::kHoldResume, 700, kA, Operation::kCondWait, 3);
-  events.add(7, TraceKind::kCall, 1000, kA, Operation::kUnlock, 4);  // outer: 900 - 300 paused
+  add_condition_wait_in_recursive_hold(events, kA, kCond);
   const TraceSummary summary = summarize_trace(events.process);
   const LockSummary& a = lock_at(summary, kA);
   EXPECT_EQ(site_of(a, Operation::kLock, 1).hold_sum_ns, 100u);

@@ -1,0 +1,274 @@
+// The chrome format (-f chrome, -o x.trace.json): a traced profile (record --trace) as Trace Event
+// JSON, which Perfetto (ui.perfetto.dev) and chrome://tracing open, from the one timeline view of
+// analysis/trace_intervals.h:
+//   - each wait a complete event ("X", cat "wait") on the waiting thread (pid, tid);
+//   - each hold of a lock a complete event (cat "hold") on the lock's own track: a synthetic
+//     thread of the process named after the lock ("mutex 0x55d1c0"), listed after the real
+//     threads. Read holds of an rwlock overlap one another, so each reader has a track of its own
+//     ("rwlock 0x55d1c0 (read) by 4711"); exclusive holds share the lock's;
+//   - a flow arrow ("s" to "f", bp "e", cat "handoff") from the hold that let a contended
+//     acquisition in (at its release) to the end of the wait, where the trace identifies it;
+//   - "M" events naming the processes and threads.
+// Times are the trace's clock, in microseconds (fractions to the nanosecond), since the first
+// traced process started: a later process (a fork's child) is offset by its later start.
+//
+// A profile recorded without --trace has no events to draw: an error, before anything is written.
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <tuple>
+
+#include "analysis/trace_intervals.h"
+#include "report/report_writer.h"
+
+namespace lockscope {
+namespace {
+
+using nlohmann::json;
+
+// Synthetic tids of lock tracks: above any kernel's pid_max (2^22), within chrome's 32-bit tids.
+constexpr uint32_t kLockTrackBase = 1u << 30;
+// A flow binds to the slice that encloses its time, and a slice ends at ts + dur exclusive in
+// Perfetto's importer: a flow at a slice's end is placed this much (1 ns) inside it.
+constexpr double kInsideSliceUs = 0.001;
+
+class ProcessTimeline {
+ public:
+  ProcessTimeline(const ProcessProfile& process, double offset_us, std::ostream& out, bool& first,
+                  uint32_t& next_track)
+      : process_(process),
+        trace_(process.trace),
+        offset_us_(offset_us),
+        out_(out),
+        first_(first),
+        next_track_(next_track) {
+    for (const LockSummary& lock : process.locks) locks_[{lock.address, lock.generation}] = &lock;
+  }
+
+  void write(uint64_t& next_flow) {
+    emit({{"ph", "M"},
+          {"name", "process_name"},
+          {"pid", process_.pid},
+          {"tid", 0},
+          {"args", {{"name", process_frame_name(process_)}}}});
+    thread_names();
+    const TraceIntervals intervals = trace_intervals(trace_);
+    for (const TraceWait& wait : intervals.waits) {
+      const TraceRecord& call = trace_.events[wait.call];
+      json args = {{"operation", operation_name(call.operation)},
+                   {"site", trace_.sites[call.site].label},
+                   {"wait_ns", wait.wait_ns}};
+      if (call.flags & format::kTraceTimedOut)
+        args["timed_out"] = true;
+      else if (call.flags & format::kTraceFailed)
+        args["failed"] = true;
+      emit({{"ph", "X"},
+            {"cat", "wait"},
+            {"name", "wait " + lock_name(call, call.operation)},
+            {"pid", process_.pid},
+            {"tid", call.tid},
+            {"ts", us(wait.begin_ns)},
+            {"dur", duration_us(wait.begin_ns, wait.end_ns)},
+            {"args", args}});
+    }
+    const std::vector<uint64_t> ends = hold_ends(intervals.holds);
+    for (size_t h = 0; h < intervals.holds.size(); ++h) hold(intervals.holds[h], ends[h]);
+    for (const TraceHandoff& handoff : intervals.handoffs) {
+      const TraceHold& hold = intervals.holds[handoff.hold];
+      const TraceWait& wait = intervals.waits[handoff.wait];
+      const uint32_t waiter = trace_.events[wait.call].tid;
+      // A release is stamped when its call returned, which can be after the waiter has the lock
+      // (see hold_ends): the arrow starts no later than the acquisition.
+      const double released = inside_end(hold.begin_ns, std::min(ends[handoff.hold], wait.end_ns));
+      const double acquired = inside_end(wait.begin_ns, wait.end_ns);
+      const uint64_t id = next_flow++;
+      emit({{"ph", "s"},
+            {"cat", "handoff"},
+            {"name", "handoff"},
+            {"id", id},
+            {"pid", process_.pid},
+            {"tid", track_of(hold)},
+            {"ts", released}});
+      emit({{"ph", "f"},
+            {"bp", "e"},
+            {"cat", "handoff"},
+            {"name", "handoff"},
+            {"id", id},
+            {"pid", process_.pid},
+            {"tid", waiter},
+            {"ts", acquired}});
+    }
+    for (const auto& [key, track] : tracks_) {
+      emit({{"ph", "M"},
+            {"name", "thread_name"},
+            {"pid", process_.pid},
+            {"tid", track.tid},
+            {"args", {{"name", track.name}}}});
+      emit({{"ph", "M"},
+            {"name", "thread_sort_index"},
+            {"pid", process_.pid},
+            {"tid", track.tid},
+            {"args", {{"sort_index", track.tid}}}});
+    }
+  }
+
+ private:
+  struct Track {
+    uint32_t tid;
+    std::string name;
+  };
+
+  double us(uint64_t ns) const { return offset_us_ + double(ns) / 1000.0; }
+  // From the nanoseconds, so that a slice's ts + dur is its end's ts to the nanosecond.
+  static double duration_us(uint64_t begin_ns, uint64_t end_ns) {
+    return double(end_ns - std::min(begin_ns, end_ns)) / 1000.0;
+  }
+  double inside_end(uint64_t begin_ns, uint64_t end_ns) const {
+    return std::max(us(begin_ns), us(end_ns) - kInsideSliceUs);
+  }
+
+  void emit(const json& event) {
+    out_ << (first_ ? "\n" : ",\n") << event.dump(-1, ' ', false, json::error_handler_t::replace);
+    first_ = false;
+  }
+
+  void thread_names() {
+    std::map<uint32_t, std::string> names;
+    for (const TraceThread& thread : trace_.threads) names[thread.tid] = "";
+    for (const TraceRecord& event : trace_.events)
+      if (event.kind == format::TraceKind::kThreadName) names[event.tid] = event.name;
+    for (const ThreadSummary& thread : process_.threads)
+      if (names.count(thread.tid) && !thread.name.empty()) names[thread.tid] = thread.name;
+    for (auto& [tid, name] : names)
+      emit({{"ph", "M"},
+            {"name", "thread_name"},
+            {"pid", process_.pid},
+            {"tid", tid},
+            {"args", {{"name", name.empty() ? "thread " + std::to_string(tid) : name}}}});
+  }
+
+  std::string lock_name(const TraceRecord& event, format::Operation operation) const {
+    auto known = locks_.find({event.object, event.generation});
+    if (known != locks_.end()) return lock_frame_name(*known->second, operation);
+    LockSummary unknown;  // a lock the profile's tables do not have (a ring's overwritten start)
+    unknown.address = event.object;
+    unknown.generation = event.generation;
+    unknown.primitive = format::operation_primitive(operation);
+    return lock_frame_name(unknown, operation);
+  }
+
+  // The lock's track, or for a read hold its reader's on that lock.
+  uint32_t track_of(const TraceHold& hold) {
+    const TraceRecord& acquired = trace_.events[hold.acquire];
+    const bool read = format::is_read_side(acquired.operation);
+    const auto key = std::make_tuple(acquired.object, acquired.generation, read ? acquired.tid : 0);
+    auto [at, added] = tracks_.try_emplace(key);
+    if (added) {
+      at->second.tid = next_track_++;
+      at->second.name = read ? lock_name(acquired, format::Operation::kReadLock) + " by " +
+                                   std::to_string(acquired.tid)
+                             : lock_name(acquired, format::Operation::kLock);
+    }
+    return at->second.tid;
+  }
+
+  // Each hold's end as drawn (ns). Holds of one track by different threads never overlap in the
+  // program, but a release is stamped when its unlock call returns, which can be well after the
+  // next thread has the lock (the futex wake, a preemption: hundreds of µs seen), while an
+  // acquisition is stamped once the lock is held. So a hold is drawn to no later than the next
+  // hold by another thread begins; a hold by the same thread inside it (recursive) nests.
+  std::vector<uint64_t> hold_ends(const std::vector<TraceHold>& holds) {
+    std::vector<uint64_t> ends(holds.size());
+    std::map<uint32_t, std::vector<size_t>> by_track;
+    for (size_t h = 0; h < holds.size(); ++h) {
+      ends[h] = holds[h].end_ns;
+      by_track[track_of(holds[h])].push_back(h);
+    }
+    const auto tid = [&](size_t h) { return trace_.events[holds[h].acquire].tid; };
+    for (auto& [track, list] : by_track) {
+      std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+        return std::tie(holds[a].begin_ns, a) < std::tie(holds[b].begin_ns, b);
+      });
+      // Backwards: the nearest later hold, and the nearest later one by another thread than it.
+      constexpr size_t kNone = SIZE_MAX;
+      size_t next = kNone, next_other = kNone;
+      for (size_t i = list.size(); i-- > 0;) {
+        const size_t h = list[i];
+        const size_t bound = next != kNone && tid(next) != tid(h) ? next : next_other;
+        if (bound != kNone)
+          ends[h] = std::max(holds[h].begin_ns, std::min(ends[h], holds[bound].begin_ns));
+        if (next == kNone || tid(next) != tid(h)) next_other = next;
+        next = h;
+      }
+    }
+    return ends;
+  }
+
+  void hold(const TraceHold& hold, uint64_t end_ns) {
+    const TraceRecord& acquired = trace_.events[hold.acquire];
+    json args = {{"tid", acquired.tid},
+                 {"acquired_at", trace_.sites[acquired.site].label},
+                 {"hold_ns", hold.hold_ns}};
+    if (hold.end == TraceHold::kNoEvent)
+      args["open"] = true;  // still held where the thread's trace ends
+    else if (trace_.events[hold.end].kind == format::TraceKind::kHoldPause)
+      args["let_go_by"] = "condition wait";
+    else
+      args["released_at"] = trace_.sites[trace_.events[hold.end].site].label;
+    if (hold.resumed) args["taken_back_by"] = "condition wait";
+    emit({{"ph", "X"},
+          {"cat", "hold"},
+          {"name", "held by " + std::to_string(acquired.tid)},
+          {"pid", process_.pid},
+          {"tid", track_of(hold)},
+          {"ts", us(hold.begin_ns)},
+          {"dur", duration_us(hold.begin_ns, end_ns)},
+          {"args", args}});
+  }
+
+  const ProcessProfile& process_;
+  const ProcessTrace& trace_;
+  double offset_us_;
+  std::ostream& out_;
+  bool& first_;
+  uint32_t& next_track_;  // over the file: images of one pid (exec) have the same pid
+  std::map<std::pair<uint64_t, uint32_t>, const LockSummary*> locks_;
+  std::map<std::tuple<uint64_t, uint32_t, uint32_t>, Track> tracks_;  // (lock, generation, reader)
+};
+
+class ChromeTraceReportWriter final : public ReportWriter {
+ public:
+  using ReportWriter::write;
+  void write(const Profile& profile, const ReportOptions&, ReportSink& sink) override {
+    uint64_t first_start = UINT64_MAX;
+    for (const ProcessProfile& process : profile.processes)
+      if (process.trace.present) first_start = std::min(first_start, process.start_realtime_ns);
+    if (first_start == UINT64_MAX)
+      throw std::invalid_argument(
+          "the chrome format draws traced events, and this profile has none: record it with "
+          "`lockscope record --trace`");
+    std::ostream& out = sink.stream();
+    out << "{\"displayTimeUnit\": \"ns\", \"otherData\": "
+        << json({{"exporter", "lockscope"}, {"directory", profile.directory}})
+               .dump(-1, ' ', false, json::error_handler_t::replace)
+        << ",\n\"traceEvents\": [";
+    bool first = true;
+    uint64_t next_flow = 1;
+    uint32_t next_track = kLockTrackBase;
+    for (const ProcessProfile& process : profile.processes) {
+      if (!process.trace.present) continue;
+      const double offset_us = double(process.start_realtime_ns - first_start) / 1000.0;
+      ProcessTimeline(process, offset_us, out, first, next_track).write(next_flow);
+    }
+    out << "\n]}\n";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> make_chrome_trace_report_writer() {
+  return std::make_unique<ChromeTraceReportWriter>();
+}
+
+}  // namespace lockscope
