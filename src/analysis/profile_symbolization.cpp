@@ -78,25 +78,43 @@ std::string short_function_name(std::string name) {
   return name;
 }
 
-void symbolize_profile(Profile& profile) {
-  Symbolizer symbolizer;
-  for (ProcessProfile& process : profile.processes) {
-    for (LockSummary& lock : process.locks) {
-      if (lock.init_site.known()) symbolize(lock.init_site, process, symbolizer);
-      for (SiteSummary& site : lock.sites) {
-        symbolize(site.location, process, symbolizer);
-        for (Blame& blame : site.blame)
-          if (blame.holder_site.known()) symbolize(blame.holder_site, process, symbolizer);
-      }
-    }
-    for (auto& stack : process.stacks)
-      for (CodeLocation& frame : stack) symbolize(frame, process, symbolizer);
-    for (CodeLocation& site : process.trace.sites) symbolize(site, process, symbolizer);
-    for (LockOrderEdge& edge : process.lock_order) {
-      if (edge.from_site.known()) symbolize(edge.from_site, process, symbolizer);
-      symbolize(edge.to_site, process, symbolizer);
+namespace {
+
+// Visits every code location of `process` that symbolize_profile fills, in its order.
+template <typename Visit>
+void for_each_location(ProcessProfile& process, Visit&& visit) {
+  for (LockSummary& lock : process.locks) {
+    if (lock.init_site.known()) visit(lock.init_site);
+    for (SiteSummary& site : lock.sites) {
+      visit(site.location);
+      for (Blame& blame : site.blame)
+        if (blame.holder_site.known()) visit(blame.holder_site);
     }
   }
+  for (auto& stack : process.stacks)
+    for (CodeLocation& frame : stack) visit(frame);
+  for (CodeLocation& site : process.trace.sites) visit(site);
+  for (LockOrderEdge& edge : process.lock_order) {
+    if (edge.from_site.known()) visit(edge.from_site);
+    visit(edge.to_site);
+  }
+}
+
+}  // namespace
+
+void symbolize_profile(Profile& profile, const SymbolizeProgress& progress) {
+  size_t total = 0;
+  if (progress)
+    for (ProcessProfile& process : profile.processes)
+      for_each_location(process, [&](CodeLocation&) { ++total; });
+  size_t done = 0;
+  Symbolizer symbolizer;
+  for (ProcessProfile& process : profile.processes)
+    for_each_location(process, [&](CodeLocation& where) {
+      symbolize(where, process, symbolizer);
+      if (progress && ++done % 256 == 0 && done < total) progress(done, total);
+    });
+  if (progress) progress(total, total);
 }
 
 }  // namespace lockscope

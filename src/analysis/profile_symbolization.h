@@ -2,12 +2,17 @@
 // chain and a never-empty label, using one Symbolizer (one open per module) for all processes.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
 #include "analysis/profile_model.h"
 
 namespace lockscope {
-void symbolize_profile(Profile& profile);
+// Called as symbolization goes: `done` of `total` code locations, every few hundred and once at
+// the end (done == total), so that a front end can show a progress line.
+using SymbolizeProgress = std::function<void(size_t done, size_t total)>;
+void symbolize_profile(Profile& profile, const SymbolizeProgress& progress = {});
 // A demangled name as labels show it: "ns::Class::method(int, std::string const&) const" ->
 // "ns::Class::method", "(anonymous namespace)::" left out.
 std::string short_function_name(std::string name);

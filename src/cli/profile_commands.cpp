@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -178,6 +179,23 @@ void write_report_file(ReportWriter& writer, const Profile& profile, const Repor
     throw CliError(fmt::format("cannot write the report to '{}': {}", output, error.message()));
 }
 
+// On a terminal, a large profile's symbolization shows a progress line on stderr (never stdout,
+// which may be the report), erased when done.
+SymbolizeProgress symbolize_progress_line() {
+  if (!isatty(STDERR_FILENO)) return {};
+  return [shown = false](size_t done, size_t total) mutable {
+    constexpr size_t kWorthShowing = 2000;  // code locations; fewer take well under a second
+    if (total < kWorthShowing) return;
+    if (done < total) {
+      fmt::print(stderr, "\rlockscope: symbolizing {} of {} code locations", done, total);
+      shown = true;
+    } else if (shown) {
+      fmt::print(stderr, "\r\033[K");
+    }
+    std::fflush(stderr);
+  };
+}
+
 void write_report(const std::string& directory, const ReportSettings& settings, bool to_stderr) {
   Profile profile;
   try {
@@ -199,7 +217,7 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
   // On a terminal, libdw's debuginfod client shows the progress of its downloads (unless the
   // user set DEBUGINFOD_PROGRESS already); stdout may be the report, so it writes to stderr.
   if (isatty(STDERR_FILENO)) setenv("DEBUGINFOD_PROGRESS", "1", /*overwrite=*/0);
-  symbolize_profile(profile);
+  symbolize_profile(profile, symbolize_progress_line());
   ReportOptions options = settings.options;
   if (settings.attribute_waits) {
     std::string error;  // the pattern was checked when parsed
