@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
+#include "analysis/regular_file.h"
 #include "analysis/trace_reader.h"
 #include "common/crc32.h"
 
@@ -411,10 +411,14 @@ ProcessProfile decode(const SectionSet& file) {
 }  // namespace
 
 std::variant<ProcessProfile, std::string> read_profile_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fmt::format("cannot open: {}", std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
+    RegularFile in;
+    if (std::string problem = in.open(path); !problem.empty()) return problem;
+    if (in.size() > kMaxProfileFileBytes)
+      return fmt::format("{} bytes, more than a profile can be ({}): not a profile, or damaged",
+                         in.size(), byte_size_text(kMaxProfileFileBytes));
+    std::string bytes;
+    if (std::string problem = in.read_all(bytes); !problem.empty()) return problem;
     SectionSet sections(bytes);
     sections.parse();
     ProcessProfile process = decode(sections);

@@ -1,0 +1,177 @@
+// `lockscope report` survives any input: files that are not profiles' kind of file (directories,
+// FIFOs, devices, sparse giants). Each bad input gets a clear one-line message and a
+// non-zero exit only when nothing could be reported; never a hang, a crash or a lost result that
+// could have been kept. Commands run bounded (run_lockscope_bounded): a hang fails the test.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/log_histogram.h"
+#include "common/profile_format.h"
+#include "lockscope_harness.h"
+#include "profile_file_builder.h"
+
+namespace lockscope::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace format;
+
+std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.find(needle) != std::string::npos) out.push_back(line);
+  return out;
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A process's profile as the runtime would write it: `locks` locks (process-shared when
+// `shared`; the same addresses in every process built so), each with a lock site (a wait and a
+// hold histogram of two buckets each) and an unlock site in the program (module 0, `program`),
+// and one thread.
+ProfileFileBuilder process_profile(uint32_t pid, uint32_t ppid, uint64_t start_ns,
+                                   const std::string& program, size_t locks, bool shared) {
+  ProfileFileBuilder b;
+  ProcessRecord p{};
+  p.pid = pid;
+  p.ppid = ppid;
+  p.start_realtime_ns = start_ns;
+  p.duration_ns = 1'000'000'000;
+  p.ticks_per_second = 1e9;
+  p.clock_source = static_cast<uint32_t>(ClockSource::kMonotonic);
+  p.hold_sample_period = 1;
+  p.exit_path = static_cast<uint32_t>(ExitPath::kExit);
+  p.exit_status = 0;
+  p.parent_was_profiled = ppid != 1;
+  p.executable = b.add_string(program);
+  p.command_line = b.add_string(program + std::string(1, '\0'));
+  b.process.push_back(p);
+  ModuleRecord m{};
+  m.load_bias = 0x555500000000;
+  m.start = 0x555500001000;
+  m.end = 0x555500100000;
+  m.path = b.add_string(program);
+  b.modules.push_back(m);
+  ThreadRecord t{};
+  t.tid = pid;
+  std::strcpy(t.name, "main");
+  t.acquisitions = 100 * locks;
+  t.releases = 100 * locks;
+  t.contended = 10 * locks;
+  t.wait_sum_ns = 20'000 * locks;
+  t.wait_max_ns = 3000;
+  t.wait_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(1000), 5 * locks},
+                                      {LogHistogramLayout::bucket_of(3000), 5 * locks}});
+  b.threads.push_back(t);
+  for (size_t i = 0; i < locks; ++i) {
+    LockRecord l{};
+    l.address = 0x7f0000000000 + 64 * i;
+    l.primitive = static_cast<uint32_t>(Primitive::kMutex);
+    l.kind = static_cast<uint32_t>(MutexKind::kNormal);
+    l.flags = kLockInitSeen | (shared ? uint32_t{kLockProcessShared} : 0u);
+    l.init_module = kNoModule;
+    l.owner_changes = 10;
+    b.locks.push_back(l);
+    SiteRecord s{};
+    s.lock_index = static_cast<uint32_t>(i);
+    s.operation = static_cast<uint16_t>(Operation::kLock);
+    s.module = 0;
+    s.offset = 0x2000 + 16 * (i % 1000);
+    s.count = 100;
+    s.contended = 10;
+    s.wait_sum_ns = 20'000;
+    s.wait_max_ns = 3000;
+    s.hold_sum_ns = 50'000;
+    s.hold_max_ns = 1000;
+    s.hold_samples = 100;
+    s.wait_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(1000), 5},
+                                        {LogHistogramLayout::bucket_of(3000), 5}});
+    s.hold_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(400), 90},
+                                        {LogHistogramLayout::bucket_of(1000), 10}});
+    b.sites.push_back(s);
+    SiteRecord u{};
+    u.lock_index = static_cast<uint32_t>(i);
+    u.operation = static_cast<uint16_t>(Operation::kUnlock);
+    u.module = 0;
+    u.offset = 0x3000 + 16 * (i % 1000);
+    u.count = 100;
+    u.wait_histogram = u.hold_histogram = b.add_histogram(std::vector<std::pair<uint32_t, uint64_t>>());
+    b.sites.push_back(u);
+  }
+  return b;
+}
+
+// Four files that are not profiles' kind of file beside the real ones: each is named on one line
+// of its own, and the real processes are reported.
+TEST(ReportInputs, NonRegularAndHugeFilesAreNamedAndTheOthersReported) {
+  TemporaryDirectory dir;
+  const std::string profile = dir / "p";
+  ASSERT_EQ(run_lockscope({"record", "-o", profile, "--", fixture("fork_exec")}).exit_status, 0);
+  ASSERT_EQ(profile_files(profile).size(), 2u);
+  fs::create_directory(profile + "/1-1.lsprof");
+  ASSERT_EQ(mkfifo((profile + "/2-2.lsprof").c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", profile + "/3-3.lsprof");
+  write_file(profile + "/4-4.lsprof", "");
+  fs::resize_file(profile + "/4-4.lsprof", uint64_t{8} << 30);  // sparse: 8 GiB, no disk
+  const BoundedResult bounded = run_lockscope_bounded({"report", profile}, 60);
+  ASSERT_FALSE(bounded.timed_out) << "report still running after 60 s";
+  const CommandResult& result = bounded.result;
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_NE(result.out.find("fork_exec.c"), std::string::npos) << "the real files are reported";
+  const auto warnings = lines_with(result.err, "lockscope: warning: ");
+  ASSERT_EQ(warnings.size(), 4u) << result.err;
+  EXPECT_EQ(warnings[0], "lockscope: warning: " + profile +
+                             "/1-1.lsprof: not a regular file (a directory) (its process is left out)");
+  EXPECT_EQ(warnings[1], "lockscope: warning: " + profile +
+                             "/2-2.lsprof: not a regular file (a FIFO) (its process is left out)");
+  EXPECT_EQ(warnings[2], "lockscope: warning: " + profile +
+                             "/3-3.lsprof: not a regular file (a character device) (its process "
+                             "is left out)");
+  EXPECT_EQ(warnings[3], "lockscope: warning: " + profile +
+                             "/4-4.lsprof: 8589934592 bytes, more than a profile can be (4 GiB): "
+                             "not a profile, or damaged (its process is left out)");
+  EXPECT_LT(bounded.max_rss_bytes, uint64_t{1} << 30) << "the 8 GiB file was read";
+}
+
+TEST(ReportInputs, NothingReadableIsAnErrorNamingTheFirstFile) {
+  TemporaryDirectory dir;
+  fs::create_directory(dir / "1-1.lsprof");
+  ASSERT_EQ(mkfifo((dir / "2-2.lsprof").c_str(), 0600), 0);
+  const BoundedResult bounded = run_lockscope_bounded({"report", dir.path()}, 60);
+  ASSERT_FALSE(bounded.timed_out) << "report still running after 60 s";
+  EXPECT_EQ(bounded.result.exit_status, 125);
+  EXPECT_EQ(bounded.result.err.substr(0, bounded.result.err.find('\n')),
+            "lockscope: error: no readable profile in '" + dir.path() + "': " + dir.path() +
+                "/1-1.lsprof: not a regular file (a directory)");
+  EXPECT_NE(bounded.result.err.find("hint: 1 more damaged file(s)"), std::string::npos)
+      << bounded.result.err;
+}
+
+// A profile whose module path names a FIFO: libdwfl's own open() waited for a writer for ever.
+TEST(ReportInputs, AModulePathNamingAFifoIsNotOpenedAsAnElfFile) {
+  TemporaryDirectory dir;
+  const std::string fifo = dir / "program";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_directory(dir / "p");
+  write_file(dir / "p/100-1.lsprof", process_profile(100, 1, 1, fifo, 1, false).bytes());
+  const BoundedResult bounded = run_lockscope_bounded({"report", dir / "p"}, 60);
+  ASSERT_FALSE(bounded.timed_out) << "report still running after 60 s: the FIFO was opened";
+  EXPECT_EQ(bounded.result.exit_status, 0) << bounded.result.err;
+  EXPECT_NE(bounded.result.out.find("program+0x1fff [not a regular file (a FIFO)]"),
+            std::string::npos)
+      << bounded.result.out;
+}
+
+}  // namespace
+}  // namespace lockscope::testing
