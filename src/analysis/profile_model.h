@@ -269,6 +269,9 @@ struct Profile {
   std::string directory;
   std::vector<ProcessProfile> processes;  // ordered by start time
   std::vector<ProfileProblem> problems;   // files that could not be read, and why
+  // Strings that were not valid UTF-8 (a Latin-1 argv or path), their bad bytes now written as
+  // \xHH: repair_profile_strings (analysis/utf8_repair.h).
+  uint64_t repaired_strings = 0;
 };
 
 // Whether a site's calls are among its lock's acquisitions and contended ones

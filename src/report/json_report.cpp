@@ -348,7 +348,10 @@ class JsonReportWriter final : public ReportWriter {
     if (options.attribution)
       document["wait_attribution"] = {{"caller_depth", options.attribution->caller_depth},
                                       {"skip_frames", options.attribution->skip_frames}};
-    sink.stream() << document.dump(2) << '\n';
+    if (profile.repaired_strings) document["repaired_strings"] = profile.repaired_strings;
+    // The CLI repairs every string before (repair_profile_strings); a string that still is not
+    // UTF-8 (a caller that did not) gets U+FFFD rather than an exception and no report.
+    sink.stream() << document.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
   }
 };
 

@@ -1,11 +1,12 @@
 // `lockscope report` survives any input: files that are not profiles' kind of file (directories,
-// FIFOs, devices, sparse giants). Each bad input gets a clear one-line message and a
+// FIFOs, devices, sparse giants) and strings that are not UTF-8. Each bad input gets a clear one-line message and a
 // non-zero exit only when nothing could be reported; never a hang, a crash or a lost result that
 // could have been kept. Commands run bounded (run_lockscope_bounded): a hang fails the test.
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -171,6 +172,50 @@ TEST(ReportInputs, AModulePathNamingAFifoIsNotOpenedAsAnElfFile) {
   EXPECT_NE(bounded.result.out.find("program+0x1fff [not a regular file (a FIFO)]"),
             std::string::npos)
       << bounded.result.out;
+}
+
+// Latin-1 arguments (`caf\xe9`): every format writes its report, the JSON one valid UTF-8 with
+// the byte shown as \xE9 and the repair counted; `run` keeps the program's exit status and leaves
+// no temporary file.
+TEST(ReportInputs, InvalidUtf8StringsAreRepairedInEveryFormat) {
+  TemporaryDirectory dir;
+  const std::string latin1 = "caf\xe9";
+  for (const std::string format : {"json", "text", "csv", "collapsed", "speedscope"}) {
+    SCOPED_TRACE(format);
+    const std::string report = dir / ("report." + format);
+    const CommandResult result = run_lockscope(
+        {"run", "-o", dir / ("p-" + format), "-f", format, "--report", report, "--", "/bin/sh",
+         "-c", "exit 7", latin1});
+    EXPECT_EQ(result.exit_status, 7) << "the program's status: " << result.err;
+    EXPECT_EQ(result.err.find("error"), std::string::npos) << result.err;
+    EXPECT_TRUE(fs::exists(report));
+    EXPECT_FALSE(fs::exists(report + ".tmp"));
+    const std::string text = slurp(report);
+    if (format == "json") {
+      nlohmann::json document;
+      ASSERT_NO_THROW(document = nlohmann::json::parse(text)) << "not valid JSON (UTF-8)";
+      EXPECT_EQ(document["repaired_strings"], 1);
+      const auto& arguments = document["processes"][0]["arguments"];
+      ASSERT_EQ(arguments.size(), 4u) << arguments;
+      EXPECT_EQ(arguments[3], "caf\\xE9");
+    }
+    if (format == "text") {
+      EXPECT_NE(text.find("1 string (arguments, thread names, paths or symbols) not valid UTF-8: "
+                          "each bad byte is shown as \\xHH"),
+                std::string::npos)
+          << text;
+    }
+  }
+  // The issue's own case: record, then report to a file.
+  const std::string profile = dir / "echo";
+  ASSERT_EQ(run_lockscope({"record", "-o", profile, "--", "/bin/echo", latin1}).exit_status, 0);
+  const CommandResult result = run_lockscope({"report", profile, "-o", dir / "x.json"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_NO_THROW({
+    const auto document = nlohmann::json::parse(slurp(dir / "x.json"));
+    EXPECT_FALSE(document.empty());
+  });
+  EXPECT_FALSE(fs::exists(dir / "x.json.tmp"));
 }
 
 }  // namespace
