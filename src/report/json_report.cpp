@@ -18,12 +18,11 @@ inline constexpr int kJsonSchemaVersion = 2;  // 2: every primitive (docs/json-s
 
 json histogram_json(const LatencyHistogram& histogram, uint64_t sum_ns, uint64_t max_ns) {
   json buckets = json::array();
-  for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
-    if (!histogram.counts[b]) continue;
-    if (b == LogHistogramLayout::kBuckets - 1)  // the overflow bucket has no upper bound
-      buckets.push_back({{"gt_ns", LogHistogramLayout::lower_ns(b)}, {"count", histogram.counts[b]}});
+  for (const LatencyHistogram::Bin& bin : histogram.bins()) {
+    if (bin.bucket == LogHistogramLayout::kBuckets - 1)  // the overflow bucket has no upper bound
+      buckets.push_back({{"gt_ns", LogHistogramLayout::lower_ns(bin.bucket)}, {"count", bin.count}});
     else
-      buckets.push_back({{"le_ns", LogHistogramLayout::upper_ns(b)}, {"count", histogram.counts[b]}});
+      buckets.push_back({{"le_ns", LogHistogramLayout::upper_ns(bin.bucket)}, {"count", bin.count}});
   }
   const auto report = report_buckets(histogram);
   return {{"sum_ns", sum_ns},

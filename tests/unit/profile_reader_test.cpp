@@ -76,7 +76,8 @@ ProfileFileBuilder sample_profile() {
   s.contended = 2;
   s.wait_sum_ns = 3000;
   s.wait_max_ns = 2000;
-  s.wait_histogram = t.wait_histogram;
+  s.wait_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(1000), 1},
+                                      {LogHistogramLayout::bucket_of(2000), 1}});
   s.hold_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(500), 8}});
   s.hold_samples = 1;
   b.sites.push_back(s);
@@ -303,6 +304,41 @@ TEST_F(ProfileReaderFiles, ADirectoryReportsEveryOtherFile) {
   EXPECT_EQ(profile.problems[0].message, "not a regular file (a directory)");
   EXPECT_EQ(profile.problems[1].message, "not a regular file (a FIFO)");
   EXPECT_EQ(profile.problems[2].message, "not a regular file (a character device)");
+}
+
+// Each histogram, stack and string of a file has a run of records of its own. References that
+// overlap (every site claiming the whole histograms section) cost the section's size per
+// reference: quadratic time and memory, so they are a damaged file.
+TEST_F(ProfileReader, RejectsOverlappingHistogramReferences) {
+  ProfileFileBuilder builder = sample_profile();
+  builder.sites[1].wait_histogram = builder.sites[0].wait_histogram;
+  auto result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<std::string>(result));
+  EXPECT_EQ(std::get<std::string>(result),
+            "histogram references overlap (together they claim more than the section holds)");
+}
+
+TEST_F(ProfileReader, RejectsOverlappingStringReferences) {
+  ProfileFileBuilder builder = sample_profile();
+  builder.modules.push_back(builder.modules[0]);  // a second module, the same path's bytes
+  auto result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<std::string>(result));
+  EXPECT_EQ(std::get<std::string>(result),
+            "string references overlap (together they claim more than the section holds)");
+}
+
+TEST_F(ProfileReader, RejectsOverlappingStackFrameReferences) {
+  ProfileFileBuilder builder = sample_profile();
+  builder.frames = {StackFrameRecord{0, 0, 0x2000}, StackFrameRecord{0, 0, 0x3000}};
+  builder.stacks = {StackRecord{0, 2}};
+  auto result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<ProcessProfile>(result)) << std::get<std::string>(result);
+  EXPECT_EQ(std::get<ProcessProfile>(result).stacks.size(), 1u);
+  builder.stacks = {StackRecord{0, 2}, StackRecord{0, 2}};
+  result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<std::string>(result));
+  EXPECT_EQ(std::get<std::string>(result),
+            "stack frame references overlap (together they claim more than the section holds)");
 }
 
 }  // namespace
