@@ -85,12 +85,16 @@ ProfileFileBuilder process_profile(uint32_t pid, uint32_t ppid, uint64_t start_n
     l.init_module = kNoModule;
     l.owner_changes = 10;
     b.locks.push_back(l);
-    SiteRecord s{};
-    s.lock_index = static_cast<uint32_t>(i);
-    s.operation = static_cast<uint16_t>(Operation::kLock);
-    s.module = 0;
-    s.offset = 0x2000 + 16 * (i % 1000);
-    s.count = 100;
+    const auto site = [i](Operation operation, uint64_t offset) {
+      SiteRecord record{};
+      record.lock_index = static_cast<uint32_t>(i);
+      record.operation = static_cast<uint16_t>(operation);
+      record.module = 0;
+      record.offset = offset + 16 * (i % 1000);
+      record.count = 100;
+      return record;
+    };
+    SiteRecord s = site(Operation::kLock, 0x2000);
     s.contended = 10;
     s.wait_sum_ns = 20'000;
     s.wait_max_ns = 3000;
@@ -102,12 +106,7 @@ ProfileFileBuilder process_profile(uint32_t pid, uint32_t ppid, uint64_t start_n
     s.hold_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(400), 90},
                                         {LogHistogramLayout::bucket_of(1000), 10}});
     b.sites.push_back(s);
-    SiteRecord u{};
-    u.lock_index = static_cast<uint32_t>(i);
-    u.operation = static_cast<uint16_t>(Operation::kUnlock);
-    u.module = 0;
-    u.offset = 0x3000 + 16 * (i % 1000);
-    u.count = 100;
+    SiteRecord u = site(Operation::kUnlock, 0x3000);
     u.wait_histogram = u.hold_histogram = b.add_histogram(std::vector<std::pair<uint32_t, uint64_t>>());
     b.sites.push_back(u);
   }

@@ -309,36 +309,25 @@ TEST_F(ProfileReaderFiles, ADirectoryReportsEveryOtherFile) {
 // Each histogram, stack and string of a file has a run of records of its own. References that
 // overlap (every site claiming the whole histograms section) cost the section's size per
 // reference: quadratic time and memory, so they are a damaged file.
-TEST_F(ProfileReader, RejectsOverlappingHistogramReferences) {
-  ProfileFileBuilder builder = sample_profile();
-  builder.sites[1].wait_histogram = builder.sites[0].wait_histogram;
-  auto result = read_profile_file(write(builder.bytes()));
-  ASSERT_TRUE(std::holds_alternative<std::string>(result));
-  EXPECT_EQ(std::get<std::string>(result),
-            "histogram references overlap (together they claim more than the section holds)");
-}
-
-TEST_F(ProfileReader, RejectsOverlappingStringReferences) {
-  ProfileFileBuilder builder = sample_profile();
-  builder.modules.push_back(builder.modules[0]);  // a second module, the same path's bytes
-  auto result = read_profile_file(write(builder.bytes()));
-  ASSERT_TRUE(std::holds_alternative<std::string>(result));
-  EXPECT_EQ(std::get<std::string>(result),
-            "string references overlap (together they claim more than the section holds)");
-}
-
-TEST_F(ProfileReader, RejectsOverlappingStackFrameReferences) {
-  ProfileFileBuilder builder = sample_profile();
-  builder.frames = {StackFrameRecord{0, 0, 0x2000}, StackFrameRecord{0, 0, 0x3000}};
-  builder.stacks = {StackRecord{0, 2}};
-  auto result = read_profile_file(write(builder.bytes()));
-  ASSERT_TRUE(std::holds_alternative<ProcessProfile>(result)) << std::get<std::string>(result);
-  EXPECT_EQ(std::get<ProcessProfile>(result).stacks.size(), 1u);
-  builder.stacks = {StackRecord{0, 2}, StackRecord{0, 2}};
-  result = read_profile_file(write(builder.bytes()));
-  ASSERT_TRUE(std::holds_alternative<std::string>(result));
-  EXPECT_EQ(std::get<std::string>(result),
-            "stack frame references overlap (together they claim more than the section holds)");
+TEST_F(ProfileReader, RejectsOverlappingReferences) {
+  const auto problem = [this](const ProfileFileBuilder& builder) {
+    auto result = read_profile_file(write(builder.bytes()));
+    if (std::holds_alternative<ProcessProfile>(result)) return std::string("read as a profile");
+    return std::get<std::string>(result);
+  };
+  const std::string overlap = " overlap (together they claim more than the section holds)";
+  ProfileFileBuilder histograms = sample_profile();
+  histograms.sites[1].wait_histogram = histograms.sites[0].wait_histogram;
+  EXPECT_EQ(problem(histograms), "histogram references" + overlap);
+  ProfileFileBuilder strings = sample_profile();
+  strings.modules.push_back(strings.modules[0]);  // a second module, the same path's bytes
+  EXPECT_EQ(problem(strings), "string references" + overlap);
+  ProfileFileBuilder stacks = sample_profile();
+  stacks.frames = {StackFrameRecord{0, 0, 0x2000}, StackFrameRecord{0, 0, 0x3000}};
+  stacks.stacks = {StackRecord{0, 2}};
+  EXPECT_EQ(problem(stacks), "read as a profile");
+  stacks.stacks = {StackRecord{0, 2}, StackRecord{0, 2}};
+  EXPECT_EQ(problem(stacks), "stack frame references" + overlap);
 }
 
 }  // namespace
