@@ -5,18 +5,62 @@
 
 namespace lockscope {
 
+uint64_t LatencyHistogram::count(int bucket) const {
+  auto it = std::lower_bound(bins_.begin(), bins_.end(), bucket,
+                             [](const Bin& bin, int b) { return bin.bucket < b; });
+  return it != bins_.end() && it->bucket == bucket ? it->count : 0;
+}
+
+void LatencyHistogram::add(int bucket, uint64_t count) {
+  if (count == 0) return;
+  // Buckets mostly come in ascending order (the file stores them so): append then.
+  if (bins_.empty() || bins_.back().bucket < bucket) {
+    bins_.push_back(Bin{count, static_cast<uint16_t>(bucket)});
+    return;
+  }
+  auto it = std::lower_bound(bins_.begin(), bins_.end(), bucket,
+                             [](const Bin& bin, int b) { return bin.bucket < b; });
+  if (it != bins_.end() && it->bucket == bucket)
+    it->count += count;
+  else
+    bins_.insert(it, Bin{count, static_cast<uint16_t>(bucket)});
+}
+
+void LatencyHistogram::add(const LatencyHistogram& other) {
+  if (other.bins_.empty()) return;
+  if (bins_.empty()) {
+    bins_ = other.bins_;
+    return;
+  }
+  std::vector<Bin> merged;
+  merged.reserve(std::min<size_t>(bins_.size() + other.bins_.size(), LogHistogramLayout::kBuckets));
+  auto a = bins_.cbegin(), b = other.bins_.cbegin();
+  while (a != bins_.cend() || b != other.bins_.cend()) {
+    if (b == other.bins_.cend() || (a != bins_.cend() && a->bucket < b->bucket)) {
+      merged.push_back(*a++);
+    } else if (a == bins_.cend() || b->bucket < a->bucket) {
+      merged.push_back(*b++);
+    } else {
+      merged.push_back(Bin{a->count + b->count, a->bucket});
+      ++a;
+      ++b;
+    }
+  }
+  bins_ = std::move(merged);
+}
+
 uint64_t LatencyHistogram::total() const {
   uint64_t sum = 0;
-  for (uint64_t c : counts) sum += c;
+  for (const Bin& bin : bins_) sum += bin.count;
   return sum;
 }
 
 uint64_t LatencyHistogram::count_in(uint64_t lower_ns, uint64_t upper_ns) const {
   uint64_t sum = 0;
-  for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
-    const uint64_t upper = LogHistogramLayout::upper_ns(b);
-    const uint64_t lower = LogHistogramLayout::lower_ns(b);
-    if (lower >= lower_ns && upper <= upper_ns) sum += counts[b];
+  for (const Bin& bin : bins_) {
+    const uint64_t upper = LogHistogramLayout::upper_ns(bin.bucket);
+    const uint64_t lower = LogHistogramLayout::lower_ns(bin.bucket);
+    if (lower >= lower_ns && upper <= upper_ns) sum += bin.count;
   }
   return sum;
 }
@@ -26,23 +70,18 @@ double LatencyHistogram::percentile(double q) const {
   if (n == 0) return 0;
   const double rank = std::clamp(q, 0.0, 1.0) * static_cast<double>(n);
   double seen = 0;
-  for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
-    if (!counts[b]) continue;
-    const double next = seen + static_cast<double>(counts[b]);
+  for (const Bin& bin : bins_) {
+    const double next = seen + static_cast<double>(bin.count);
     if (next >= rank) {
-      if (b == 0) return 0;  // no wait (uncontended) or <= 1 ns
-      const double lower = static_cast<double>(LogHistogramLayout::lower_ns(b));
-      const double upper = static_cast<double>(LogHistogramLayout::upper_ns(b));
-      const double fraction = (rank - seen) / static_cast<double>(counts[b]);
+      if (bin.bucket == 0) return 0;  // no wait (uncontended) or <= 1 ns
+      const double lower = static_cast<double>(LogHistogramLayout::lower_ns(bin.bucket));
+      const double upper = static_cast<double>(LogHistogramLayout::upper_ns(bin.bucket));
+      const double fraction = (rank - seen) / static_cast<double>(bin.count);
       return lower + (upper - lower) * fraction;
     }
     seen = next;
   }
   return static_cast<double>(LogHistogramLayout::upper_ns(LogHistogramLayout::kBuckets - 1));
-}
-
-void LatencyHistogram::add(const LatencyHistogram& other) {
-  for (size_t b = 0; b < counts.size(); ++b) counts[b] += other.counts[b];
 }
 
 std::array<uint64_t, 5> report_buckets(const LatencyHistogram& histogram) {
@@ -74,7 +113,7 @@ void SideSummary::add(const SiteSummary& site) {
 
 void SideSummary::finish() {
   waits_only = wait;
-  wait.counts[0] += acquisitions - std::min(acquisitions, contended);
+  wait.add(0, acquisitions - std::min(acquisitions, contended));
 }
 
 void LockSummary::finish() {

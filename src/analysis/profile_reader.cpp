@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
+#include "analysis/regular_file.h"
 #include "analysis/trace_reader.h"
 #include "common/crc32.h"
 
@@ -48,6 +48,60 @@ struct BadFile : std::runtime_error {
 struct Section {
   const unsigned char* data = nullptr;
   uint64_t count = 0;
+};
+
+// A section's records, read where they lie in the file (copied one at a time: the file's
+// sections start at any offset), so that decoding holds the file once, not twice.
+template <typename Record>
+class Records {
+ public:
+  Records() = default;
+  Records(const unsigned char* data, size_t count) : data_(data), count_(count) {}
+  size_t size() const { return count_; }
+  Record operator[](size_t i) const {
+    Record record;
+    std::memcpy(&record, data_ + i * sizeof(Record), sizeof(Record));
+    return record;
+  }
+  class iterator {
+   public:
+    iterator(const Records* records, size_t i) : records_(records), i_(i) {}
+    Record operator*() const { return (*records_)[i_]; }
+    iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const iterator& other) const { return i_ != other.i_; }
+
+   private:
+    const Records* records_;
+    size_t i_;
+  };
+  iterator begin() const { return iterator(this, 0); }
+  iterator end() const { return iterator(this, count_); }
+
+ private:
+  const unsigned char* data_ = nullptr;
+  size_t count_ = 0;
+};
+
+// What the references into one shared section (histogram bins, stack frames, string bytes) may
+// claim in all: the runtime gives every histogram, stack and string a run of its own, so
+// references that together claim more than the section holds overlap, and the file is damaged.
+// Without this bound each of N references could claim the whole section: N times its size in
+// time and memory (a 4.6 MB file took 16 s).
+class ReferenceBudget {
+ public:
+  ReferenceBudget(uint64_t available, const char* what) : left_(available), what_(what) {}
+  void take(uint64_t count) {
+    if (count > left_)
+      throw BadFile(fmt::format("{} overlap (together they claim more than the section holds)", what_));
+    left_ -= count;
+  }
+
+ private:
+  uint64_t left_;
+  const char* what_;
 };
 
 // Checked views over the validated sections.
@@ -110,10 +164,13 @@ class SectionSet {
       record_sizes_[section.type] = section.record_size;
     }
     if (!ended) throw BadFile("no end-of-profile section (incomplete file)");
+    auto strings = sections_.find(static_cast<uint32_t>(SectionType::kStrings));
+    string_bytes_ =
+        ReferenceBudget(strings == sections_.end() ? 0 : strings->second.count, "string references");
   }
 
   template <typename Record>
-  std::vector<Record> records(SectionType type, bool required = true) const {
+  Records<Record> records(SectionType type, bool required = true) const {
     const auto key = static_cast<uint32_t>(type);
     auto it = sections_.find(key);
     if (it == sections_.end()) {
@@ -123,9 +180,7 @@ class SectionSet {
     if (record_sizes_.at(key) != sizeof(Record))
       throw BadFile(fmt::format("section '{}' has records of {} bytes, expected {}",
                                 section_name(key), record_sizes_.at(key), sizeof(Record)));
-    std::vector<Record> out(it->second.count);
-    if (!out.empty()) std::memcpy(out.data(), it->second.data, out.size() * sizeof(Record));
-    return out;
+    return Records<Record>(it->second.data, it->second.count);
   }
 
   // A NUL-terminated string at `offset` of the strings section (the reference's offset + 1).
@@ -137,6 +192,7 @@ class SectionSet {
     const char* end = static_cast<const char*>(
         std::memchr(begin, '\0', it->second.count - (offset_plus_one - 1)));
     if (!end) throw BadFile("a string runs past the end of the strings section");
+    string_bytes_.take(static_cast<uint64_t>(end - begin) + 1);
     return std::string(begin, end);
   }
 
@@ -144,26 +200,42 @@ class SectionSet {
     auto it = sections_.find(static_cast<uint32_t>(SectionType::kStrings));
     if (it == sections_.end() || uint64_t{ref.offset} + ref.length > it->second.count)
       throw BadFile("a string reference points outside the strings section");
+    string_bytes_.take(ref.length);
     return std::string(reinterpret_cast<const char*>(it->second.data) + ref.offset, ref.length);
   }
 
  private:
   const std::string& bytes_;
+  // The strings section's bytes, not the file's: parse() sets it.
+  mutable ReferenceBudget string_bytes_{0, "string references"};
   std::map<uint32_t, Section> sections_;
   std::map<uint32_t, uint32_t> record_sizes_;
 };
 
-LatencyHistogram histogram(const std::vector<format::HistogramBin>& bins, format::HistogramRef ref) {
-  if (uint64_t{ref.first} + ref.count > bins.size())
-    throw BadFile("a histogram reference points outside the histograms section");
-  LatencyHistogram out;
-  for (uint32_t i = 0; i < ref.count; ++i) {
-    const auto& bin = bins[ref.first + i];
-    if (bin.bucket >= out.counts.size()) throw BadFile("a histogram bucket is out of range");
-    out.counts[bin.bucket] += bin.count;
+// The bins of the histograms section, each for one histogram reference at most.
+class HistogramBins {
+ public:
+  explicit HistogramBins(Records<format::HistogramBin> bins)
+      : bins_(bins), budget_(bins.size(), "histogram references") {}
+
+  LatencyHistogram histogram(format::HistogramRef ref) {
+    if (uint64_t{ref.first} + ref.count > bins_.size())
+      throw BadFile("a histogram reference points outside the histograms section");
+    budget_.take(ref.count);
+    LatencyHistogram out;
+    for (uint32_t i = 0; i < ref.count; ++i) {
+      const format::HistogramBin bin = bins_[ref.first + i];
+      if (bin.bucket >= static_cast<uint32_t>(LogHistogramLayout::kBuckets))
+        throw BadFile("a histogram bucket is out of range");
+      out.add(static_cast<int>(bin.bucket), bin.count);
+    }
+    return out;
   }
-  return out;
-}
+
+ private:
+  Records<format::HistogramBin> bins_;
+  ReferenceBudget budget_;
+};
 
 // The most hold time physically possible for holds taken by `op` in `process`: an exclusive lock
 // is held by one thread at a time, so at most for the process's lifetime; a read side by each
@@ -236,7 +308,7 @@ ProcessProfile decode(const SectionSet& file) {
   for (const auto& m : file.records<format::ModuleRecord>(SectionType::kModules))
     out.modules.push_back(ModuleSummary{file.string(m.path), hex(m.build_id, m.build_id_size),
                                         m.load_bias, m.start, m.end});
-  const auto bins = file.records<format::HistogramBin>(SectionType::kHistograms);
+  HistogramBins bins(file.records<format::HistogramBin>(SectionType::kHistograms));
   for (const auto& t : file.records<format::ThreadRecord>(SectionType::kThreads)) {
     ThreadSummary thread;
     thread.tid = t.tid;
@@ -248,8 +320,8 @@ ProcessProfile decode(const SectionSet& file) {
     thread.failed = t.failed;
     thread.wait_sum_ns = t.wait_sum_ns;
     thread.wait_max_ns = t.wait_max_ns;
-    thread.wait = histogram(bins, t.wait_histogram);
-    thread.wait.counts[0] += t.acquisitions - std::min(t.acquisitions, t.contended);
+    thread.wait = bins.histogram(t.wait_histogram);
+    thread.wait.add(0, t.acquisitions - std::min(t.acquisitions, t.contended));
     std::copy(std::begin(t.wait_ns_by_primitive), std::end(t.wait_ns_by_primitive),
               thread.wait_ns_by_primitive.begin());
     thread.barrier_last_arrivals = t.barrier_last_arrivals;
@@ -295,8 +367,8 @@ ProcessProfile decode(const SectionSet& file) {
     site.with_waiters = s.with_waiters;
     site.without_waiters = s.without_waiters;
     site.arrived_last = s.arrived_last;
-    site.wait = histogram(bins, s.wait_histogram);
-    site.hold = histogram(bins, s.hold_histogram);
+    site.wait = bins.histogram(s.wait_histogram);
+    site.hold = bins.histogram(s.hold_histogram);
     site_place.push_back({s.lock_index, out.locks[s.lock_index].sites.size()});
     out.locks[s.lock_index].sites.push_back(std::move(site));
   }
@@ -311,13 +383,20 @@ ProcessProfile decode(const SectionSet& file) {
         Blame{location(b.holder_module, b.holder_offset, out.modules.size()), b.waits, b.wait_ns});
   }
   const auto frames = file.records<format::StackFrameRecord>(SectionType::kStackFrames, false);
+  ReferenceBudget frame_budget(frames.size(), "stack frame references");
   for (const auto& s : file.records<format::StackRecord>(SectionType::kStacks, false)) {
     if (uint64_t{s.first_frame} + s.frame_count > frames.size())
       throw BadFile("a stack refers to frames outside the stack frames section");
+    if (s.frame_count > format::kMaxStackFrames)
+      throw BadFile(fmt::format("a stack of {} frames, deeper than the runtime records ({})",
+                                s.frame_count, format::kMaxStackFrames));
+    frame_budget.take(s.frame_count);
     std::vector<CodeLocation> stack;
-    for (uint32_t i = 0; i < s.frame_count; ++i)
-      stack.push_back(location(frames[s.first_frame + i].module, frames[s.first_frame + i].offset,
-                               out.modules.size()));
+    stack.reserve(s.frame_count);
+    for (uint32_t i = 0; i < s.frame_count; ++i) {
+      const format::StackFrameRecord frame = frames[s.first_frame + i];
+      stack.push_back(location(frame.module, frame.offset, out.modules.size()));
+    }
     out.stacks.push_back(std::move(stack));
   }
   for (const auto& s : file.records<format::SiteStackRecord>(SectionType::kSiteStacks, false)) {
@@ -411,10 +490,14 @@ ProcessProfile decode(const SectionSet& file) {
 }  // namespace
 
 std::variant<ProcessProfile, std::string> read_profile_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fmt::format("cannot open: {}", std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
+    RegularFile in;
+    if (std::string problem = in.open(path); !problem.empty()) return problem;
+    if (in.size() > kMaxProfileFileBytes)
+      return fmt::format("{} bytes, more than a profile can be ({}): not a profile, or damaged",
+                         in.size(), byte_size_text(kMaxProfileFileBytes));
+    std::string bytes;
+    if (std::string problem = in.read_all(bytes); !problem.empty()) return problem;
     SectionSet sections(bytes);
     sections.parse();
     ProcessProfile process = decode(sections);

@@ -11,6 +11,7 @@
 
 #include "analysis/dwarf_scope_index.h"
 #include "analysis/elf_symbol_index.h"
+#include "analysis/regular_file.h"
 
 namespace lockscope {
 
@@ -82,9 +83,20 @@ void open_module(LoadedModule& data, const ModuleIdentity& identity) {
     return;
   }
   data.dwfl.reset(dwfl);
+  // Opened here, not by libdwfl: a profile's module path may name a FIFO (libdwfl's open() would
+  // wait for a writer for ever), a device or a directory. Only a regular file is given to it.
+  RegularFile file;
+  if (std::string problem = file.open(identity.path); !problem.empty()) {
+    data.untrusted_reason = problem.starts_with("cannot open: ")
+                                ? "unreadable: " + problem.substr(std::strlen("cannot open: "))
+                                : problem;
+    data.dwfl.reset();
+    return;
+  }
   dwfl_report_begin(dwfl);
   std::string name(base_name(identity.path));
-  Dwfl_Module* module = dwfl_report_offline(dwfl, name.c_str(), identity.path.c_str(), -1);
+  Dwfl_Module* module = dwfl_report_offline(dwfl, name.c_str(), identity.path.c_str(), file.fd());
+  if (module != nullptr) file.release();  // libdwfl owns (and closes) it now
   std::string report_error = module == nullptr ? dwfl_errmsg(-1) : "";
   dwfl_report_end(dwfl, nullptr, nullptr);
   if (module == nullptr) {

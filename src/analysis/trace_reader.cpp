@@ -4,23 +4,33 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unistd.h>
+
 #include <filesystem>
-#include <fstream>
 #include <map>
 
+#include "analysis/regular_file.h"
 #include "analysis/trace_summary.h"
 
 namespace lockscope {
 namespace {
 
-bool read_exactly(std::ifstream& in, void* into, size_t size) {
-  in.read(static_cast<char*>(into), static_cast<std::streamsize>(size));
-  return static_cast<size_t>(in.gcount()) == size;
+// Bytes read at `offset`, up to `size`: fewer only at the end of the file or on an error.
+size_t read_at(const RegularFile& in, uint64_t offset, void* into, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t got = pread(in.fd(), static_cast<char*>(into) + done, size - done,
+                              static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    done += static_cast<size_t>(got);
+  }
+  return done;
 }
 
 // The events a file's counters say were kept, read in the order they were written. Never more
 // than the file holds: a damaged header may claim 2^40 events of a 6 KB file.
-void read_events(std::ifstream& in, const format::TraceHeader& header, uint64_t file_size,
+void read_events(const RegularFile& in, const format::TraceHeader& header, uint64_t file_size,
                  TraceFile& out) {
   const uint64_t kept = std::min(header.written, header.capacity);
   const uint64_t room = (file_size - header.header_size) / sizeof(format::TraceEvent);
@@ -31,10 +41,10 @@ void read_events(std::ifstream& in, const format::TraceHeader& header, uint64_t 
   const uint64_t present = wrapped ? (room >= header.capacity ? kept : 0) : std::min(kept, room);
   uint64_t missing = kept - present;
   std::vector<format::TraceEvent> slots(present);
-  in.seekg(header.header_size);
-  if (!slots.empty() && !read_exactly(in, slots.data(), slots.size() * sizeof(format::TraceEvent))) {
+  const size_t wanted = slots.size() * sizeof(format::TraceEvent);
+  if (const size_t got = read_at(in, header.header_size, slots.data(), wanted); got != wanted) {
     // Shorter than its size said (it changed while read): what was read, in order, if unwrapped.
-    slots.resize(wrapped ? 0 : static_cast<size_t>(in.gcount()) / sizeof(format::TraceEvent));
+    slots.resize(wrapped ? 0 : got / sizeof(format::TraceEvent));
     missing = kept - slots.size();
   }
   const uint64_t first = wrapped ? header.written % header.capacity : 0;
@@ -55,12 +65,11 @@ void read_events(std::ifstream& in, const format::TraceHeader& header, uint64_t 
 }  // namespace
 
 std::variant<TraceFile, std::string> read_trace_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fmt::format("cannot open: {}", std::strerror(errno));
-  std::error_code error;
-  const uint64_t file_size = std::filesystem::file_size(path, error);
+  RegularFile in;
+  if (std::string problem = in.open(path); !problem.empty()) return problem;
+  const uint64_t file_size = in.size();
   format::TraceHeader header{};
-  if (error || file_size < sizeof(header) || !read_exactly(in, &header, sizeof(header)))
+  if (file_size < sizeof(header) || read_at(in, 0, &header, sizeof(header)) != sizeof(header))
     return fmt::format("truncated: {} bytes, shorter than the trace header", file_size);
   if (std::memcmp(header.magic, format::kTraceMagic, sizeof(header.magic)) != 0)
     return "not a lockscope trace (bad magic)";
@@ -86,7 +95,11 @@ std::variant<TraceFile, std::string> read_trace_file(const std::string& path) {
   out.thread.dropped = header.dropped;
   out.thread.filtered = header.filtered;
   out.thread.closed = header.closed != 0;
-  read_events(in, header, file_size, out);
+  try {
+    read_events(in, header, file_size, out);
+  } catch (const std::bad_alloc&) {  // a sparse file claiming more events than memory holds
+    return fmt::format("unreadable: {} bytes of events do not fit in memory", file_size);
+  }
   out.thread.events = out.events.size();
   return out;
 }

@@ -28,7 +28,7 @@ struct HeldHold {
 void add_duration(uint64_t ns, uint64_t& sum, uint64_t& max, LatencyHistogram& histogram) {
   sum += ns;
   max = std::max(max, ns);
-  ++histogram.counts[LogHistogramLayout::bucket_of(ns)];
+  histogram.add(LogHistogramLayout::bucket_of(ns), 1);
 }
 
 class Summarizer {
@@ -72,7 +72,7 @@ class Summarizer {
         default: break;
       }
     }
-    thread.wait.counts[0] += thread.acquisitions - std::min(thread.acquisitions, thread.contended);
+    thread.wait.add(0, thread.acquisitions - std::min(thread.acquisitions, thread.contended));
     out_.threads.push_back(std::move(thread));
   }
 

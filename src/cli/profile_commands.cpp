@@ -16,6 +16,7 @@
 #include "analysis/profile_reader.h"
 #include "common/trace_format.h"
 #include "analysis/profile_symbolization.h"
+#include "analysis/utf8_repair.h"
 #include "analysis/wait_attribution.h"
 #include "cli/cli_error.h"
 #include "cli/profile_directory.h"
@@ -23,6 +24,7 @@
 #include "cli/target_program.h"
 #include "common/profile_format.h"
 #include "report/lock_rows.h"
+#include "report/report_file.h"
 #include "report/report_writer.h"
 
 namespace lockscope {
@@ -159,26 +161,6 @@ void check_format_options(const std::string& format, const ReportSettings& setti
   }
 }
 
-// Written to FILE.tmp, renamed over FILE when complete: a failed write leaves no half report.
-void write_report_file(ReportWriter& writer, const Profile& profile, const ReportOptions& options,
-                       const std::string& output) {
-  const std::string temporary = output + ".tmp";
-  try {
-    ReportSink sink(temporary);
-    writer.write(profile, options, sink);
-    sink.finish();
-  } catch (const ReportSinkError& error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw CliError(fmt::format("cannot write the report to '{}': {}", output, error.what()),
-                   "choose another file with -o FILE");
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, output, error);
-  if (error)
-    throw CliError(fmt::format("cannot write the report to '{}': {}", output, error.message()));
-}
-
 // On a terminal, a large profile's symbolization shows a progress line on stderr (never stdout,
 // which may be the report), erased when done.
 SymbolizeProgress symbolize_progress_line() {
@@ -218,6 +200,7 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
   // user set DEBUGINFOD_PROGRESS already); stdout may be the report, so it writes to stderr.
   if (isatty(STDERR_FILENO)) setenv("DEBUGINFOD_PROGRESS", "1", /*overwrite=*/0);
   symbolize_profile(profile, symbolize_progress_line());
+  repair_profile_strings(profile);
   ReportOptions options = settings.options;
   if (settings.attribute_waits) {
     std::string error;  // the pattern was checked when parsed
@@ -232,7 +215,11 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
   if (settings.output.empty() || settings.output == "-") {
     writer->write(profile, options, to_stderr ? std::cerr : std::cout);
   } else {
-    write_report_file(*writer, profile, options, settings.output);
+    try {
+      write_report_file(*writer, profile, options, settings.output);
+    } catch (const ReportFileError& error) {
+      throw CliError(error.what(), error.file_problem() ? "choose another file with -o FILE" : "");
+    }
   }
   for (const ProfileProblem& problem : profile.problems)
     fmt::print(stderr, "lockscope: warning: {}: {} ({})\n", problem.file, problem.message,
@@ -410,6 +397,8 @@ int run_run_command(const std::vector<std::string>& args) {
     // The program ran: report the problem but keep its exit status.
     fmt::print(stderr, "lockscope: error: {}\n", error.what());
     if (!error.hint().empty()) fmt::print(stderr, "hint: {}\n", error.hint());
+  } catch (const std::exception& error) {  // a writer's own failure, to a stream: the same
+    fmt::print(stderr, "lockscope: error: cannot write the report: {}\n", error.what());
   }
   exit_like(outcome);
 }

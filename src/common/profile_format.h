@@ -339,9 +339,13 @@ struct StackFrameRecord {
 };
 static_assert(sizeof(StackFrameRecord) == 16);
 
+// The deepest stack the runtime keeps (its StackStore::kMaxDepth is this): a StackRecord of more
+// frames is damage, and readers refuse it.
+inline constexpr uint32_t kMaxStackFrames = 128;
+
 struct StackRecord {  // a run of kStackFrames records, innermost first
   uint32_t first_frame;
-  uint32_t frame_count;
+  uint32_t frame_count;  // at most kMaxStackFrames
 };
 static_assert(sizeof(StackRecord) == 8);
 

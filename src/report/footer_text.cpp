@@ -106,6 +106,10 @@ void write_footer(const Profile& profile, std::ostream& out) {
         debug_info_hint({module, found.second, debuginfod_urls ? debuginfod_urls : ""})));
   for (const ProfileProblem& problem : profile.problems)
     notes.push_back(fmt::format("not read: {}: {}", problem.file, problem.message));
+  if (profile.repaired_strings)
+    notes.push_back(fmt::format("{} string{} (arguments, thread names, paths or symbols) not valid "
+                                "UTF-8: each bad byte is shown as \\xHH",
+                                profile.repaired_strings, profile.repaired_strings == 1 ? "" : "s"));
   if (notes.empty()) {
     out << "nothing dropped: every lock operation of every profiled process was recorded\n";
     return;

@@ -18,12 +18,11 @@ inline constexpr int kJsonSchemaVersion = 2;  // 2: every primitive (docs/json-s
 
 json histogram_json(const LatencyHistogram& histogram, uint64_t sum_ns, uint64_t max_ns) {
   json buckets = json::array();
-  for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
-    if (!histogram.counts[b]) continue;
-    if (b == LogHistogramLayout::kBuckets - 1)  // the overflow bucket has no upper bound
-      buckets.push_back({{"gt_ns", LogHistogramLayout::lower_ns(b)}, {"count", histogram.counts[b]}});
+  for (const LatencyHistogram::Bin& bin : histogram.bins()) {
+    if (bin.bucket == LogHistogramLayout::kBuckets - 1)  // the overflow bucket has no upper bound
+      buckets.push_back({{"gt_ns", LogHistogramLayout::lower_ns(bin.bucket)}, {"count", bin.count}});
     else
-      buckets.push_back({{"le_ns", LogHistogramLayout::upper_ns(b)}, {"count", histogram.counts[b]}});
+      buckets.push_back({{"le_ns", LogHistogramLayout::upper_ns(bin.bucket)}, {"count", bin.count}});
   }
   const auto report = report_buckets(histogram);
   return {{"sum_ns", sum_ns},
@@ -348,7 +347,10 @@ class JsonReportWriter final : public ReportWriter {
     if (options.attribution)
       document["wait_attribution"] = {{"caller_depth", options.attribution->caller_depth},
                                       {"skip_frames", options.attribution->skip_frames}};
-    sink.stream() << document.dump(2) << '\n';
+    if (profile.repaired_strings) document["repaired_strings"] = profile.repaired_strings;
+    // The CLI repairs every string before (repair_profile_strings); a string that still is not
+    // UTF-8 (a caller that did not) gets U+FFFD rather than an exception and no report.
+    sink.stream() << document.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
   }
 };
 

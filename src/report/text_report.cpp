@@ -7,6 +7,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 #include <numeric>
 
 #include "analysis/weighted_stacks.h"
@@ -194,45 +198,74 @@ std::string site_detail(const SiteSummary& site) {
   return text;
 }
 
-// The profiled process a process descends from, as far as the profile knows (fork/exec chains).
-uint32_t family_of(const Profile& profile, uint32_t pid) {
-  for (size_t hops = 0; hops < profile.processes.size(); ++hops) {
-    const ProcessProfile* parent = nullptr;
-    for (const ProcessProfile& p : profile.processes)
-      if (p.pid == pid) {
-        for (const ProcessProfile& q : profile.processes)
-          if (q.pid == p.ppid && q.pid != p.pid) parent = &q;
-        break;
-      }
-    if (!parent) return pid;
-    pid = parent->pid;
-  }
-  return pid;
-}
-
+// Ties between process-shared locks of different processes, worked out once per report: looking
+// through every other process's locks for each lock listed made `--all` quadratic in locks.
+//
 // Other processes of the same family (fork/exec) with a process-shared lock of the same address
 // and generation: after fork, the same lock in shared memory (each process records its own use of
 // it). Another generation, or an unrelated process, is another lock.
-std::string shared_with(const Profile& profile, const LockRow& row) {
-  if (!(row.lock->flags & format::kLockProcessShared)) return {};
-  const uint32_t family = family_of(profile, row.process->pid);
-  std::vector<uint32_t> pids;
-  for (const ProcessProfile& process : profile.processes) {
-    if (&process == row.process || process.pid == row.process->pid) continue;
-    if (family_of(profile, process.pid) != family) continue;
-    for (const LockSummary& lock : process.locks)
-      if (lock.address == row.lock->address && lock.generation == row.lock->generation &&
-          (lock.flags & format::kLockProcessShared) &&
-          lock.acquisitions + lock.failed + lock.events > 0) {
-        pids.push_back(process.pid);
+class ProcessSharedTies {
+ public:
+  explicit ProcessSharedTies(const Profile& profile) {
+    for (const ProcessProfile& process : profile.processes) {
+      pids_.insert(process.pid);
+      parent_of_.try_emplace(process.pid, process.ppid);  // the first process of a pid, as before
+    }
+    for (const ProcessProfile& process : profile.processes) {
+      const uint32_t family = family_of(process.pid, profile.processes.size());
+      for (const LockSummary& lock : process.locks) {
+        if (!(lock.flags & format::kLockProcessShared)) continue;
+        if (lock.acquisitions + lock.failed + lock.events == 0) continue;
+        const Key key{family, lock.address, lock.generation};
+        if (seen_.insert({key, process.pid}).second) users_[key].push_back(process.pid);
+      }
+    }
+  }
+
+  // "  (process-shared; also used by pid 12, 14)", or "" when no other process used it.
+  std::string shared_with(const LockRow& row) const {
+    if (!(row.lock->flags & format::kLockProcessShared)) return {};
+    auto family = families_.find(row.process->pid);
+    if (family == families_.end()) return {};
+    auto users = users_.find(Key{family->second, row.lock->address, row.lock->generation});
+    if (users == users_.end()) return {};
+    std::vector<uint32_t> pids;
+    for (uint32_t pid : users->second)
+      if (pid != row.process->pid) pids.push_back(pid);
+    return pids.empty() ? std::string()
+                        : fmt::format("  (process-shared; also used by pid {})", fmt::join(pids, ", "));
+  }
+
+ private:
+  using Key = std::tuple<uint32_t, uint64_t, uint32_t>;  // family, address, generation
+
+  // The profiled process a process descends from, as far as the profile knows (fork/exec
+  // chains); at most `hops` steps up, so that a cycle of reused pids ends.
+  uint32_t family_of(uint32_t pid, size_t hops) {
+    std::vector<uint32_t> path;
+    uint32_t at = pid;
+    for (size_t hop = 0;; ++hop) {
+      if (auto known = families_.find(at); known != families_.end()) {
+        at = known->second;
         break;
       }
+      path.push_back(at);
+      const uint32_t parent = parent_of_.at(at);
+      if (hop >= hops || parent == at || !pids_.count(parent)) break;
+      at = parent;
+    }
+    for (uint32_t member : path) families_.emplace(member, at);
+    return at;
   }
-  return pids.empty() ? std::string()
-                      : fmt::format("  (process-shared; also used by pid {})", fmt::join(pids, ", "));
-}
 
-void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows,
+  std::unordered_set<uint32_t> pids_;
+  std::unordered_map<uint32_t, uint32_t> parent_of_;
+  std::unordered_map<uint32_t, uint32_t> families_;
+  std::map<Key, std::vector<uint32_t>> users_;  // each pid once, in the profile's process order
+  std::set<std::pair<Key, uint32_t>> seen_;
+};
+
+void write_call_sites(const ProcessSharedTies& ties, const std::vector<LockRow>& rows,
                       const ReportOptions& options, std::ostream& out) {
   out << "*** call sites of each lock listed ***\n";
   for (const LockRow& row : rows) {
@@ -241,7 +274,7 @@ void write_call_sites(const Profile& profile, const std::vector<LockRow>& rows,
                        format_count(row.figures().acquisitions),
                        format_count(row.figures().contended),
                        format_duration_ns(double(row.figures().wait_sum_ns)),
-                       shared_with(profile, row));
+                       ties.shared_with(row));
     std::vector<const SiteSummary*> sites;
     for (const SiteSummary& site : row.figures().sites) sites.push_back(&site);
     std::stable_sort(sites.begin(), sites.end(), [](const SiteSummary* a, const SiteSummary* b) {
@@ -348,7 +381,7 @@ class TextReportWriter final : public ReportWriter {
     size_t total = 0;
     const std::vector<LockRow> rows = listed_rows(profile, options, total);
     write_locks(rows, total, options, out);
-    write_call_sites(profile, rows, options, out);
+    write_call_sites(ProcessSharedTies(profile), rows, options, out);
     write_lock_order_inversions(profile, out);
     write_legend(out);
     out << '\n';

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/profile_format.h"
 #include "runtime/chunked_array.h"
 
 namespace lockscope::runtime {
@@ -34,7 +35,7 @@ class StackStore {
     return same(stacks_[number - 1], frames, depth);
   }
   static uint64_t hash(const uintptr_t* frames, uint32_t depth);
-  static constexpr uint32_t kMaxDepth = 128;
+  static constexpr uint32_t kMaxDepth = format::kMaxStackFrames;  // what a profile's readers take
 
   void reset();    // empty, memory given back
   void abandon();  // forget the memory without unmapping it (a forked child's copy)

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,6 +91,36 @@ CommandResult run_command(const std::vector<std::string>& argv,
   while (waitpid(started.pid, &status, 0) < 0 && errno == EINTR) {
   }
   return finish_command(started, status);
+}
+
+BoundedResult run_lockscope_bounded(const std::vector<std::string>& args, double timeout_s) {
+  std::vector<std::string> argv = {LOCKSCOPE_CLI};
+  argv.insert(argv.end(), args.begin(), args.end());
+  TemporaryDirectory capture;
+  const auto start = std::chrono::steady_clock::now();
+  const StartedCommand started = start_command(argv, capture, "bounded");
+  BoundedResult bounded;
+  int status = 0;
+  struct rusage usage {};
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (;;) {
+    const pid_t ended = wait4(started.pid, &status, WNOHANG, &usage);
+    if (ended == started.pid || (ended < 0 && errno != EINTR)) break;
+    if (elapsed() > timeout_s) {
+      kill(started.pid, SIGKILL);
+      while (wait4(started.pid, &status, 0, &usage) < 0 && errno == EINTR) {
+      }
+      bounded.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  bounded.seconds = elapsed();
+  bounded.max_rss_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+  bounded.result = finish_command(started, status);
+  return bounded;
 }
 
 CommandResult run_lockscope(const std::vector<std::string>& args) {

@@ -27,6 +27,16 @@ CommandResult run_command(const std::vector<std::string>& argv,
 // `lockscope ARGS...` with the CLI under test.
 CommandResult run_lockscope(const std::vector<std::string>& args);
 
+// `lockscope ARGS...`, killed with SIGKILL when it has not ended within `timeout_s` (a hang is
+// then a failed test, not a stuck suite): `timed_out`, its wall time and its peak resident size.
+struct BoundedResult {
+  CommandResult result;
+  bool timed_out = false;
+  double seconds = 0;
+  uint64_t max_rss_bytes = 0;  // getrusage's ru_maxrss of the command (wait4)
+};
+BoundedResult run_lockscope_bounded(const std::vector<std::string>& args, double timeout_s);
+
 std::string fixture(const std::string& name);         // path of a fixture binary
 std::string fixture_source(const std::string& name);  // path of its .c file
 // Line of the fixture source that carries the comment marker "// @marker".

@@ -43,7 +43,7 @@ TEST(LogHistogram, ReportBucketsSplitExactlyAtTheMicrosecondBoundaries) {
   LatencyHistogram histogram;
   const uint64_t values[] = {0, 999, 1000, 1001, 10000, 10001, 100000, 100001, 1000000, 1000001,
                              5000000000ull};
-  for (uint64_t v : values) ++histogram.counts[Layout::bucket_of(v)];
+  for (uint64_t v : values) histogram.add(Layout::bucket_of(v), 1);
   const auto buckets = report_buckets(histogram);
   EXPECT_EQ(buckets[0], 3u);  // 0, 999, 1000
   EXPECT_EQ(buckets[1], 2u);  // 1001, 10000
@@ -55,14 +55,32 @@ TEST(LogHistogram, ReportBucketsSplitExactlyAtTheMicrosecondBoundaries) {
 
 TEST(LogHistogram, PercentilesAreWithinABucketOfTheTruth) {
   LatencyHistogram histogram;
-  for (uint64_t v = 1; v <= 10000; ++v) ++histogram.counts[Layout::bucket_of(v * 100)];
+  for (uint64_t v = 1; v <= 10000; ++v) histogram.add(Layout::bucket_of(v * 100), 1);
   // True p50 = 500 us, p99 = 990 us; buckets are at most half a leading digit wide.
   EXPECT_NEAR(histogram.percentile(0.50), 500000, 50000);
   EXPECT_NEAR(histogram.percentile(0.99), 990000, 50000);
   EXPECT_EQ(LatencyHistogram{}.percentile(0.99), 0);
   LatencyHistogram uncontended;
-  uncontended.counts[0] = 100;
+  uncontended.add(0, 100);
   EXPECT_EQ(uncontended.percentile(0.99), 0) << "no wait reads as 0, not 1 ns";
+}
+
+// Sparse: a histogram holds only the buckets it counts, in order, whatever order they come in.
+TEST(LogHistogram, KeepsOnlyCountedBucketsInOrderAndMergesThem) {
+  LatencyHistogram a, b;
+  a.add(50, 2);
+  a.add(10, 1);
+  a.add(50, 3);
+  a.add(7, 0);  // nothing counted: no bucket
+  b.add(199, 4);
+  b.add(10, 6);
+  EXPECT_EQ(a.bins(), (std::vector<LatencyHistogram::Bin>{{1, 10}, {5, 50}}));
+  a.add(b);
+  EXPECT_EQ(a.bins(), (std::vector<LatencyHistogram::Bin>{{7, 10}, {5, 50}, {4, 199}}));
+  EXPECT_EQ(a.count(10), 7u);
+  EXPECT_EQ(a.count(11), 0u);
+  EXPECT_EQ(a.total(), 16u);
+  EXPECT_EQ(sizeof(LatencyHistogram::Bin), 16u) << "as a bin of the file";
 }
 
 }  // namespace

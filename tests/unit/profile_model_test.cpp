@@ -17,7 +17,7 @@ SiteSummary site(Operation op, uint64_t count, uint64_t contended = 0, uint64_t 
   s.failed = failed;
   s.wait_sum_ns = wait_ns * contended;  // each contended call waited wait_ns
   s.wait_max_ns = wait_ns;
-  if (contended) s.wait.counts[LogHistogramLayout::bucket_of(wait_ns)] = contended;
+  if (contended) s.wait.add(LogHistogramLayout::bucket_of(wait_ns), contended);
   return s;
 }
 

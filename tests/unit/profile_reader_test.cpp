@@ -3,83 +3,26 @@
 // profile, never a crash.
 #include "analysis/profile_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 
-#include "common/crc32.h"
 #include "common/log_histogram.h"
 #include "common/profile_format.h"
+#include "profile_file_builder.h"
 
 namespace lockscope {
 namespace {
 
 using namespace format;
-
-class ProfileFileBuilder {
- public:
-  StringRef add_string(const std::string& text) {
-    StringRef ref{static_cast<uint32_t>(strings_.size()), static_cast<uint32_t>(text.size())};
-    strings_ += text;
-    return ref;
-  }
-  HistogramRef add_histogram(std::initializer_list<std::pair<uint32_t, uint64_t>> bins) {
-    HistogramRef ref{static_cast<uint32_t>(bins_.size()), static_cast<uint32_t>(bins.size())};
-    for (auto [bucket, count] : bins) bins_.push_back(HistogramBin{bucket, 0, count});
-    return ref;
-  }
-  template <typename Record>
-  void add(std::vector<Record>& into, const Record& record) { into.push_back(record); }
-
-  std::vector<ProcessRecord> process;
-  std::vector<ModuleRecord> modules;
-  std::vector<ThreadRecord> threads;
-  std::vector<LockRecord> locks;
-  std::vector<SiteRecord> sites;
-  std::vector<CounterRecord> counters;
-  std::vector<LockOrderRecord> order;  // written only when not empty (as in a version 2 file)
-  uint32_t version = kVersion;
-
-  std::string bytes() const {
-    std::string body;
-    uint32_t sections = 0;
-    auto section = [&](SectionType type, uint32_t record_size, const void* data, size_t size) {
-      SectionHeader header{static_cast<uint32_t>(type), record_size,
-                           record_size ? size / record_size : 0, size, crc32(0, data, size), 0};
-      body.append(reinterpret_cast<const char*>(&header), sizeof(header));
-      body.append(static_cast<const char*>(data), size);
-      ++sections;
-    };
-    auto records = [&](SectionType type, const auto& list) {
-      using Record = typename std::decay_t<decltype(list)>::value_type;
-      section(type, sizeof(Record), list.data(), list.size() * sizeof(Record));
-    };
-    section(SectionType::kStrings, 1, strings_.data(), strings_.size());
-    records(SectionType::kProcess, process);
-    records(SectionType::kModules, modules);
-    records(SectionType::kThreads, threads);
-    records(SectionType::kLocks, locks);
-    records(SectionType::kSites, sites);
-    records(SectionType::kHistograms, bins_);
-    records(SectionType::kCounters, counters);
-    if (!order.empty()) records(SectionType::kLockOrder, order);
-    section(SectionType::kEnd, 0, "", 0);
-    FileHeader header{};
-    std::memcpy(header.magic, kMagic, sizeof(kMagic));
-    header.version = version;
-    header.header_size = sizeof(FileHeader);
-    header.file_size = sizeof(FileHeader) + body.size();
-    header.section_count = sections;
-    header.header_crc = crc32(0, &header, sizeof(header));
-    return std::string(reinterpret_cast<const char*>(&header), sizeof(header)) + body;
-  }
-
- private:
-  std::string strings_;
-  std::vector<HistogramBin> bins_;
-};
 
 ProfileFileBuilder sample_profile() {
   ProfileFileBuilder b;
@@ -133,7 +76,8 @@ ProfileFileBuilder sample_profile() {
   s.contended = 2;
   s.wait_sum_ns = 3000;
   s.wait_max_ns = 2000;
-  s.wait_histogram = t.wait_histogram;
+  s.wait_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(1000), 1},
+                                      {LogHistogramLayout::bucket_of(2000), 1}});
   s.hold_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(500), 8}});
   s.hold_samples = 1;
   b.sites.push_back(s);
@@ -287,6 +231,103 @@ TEST_F(ProfileReader, RejectsReferencesOutsideTheirSections) {
   result = read_profile_file(write(builder.bytes()));
   ASSERT_TRUE(std::holds_alternative<std::string>(result));
   EXPECT_NE(std::get<std::string>(result).find("histogram"), std::string::npos);
+}
+
+// A file that is not a profile's kind of file is named for what it is, at once: a directory, a
+// FIFO (whose open() used to wait for a writer for ever), a device. A symlink to a regular
+// profile still reads.
+class ProfileReaderFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("lockscope-reader-files-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  // The reader's answer for `file`, or a failed test when it does not come within 10 s (a FIFO
+  // is then opened for writing, which lets a reader blocked in open() go on).
+  std::string problem_of(const std::string& file) {
+    auto answer = std::async(std::launch::async, [file] { return read_profile_file(file); });
+    if (answer.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+      ADD_FAILURE() << file << ": the reader still waits after 10 s";
+      const int unblock = open(file.c_str(), O_WRONLY | O_NONBLOCK);
+      if (unblock >= 0) close(unblock);
+    }
+    auto result = answer.get();
+    if (std::holds_alternative<ProcessProfile>(result)) return "read as a profile";
+    return std::get<std::string>(result);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ProfileReaderFiles, ADirectoryIsNamedAsOne) {
+  std::filesystem::create_directory(path("d.lsprof"));
+  EXPECT_EQ(problem_of(path("d.lsprof")), "not a regular file (a directory)");
+}
+
+TEST_F(ProfileReaderFiles, AFifoIsRefusedWithoutWaitingForAWriter) {
+  ASSERT_EQ(mkfifo(path("f.lsprof").c_str(), 0600), 0) << std::strerror(errno);
+  EXPECT_EQ(problem_of(path("f.lsprof")), "not a regular file (a FIFO)");
+}
+
+TEST_F(ProfileReaderFiles, ASymlinkToADeviceIsRefusedASymlinkToAProfileRead) {
+  std::filesystem::create_symlink("/dev/zero", path("zero.lsprof"));
+  EXPECT_EQ(problem_of(path("zero.lsprof")), "not a regular file (a character device)");
+  std::ofstream(path("real.bin"), std::ios::binary) << sample_profile().bytes();
+  std::filesystem::create_symlink(path("real.bin"), path("link.lsprof"));
+  EXPECT_EQ(problem_of(path("link.lsprof")), "read as a profile");
+}
+
+TEST_F(ProfileReaderFiles, AFileLargerThanAProfileCanBeIsNotRead) {
+  {  // sparse: no disk space, and a reader that read it whole would need 4 GiB of memory
+    std::ofstream(path("huge.lsprof"), std::ios::binary) << sample_profile().bytes();
+  }
+  std::filesystem::resize_file(path("huge.lsprof"), kMaxProfileFileBytes + 1);
+  const std::string problem = problem_of(path("huge.lsprof"));
+  EXPECT_EQ(problem, std::to_string(kMaxProfileFileBytes + 1) +
+                         " bytes, more than a profile can be (4 GiB): not a profile, or damaged");
+}
+
+TEST_F(ProfileReaderFiles, ADirectoryReportsEveryOtherFile) {
+  std::ofstream(path("1-1.lsprof"), std::ios::binary) << sample_profile().bytes();
+  std::filesystem::create_directory(path("2-2.lsprof"));
+  ASSERT_EQ(mkfifo(path("3-3.lsprof").c_str(), 0600), 0);
+  std::filesystem::create_symlink("/dev/zero", path("4-4.lsprof"));
+  auto answer = std::async(std::launch::async, [this] { return read_profile_directory(dir_); });
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+      << "the directory's FIFO blocks the reader";
+  const Profile profile = answer.get();
+  ASSERT_EQ(profile.processes.size(), 1u);
+  EXPECT_EQ(profile.processes[0].pid, 4908u);
+  ASSERT_EQ(profile.problems.size(), 3u);
+  EXPECT_EQ(profile.problems[0].message, "not a regular file (a directory)");
+  EXPECT_EQ(profile.problems[1].message, "not a regular file (a FIFO)");
+  EXPECT_EQ(profile.problems[2].message, "not a regular file (a character device)");
+}
+
+// Each histogram, stack and string of a file has a run of records of its own. References that
+// overlap (every site claiming the whole histograms section) cost the section's size per
+// reference: quadratic time and memory, so they are a damaged file.
+TEST_F(ProfileReader, RejectsOverlappingReferences) {
+  const auto problem = [this](const ProfileFileBuilder& builder) {
+    auto result = read_profile_file(write(builder.bytes()));
+    if (std::holds_alternative<ProcessProfile>(result)) return std::string("read as a profile");
+    return std::get<std::string>(result);
+  };
+  const std::string overlap = " overlap (together they claim more than the section holds)";
+  ProfileFileBuilder histograms = sample_profile();
+  histograms.sites[1].wait_histogram = histograms.sites[0].wait_histogram;
+  EXPECT_EQ(problem(histograms), "histogram references" + overlap);
+  ProfileFileBuilder strings = sample_profile();
+  strings.modules.push_back(strings.modules[0]);  // a second module, the same path's bytes
+  EXPECT_EQ(problem(strings), "string references" + overlap);
+  ProfileFileBuilder stacks = sample_profile();
+  stacks.frames = {StackFrameRecord{0, 0, 0x2000}, StackFrameRecord{0, 0, 0x3000}};
+  stacks.stacks = {StackRecord{0, 2}};
+  EXPECT_EQ(problem(stacks), "read as a profile");
+  stacks.stacks = {StackRecord{0, 2}, StackRecord{0, 2}};
+  EXPECT_EQ(problem(stacks), "stack frame references" + overlap);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace {
 
 LatencyHistogram histogram_of(std::initializer_list<std::pair<uint64_t, uint64_t>> values) {
   LatencyHistogram h;
-  for (auto [ns, count] : values) h.counts[LogHistogramLayout::bucket_of(ns)] += count;
+  for (auto [ns, count] : values) h.add(LogHistogramLayout::bucket_of(ns), count);
   return h;
 }
 

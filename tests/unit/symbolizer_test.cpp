@@ -3,9 +3,13 @@
 #include "analysis/symbolizer.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <future>
 #include <iostream>
 #include <algorithm>
 #include <sstream>
@@ -260,6 +264,30 @@ TEST(SymbolizerFallback, MissingFileGivesModuleOffset) {
   EXPECT_EQ(symbolizer.symbolize({"/tmp", ""}, 0x10).label().rfind("tmp+0x10", 0), 0u);
   EXPECT_EQ(symbolizer.symbolize({"/etc/hostname", ""}, 0x10).label().rfind("hostname+0x10", 0), 0u);
   EXPECT_EQ(symbolizer.symbolize({"", ""}, 0x10).label().empty(), false);
+}
+
+// A profile's module path may name anything: a FIFO (libdwfl's own open() of it waited for a
+// writer for ever), a device. Only a regular file is opened as an ELF file.
+TEST(SymbolizerFallback, ANonRegularFileIsNeverOpenedAsElf) {
+  const std::string fifo = std::filesystem::temp_directory_path().string() + "/lockscope-fifo-" +
+                           std::to_string(getpid());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto answer = std::async(std::launch::async, [&fifo] {
+    Symbolizer symbolizer;
+    return symbolizer.symbolize({fifo, ""}, 0x10);
+  });
+  if (answer.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ADD_FAILURE() << "the symbolizer still waits for the FIFO after 10 s";
+    const int unblock = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // lets its open() return
+    if (unblock >= 0) close(unblock);
+  }
+  const SymbolizedAddress result = answer.get();
+  unlink(fifo.c_str());
+  EXPECT_EQ(result.untrusted_reason, "not a regular file (a FIFO)");
+  EXPECT_EQ(result.label().rfind("lockscope-fifo-", 0), 0u) << result.label();
+  Symbolizer symbolizer;
+  EXPECT_EQ(symbolizer.symbolize({"/dev/zero", ""}, 0x10).untrusted_reason,
+            "not a regular file (a character device)");
 }
 
 TEST(SymbolizerFallback, BuildIdMismatchIsNotTrusted) {

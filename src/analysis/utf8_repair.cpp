@@ -1,0 +1,129 @@
+#include "analysis/utf8_repair.h"
+
+#include <fmt/core.h>
+
+namespace lockscope {
+namespace {
+
+// Length of the valid UTF-8 sequence at text[at], 0 when the byte there does not start one
+// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+size_t valid_sequence_at(std::string_view text, size_t at) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // overlong
+    if (lead == 0xED) high = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // overlong
+    if (lead == 0xF4) high = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  if (byte(at + 1) < low || byte(at + 1) > high) return 0;
+  for (size_t i = 2; i < length; ++i)
+    if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return 0;
+  return length;
+}
+
+class StringRepair {
+ public:
+  void operator()(std::string& text) {
+    if (is_valid_utf8(text)) return;
+    text = repair_utf8(text);
+    ++repaired_;
+  }
+  void operator()(CodeLocation& where) {
+    (*this)(where.function);
+    (*this)(where.file);
+    (*this)(where.label);
+    for (std::string& frame : where.inlined_from) (*this)(frame);
+  }
+  uint64_t repaired() const { return repaired_; }
+
+ private:
+  uint64_t repaired_ = 0;
+};
+
+void repair_process(ProcessProfile& process, StringRepair& repair) {
+  repair(process.file);
+  repair(process.exec_target);
+  repair(process.executable);
+  for (std::string& argument : process.arguments) repair(argument);
+  for (ModuleSummary& module : process.modules) repair(module.path);
+  for (ThreadSummary& thread : process.threads) repair(thread.name);
+  for (LockSummary& lock : process.locks) {
+    repair(lock.init_site);
+    for (SiteSummary& site : lock.sites) {
+      repair(site.location);
+      for (Blame& blame : site.blame) repair(blame.holder_site);
+    }
+  }
+  for (LockOrderEdge& edge : process.lock_order) {
+    repair(edge.from_site);
+    repair(edge.to_site);
+  }
+  for (std::vector<CodeLocation>& stack : process.stacks)
+    for (CodeLocation& frame : stack) repair(frame);
+  for (TraceThread& thread : process.trace.threads) {
+    repair(thread.file);
+    repair(thread.problem);
+  }
+  for (CodeLocation& site : process.trace.sites) repair(site);
+  for (TraceRecord& event : process.trace.events) repair(event.name);
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view text) {
+  for (size_t at = 0; at < text.size();) {
+    // ASCII runs, eight bytes at a time: most strings are all ASCII.
+    while (at + 8 <= text.size()) {
+      uint64_t word;
+      __builtin_memcpy(&word, text.data() + at, 8);
+      if (word & 0x8080808080808080ull) break;
+      at += 8;
+    }
+    if (at >= text.size()) break;
+    const size_t length = valid_sequence_at(text, at);
+    if (length == 0) return false;
+    at += length;
+  }
+  return true;
+}
+
+std::string repair_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (size_t at = 0; at < text.size();) {
+    const size_t length = valid_sequence_at(text, at);
+    if (length == 0) {
+      out += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[at]));
+      ++at;
+    } else {
+      out.append(text.substr(at, length));
+      at += length;
+    }
+  }
+  return out;
+}
+
+void repair_profile_strings(Profile& profile) {
+  StringRepair repair;
+  repair(profile.directory);
+  for (ProfileProblem& problem : profile.problems) {
+    repair(problem.file);
+    repair(problem.message);
+  }
+  for (ProcessProfile& process : profile.processes) repair_process(process, repair);
+  profile.repaired_strings += repair.repaired();
+}
+
+}  // namespace lockscope

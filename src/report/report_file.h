@@ -1,0 +1,30 @@
+// A report written to a file: to FILE.tmp, renamed over FILE once complete, so that a failed
+// write never leaves half a report under the name asked for, nor the temporary file — whatever
+// failed: the file (ReportSinkError) or the writer itself (any exception; a JSON library's, an
+// allocation).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "report/report_writer.h"
+
+namespace lockscope {
+
+// The report could not be written; what() says so, naming the file:
+// "cannot write the report to 'x.json': No space left on device". file_problem(): the file could
+// not be created, written or renamed (another file may do), rather than the writer failing.
+class ReportFileError : public std::runtime_error {
+ public:
+  ReportFileError(const std::string& what, bool file_problem)
+      : std::runtime_error(what), file_problem_(file_problem) {}
+  bool file_problem() const { return file_problem_; }
+
+ private:
+  bool file_problem_;
+};
+
+void write_report_file(ReportWriter& writer, const Profile& profile, const ReportOptions& options,
+                       const std::string& output);
+
+}  // namespace lockscope
