@@ -256,11 +256,10 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
                  "process killed by SIGKILL keeps what it had recorded by its last snapshot "
                  "(written by a thread that holds no lock, at its next timed release)")
       ->check(CLI::Range(0.01, 86400.0));
-  app.add_option(
-         "--stack-depth", settings.stack_depth,
-         "frames of call stack kept for each contended wait, the hold it waited behind "
-         "and each timed hold (0: none); capturing takes at most 1 % of a thread's CPU time "
-         "for waits and 1 % for holds, beyond that no stack is kept")
+  app.add_option("--stack-depth", settings.stack_depth,
+                 "frames of call stack kept for each contended wait, the hold it waited behind "
+                 "and each timed hold (0: none); capturing takes at most 1 % of a thread's time "
+                 "for waits and 1 % for holds, beyond that no stack is kept")
       ->check(CLI::Range(0u, 64u))
       ->default_str("32");
   app.add_option("--unwind", settings.unwind,

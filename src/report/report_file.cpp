@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <filesystem>
+#include <stdexcept>
 
 namespace lockscope {
 
@@ -21,6 +22,11 @@ void write_report_file(ReportWriter& writer, const Profile& profile, const Repor
     sink.finish();
   } catch (const ReportSinkError& error) {
     throw failed(error.what(), true);
+  } catch (const std::invalid_argument&) {
+    // The format cannot show this profile (chrome without a trace): the writer's own words.
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw;
   } catch (const std::exception& error) {
     throw failed(error.what(), false);
   }

@@ -1,7 +1,6 @@
 #include "runtime/recorder.h"
 
 #include <sched.h>
-#include <time.h>
 
 #include "runtime/process_exit.h"
 #include "runtime/stack_capture.h"
@@ -124,42 +123,16 @@ void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
   if (outer.entry != nullptr && outer.epoch == self.epoch) outer.entry->order_to = cached.stats;
 }
 
-namespace {
-
-// Whether captures that took `spent` ticks are within 1 % of the thread's CPU time (+ 1 ms to
-// start with). The CPU time is a system call (no vDSO clock for it), so it is read again only
-// when the budget looks spent, and then at most every 10 ms of the clock: a thread that captures
-// at every contended wait pays for it about 100 times a second, not at each wait.
-bool capture_budget_left(ThreadState& self, uint64_t now, uint64_t spent, bool may_read_cpu) {
-  const Clock& clock = g_runtime.clock;
-  const uint64_t allowance = static_cast<uint64_t>(clock.ticks_per_second / 1000);
-  if (spent * 100 <= self.cpu_ticks_seen + allowance * 100) return true;
-  if (!may_read_cpu ||
-      now - self.cpu_read_ticks < static_cast<uint64_t>(clock.ticks_per_second / 100))
-    return false;
-  self.cpu_read_ticks = now;
-  timespec cpu;
-  const int saved_errno = errno;
-  const int failed = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-  errno = saved_errno;
-  if (failed != 0) return false;
-  const double cpu_ns = static_cast<double>(cpu.tv_sec) * 1e9 + static_cast<double>(cpu.tv_nsec);
-  self.cpu_ticks_seen = static_cast<uint64_t>(cpu_ns * clock.ticks_per_second / 1e9);
-  return spent * 100 <= self.cpu_ticks_seen + allowance * 100;
-}
-
-}  // namespace
-
 uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth,
-                          uint8_t unwind_mode, uint64_t& now, uint64_t& spent,
-                          bool in_critical_section) {
+                          uint8_t unwind_mode, uint64_t& now, uint64_t& spent) {
   Runtime& rt = g_runtime;
   const uint64_t start = now;
-  // Allowed while captures took at most 1 % of the thread's CPU time so far (+ 1 ms to start
-  // with): a DWARF walk costs microseconds, and a lock-heavy program contends hundreds of
-  // thousands of times a second. CPU time, not time alive: a server's workers sleep in epoll most
-  // of the time, and 1 % of their lives was several per cent of their work.
-  if (!capture_budget_left(self, start, spent, !in_critical_section)) return 0;
+  // Allowed while captures took at most 1 % of the thread's time so far (+ 1 ms to start with):
+  // a DWARF walk costs microseconds, and a lock-heavy program contends hundreds of thousands of
+  // times a second. (Of its time alive, not its CPU time: the CPU time is a system call, and a
+  // thread that mostly waits would keep the stacks of few of its waits.)
+  const uint64_t allowance = static_cast<uint64_t>(rt.clock.ticks_per_second / 1000);
+  if (spent * 100 > start - self.first_ticks + allowance * 100) return 0;
   InsideLockscope inside;  // libgcc's unwinder may lock a mutex of its own
   const int saved_errno = errno;
   uintptr_t raw[kMaxStackDepth + 8];
@@ -239,7 +212,7 @@ void note_blocking_release(ThreadState& self, const HeldLock& held, uintptr_t si
   } else if (rt.stack_depth != 0) {
     uint64_t now = rt.clock.now();
     if (const uint32_t depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode,
-                                                now, self.stack_ticks, /*in_critical_section=*/true)) {
+                                                now, self.stack_ticks)) {
       InsideLockscope inside;  // the table's lock is internal
       stack = rt.holder_stacks.intern(frames, depth, self.holder_stack_hints);
       if (stack != 0) self.released_stack = HeldStack{held.start_ticks, stack, 0};

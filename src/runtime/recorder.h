@@ -86,18 +86,16 @@ inline const EventSink& sink() { return *g_runtime.sink; }
 
 // The program's call stack at a contended acquisition, from the call site `site` outwards, into
 // `frames` (room for kMaxStackDepth); 0 when the capture budget `spent` is spent (captures took
-// 1 % of the thread's CPU time so far, + 1 ms) or the walk did not find `site`. `now`: the clock, read
+// 1 % of the thread's time so far, + 1 ms) or the walk did not find `site`. `now`: the clock, read
 // by the caller; when a stack was captured it is read again (the wait starts after the capture).
 // Built with a frame pointer (as is acquire_slow), so that the frame-pointer walk gets through
 // lockscope's own frames. `max_depth` <= kMaxStackDepth frames (capture_wait_stack: the configured
 // stack_depth), walked the `unwind_mode` way (UnwindMode). Two budgets: waits, blame and lock
 // order spend ThreadState::stack_ticks; timed holds spend hold_stack_ticks, so that a program
-// that holds much and waits little keeps the stacks of its waits. `in_critical_section`: called
-// before a real unlock (note_blocking_release), where the budget is judged on the CPU time read
-// before and never read again (a system call does not belong in the program's critical section).
+// that holds much and waits little keeps the stacks of its waits.
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) uint32_t capture_stack_at(
     ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth, uint8_t unwind_mode,
-    uint64_t& now, uint64_t& spent, bool in_critical_section = false);
+    uint64_t& now, uint64_t& spent);
 inline uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t* frames,
                                    uint64_t& now) {
   return capture_stack_at(self, site, frames, g_runtime.stack_depth, g_runtime.unwind_mode, now,

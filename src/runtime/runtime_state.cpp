@@ -163,8 +163,6 @@ ThreadState* register_thread() {
   self->first_ticks = rt.clock.now();
   self->stack_ticks = 0;
   self->hold_stack_ticks = 0;
-  self->cpu_ticks_seen = 0;
-  self->cpu_read_ticks = self->first_ticks;
   if (self->tid == rt.pid) self->flags |= format::kThreadMain;
   // The name is read at the thread's exit and, for threads still running, when the profile is
   // written: a read here would cost a third of a short-lived thread's start.

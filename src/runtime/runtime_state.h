@@ -127,13 +127,10 @@ struct ThreadState {
   uint64_t wait_ns_by_primitive[format::kPrimitiveSlots];  // every wait, by kind
   uint64_t barrier_last_arrivals;
   // Stack capture's budget (capture_stack_at): when the thread was first seen, and the ticks its
-  // captures took so far, against the thread's CPU time (in clock ticks) as last read (at most
-  // every 10 ms, when a budget looked spent) and when it was read.
+  // captures took so far.
   uint64_t first_ticks;
   uint64_t stack_ticks;       // waits, blame, lock order
   uint64_t hold_stack_ticks;  // timed holds
-  uint64_t cpu_ticks_seen;
-  uint64_t cpu_read_ticks;
   // Recording state, used only by the thread itself while it runs.
   SiteTable sites;
   uint32_t epoch;  // starts at 1; +1 at each flush of `sites`

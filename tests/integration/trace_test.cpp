@@ -102,12 +102,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(TracedFixture{"counter_threads", {}}, TracedFixture{"sleepy_holder", {"20"}},
                       TracedFixture{"mutex_semantics", {}},
                       TracedFixture{"rwlock_sides", {"3", "200"}},
-                      TracedFixture{"semaphores", {"100"}},
-                      TracedFixture{"barrier_rounds", {"50"}},
+                      TracedFixture{"semaphores", {"100"}}, TracedFixture{"barrier_rounds", {"50"}},
                       TracedFixture{"spin_counter", {"2000"}},
-                      TracedFixture{"condvar_wakeups", {"50"}},
-                      TracedFixture{"condvar_split", {}}),
-    [](const ::testing::TestParamInfo<TracedFixture>& info) { return info.param.name; });
+                      TracedFixture{"condvar_wakeups", {"50"}}, TracedFixture{"condvar_split", {}}),
+    [](const ::testing::TestParamInfo<TracedFixture>& param_info) {
+      return param_info.param.name;
+    });
 
 // Killed by SIGKILL after its start-up snapshot: the report still has every call, from the trace,
 // says the process was cut short, and shows the wait it was killed in.
@@ -224,7 +224,9 @@ TEST(Trace, MinWaitKeepsOnlyTheLongWaits) {
   EXPECT_EQ(others, 0u);
   EXPECT_GT(filtered, 40u) << "the uncontended calls";
   const FoundSite slow = find_site(process, "sleepy_holder", "holder-lock", Operation::kLock);
-  if (slow.site) EXPECT_GE(slow.site->count, 20u);
+  if (slow.site) {
+    EXPECT_GE(slow.site->count, 20u);
+  }
   const CommandResult text = run_lockscope({"report", dir.path()});
   EXPECT_NE(text.out.find("only waits of at least 1.00ms kept (--min-wait)"), std::string::npos)
       << text.out;

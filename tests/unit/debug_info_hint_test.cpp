@@ -40,7 +40,9 @@ TEST(DebugInfoHint, FindsTheDebianPackageOfARealFile) {
   EXPECT_EQ(debian_package_owning("/bin/ls"), "coreutils");
   EXPECT_EQ(debian_package_owning("/usr/bin/ls"), "coreutils");
   // A diverted file: dpkg-query lists the diversion first, then the package.
-  if (std::optional<std::string> sh = debian_package_owning("/bin/sh")) EXPECT_EQ(*sh, "dash");
+  if (std::optional<std::string> sh = debian_package_owning("/bin/sh")) {
+    EXPECT_EQ(*sh, "dash");
+  }
   EXPECT_EQ(debian_package_owning("/nonexistent/lockscope-test-file"), std::nullopt);
   EXPECT_EQ(debian_package_owning("relative/path"), std::nullopt);
 }

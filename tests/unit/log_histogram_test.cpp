@@ -13,14 +13,20 @@ TEST(LogHistogram, EveryValueLiesWithinItsBucketsBounds) {
   for (uint64_t v = 0; v < 200000; ++v) {
     const int b = Layout::bucket_of(v);
     ASSERT_LE(v, Layout::upper_ns(b)) << v;
-    if (b > 0) ASSERT_GT(v, Layout::lower_ns(b)) << v;
+    if (b > 0) {
+      ASSERT_GT(v, Layout::lower_ns(b)) << v;
+    }
   }
   for (uint64_t v = 1; v < (uint64_t{1} << 62); v = v * 3 + 7) {
     const int b = Layout::bucket_of(v);
     ASSERT_GE(b, 0);
     ASSERT_LT(b, Layout::kBuckets);
-    if (b < Layout::kBuckets - 1) ASSERT_LE(v, Layout::upper_ns(b)) << v;
-    if (b > 0) ASSERT_GT(v, Layout::lower_ns(b)) << v;
+    if (b < Layout::kBuckets - 1) {
+      ASSERT_LE(v, Layout::upper_ns(b)) << v;
+    }
+    if (b > 0) {
+      ASSERT_GT(v, Layout::lower_ns(b)) << v;
+    }
   }
 }
 

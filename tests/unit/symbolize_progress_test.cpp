@@ -25,7 +25,11 @@ TEST(SymbolizeProgress, CountsEveryLocationEvery256AndEndsAtTheTotal) {
     lock.finish();
     process.locks.push_back(lock);
   }
-  process.stacks = {{CodeLocation{format::kNoModule, 0x600000}, CodeLocation{format::kNoModule, 0x600010}}};
+  CodeLocation frame;
+  frame.offset = 0x600000;
+  CodeLocation caller;
+  caller.offset = 0x600010;
+  process.stacks = {{frame, caller}};
   profile.processes = {process, process};
   const size_t expected_total = 2 * (1000 * 2 + 2);
 
