@@ -24,8 +24,10 @@ xz -q mini
 strip --strip-all -R .comment -o plain full
 cp plain mini_program
 objcopy --add-section .gnu_debugdata=mini.xz mini_program
-readelf -S mini_program | grep -q gnu_debugdata || fail "no .gnu_debugdata in the copy"
-readelf -S mini_program | grep -qE '\.symtab|\.debug_info' && fail "the copy kept a symbol table"
+# (readelf's output is kept first: `grep -q` closing the pipe early fails it under pipefail.)
+sections=$(readelf -S -W mini_program)
+grep -q gnu_debugdata <<<"$sections" || fail "no .gnu_debugdata in the copy"
+grep -qE '\.symtab|\.debug_info' <<<"$sections" && fail "the copy kept a symbol table"
 
 for program in plain mini_program; do
   "$lockscope" record -o "prof-$program" -- "./$program" 2 1000 >/dev/null 2>&1 ||

@@ -31,7 +31,8 @@ done
 
 dpkg-deb -x "$deb" "$work/root"
 installed="$work/root/usr/bin/lockscope"
-"$installed" --version | grep -qE '^lockscope [0-9]+\.[0-9]+\.[0-9]+$' || fail "--version"
+version=$("$installed" --version)
+grep -qE '^lockscope [0-9]+\.[0-9]+\.[0-9]+$' <<<"$version" || fail "--version said: $version"
 status=0
 "$installed" run -o "$work/prof" -- true 2>"$work/report.txt" || status=$?
 [ "$status" -eq 0 ] || { cat "$work/report.txt" >&2; fail "lockscope run -- true exited $status"; }
