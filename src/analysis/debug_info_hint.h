@@ -24,7 +24,7 @@ std::optional<std::string> debian_package_owning(const std::string& path);
 std::string debug_info_hint(const DebugInfoHintInput& input,
                             const PackageLookup& owner = debian_package_owning);
 
-// Debian's public debuginfod service, and the suite of this release's debug archive.
+// Debian's public debuginfod service.
 inline constexpr const char* kDebianDebuginfodUrl = "https://debuginfod.debian.net";
 
 }  // namespace lockscope

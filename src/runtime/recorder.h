@@ -527,7 +527,7 @@ __attribute__((always_inline)) inline int release(
     return release_innermost(self, lock, site, real_release, default_operation);
   SiteStats* stats = top.entry->release_stats;
   if (__builtin_expect(stats == nullptr || stats->key.site != site, 0) ||
-      __builtin_expect(needs_release_work(top) && release_has_work(top), 0))
+      __builtin_expect(release_has_work(top), 0))
     return release_innermost(self, lock, site, real_release, default_operation);
   --self->held_depth;
   ++stats->count;
