@@ -45,6 +45,14 @@ class ProfileFileBuilder {
   std::vector<StackFrameRecord> frames;  // (these two also)
   std::vector<StackRecord> stacks;
   uint32_t version = kVersion;
+  bool with_counters = true;  // false: no counters section at all (it is optional)
+  // Sections of any type, written after the others (before kEnd): {type, record size, payload}.
+  struct RawSection {
+    uint32_t type;
+    uint32_t record_size;
+    std::string payload;
+  };
+  std::vector<RawSection> extra_sections;
 
   std::string bytes() const {
     std::string body;
@@ -67,10 +75,13 @@ class ProfileFileBuilder {
     records(SectionType::kLocks, locks);
     records(SectionType::kSites, sites);
     records(SectionType::kHistograms, bins_);
-    records(SectionType::kCounters, counters);
+    if (with_counters) records(SectionType::kCounters, counters);
     if (!order.empty()) records(SectionType::kLockOrder, order);
     if (!frames.empty()) records(SectionType::kStackFrames, frames);
     if (!stacks.empty()) records(SectionType::kStacks, stacks);
+    for (const RawSection& extra : extra_sections)
+      section(static_cast<SectionType>(extra.type), extra.record_size, extra.payload.data(),
+              extra.payload.size());
     section(SectionType::kEnd, 0, "", 0);
     FileHeader header{};
     std::memcpy(header.magic, kMagic, sizeof(kMagic));

@@ -273,6 +273,7 @@ struct ProcessProfile {
   std::vector<LockOrderEdge> lock_order;
   std::vector<std::vector<CodeLocation>> stacks;  // call stacks, innermost frame first
   std::map<format::Counter, uint64_t> counters;
+  uint32_t unknown_sections = 0;  // of types this reader does not know (a newer writer's), skipped
   ProcessTrace trace;
   uint64_t counter(format::Counter which) const {
     auto it = counters.find(which);

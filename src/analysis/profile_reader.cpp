@@ -142,9 +142,12 @@ class SectionSet {
       format::SectionHeader section;
       std::memcpy(&section, bytes_.data() + at, sizeof(section));
       at += sizeof(section);
-      const char* name = section_name(section.type);
-      if (std::string_view(name) == "unknown")
-        throw BadFile(fmt::format("unknown section type {} (corrupt file)", section.type));
+      // A type this reader does not know (a newer lockscope's) is checked like any other, then
+      // skipped and counted: a damaged known section fails its checksum or the missing-section
+      // test instead.
+      const std::string unknown_name = fmt::format("type {}", section.type);
+      const bool known = std::string_view(section_name(section.type)) != "unknown";
+      const char* name = known ? section_name(section.type) : unknown_name.c_str();
       if (section.payload_size > bytes_.size() - at)
         throw BadFile(fmt::format("section '{}' runs past the end of the file", name));
       const auto* payload = reinterpret_cast<const unsigned char*>(bytes_.data() + at);
@@ -160,7 +163,12 @@ class SectionSet {
         ended = true;
         continue;
       }
-      sections_[section.type] = Section{payload, section.record_count};
+      if (!known) {
+        ++unknown_sections_;
+        continue;
+      }
+      if (!sections_.emplace(section.type, Section{payload, section.record_count}).second)
+        throw BadFile(fmt::format("section '{}' appears twice", name));
       record_sizes_[section.type] = section.record_size;
     }
     if (!ended) throw BadFile("no end-of-profile section (incomplete file)");
@@ -168,6 +176,9 @@ class SectionSet {
     string_bytes_ =
         ReferenceBudget(strings == sections_.end() ? 0 : strings->second.count, "string references");
   }
+
+  // Sections of types this reader does not know, skipped.
+  uint32_t unknown_sections() const { return unknown_sections_; }
 
   template <typename Record>
   Records<Record> records(SectionType type, bool required = true) const {
@@ -210,6 +221,7 @@ class SectionSet {
   mutable ReferenceBudget string_bytes_{0, "string references"};
   std::map<uint32_t, Section> sections_;
   std::map<uint32_t, uint32_t> record_sizes_;
+  uint32_t unknown_sections_ = 0;
 };
 
 // The bins of the histograms section, each for one histogram reference at most.
@@ -482,7 +494,8 @@ ProcessProfile decode(const SectionSet& file) {
       throw BadFile("a lock-order stack refers to a missing edge or stack");
     out.lock_order[s.edge].stack = s.stack;
   }
-  for (const auto& c : file.records<format::CounterRecord>(SectionType::kCounters))
+  out.unknown_sections = file.unknown_sections();
+  for (const auto& c : file.records<format::CounterRecord>(SectionType::kCounters, false))
     out.counters[static_cast<format::Counter>(c.id)] += c.value;
   return out;
 }

@@ -33,11 +33,19 @@ size_t valid_sequence_at(std::string_view text, size_t at) {
   return length;
 }
 
+// A control character: C0 (tab and newline included: they break a table's row), DEL, and C1
+// (U+0080 to U+009F, encoded C2 80 to C2 9F), which some terminals obey as escape sequences.
+bool is_control_at(std::string_view text, size_t at, size_t length) {
+  const auto lead = static_cast<unsigned char>(text[at]);
+  if (length == 1) return lead < 0x20 || lead == 0x7F;
+  return length == 2 && lead == 0xC2 && static_cast<unsigned char>(text[at + 1]) <= 0x9F;
+}
+
 class StringRepair {
  public:
   void operator()(std::string& text) {
-    if (is_valid_utf8(text)) return;
-    text = repair_utf8(text);
+    if (is_clean_text(text)) return;
+    text = repair_text(text);
     ++repaired_;
   }
   void operator()(CodeLocation& where) {
@@ -99,14 +107,36 @@ bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
-std::string repair_utf8(std::string_view text) {
+bool is_clean_text(std::string_view text) {
+  for (size_t at = 0; at < text.size();) {
+    while (at + 8 <= text.size()) {  // printable ASCII runs, eight bytes at a time
+      uint64_t word;
+      __builtin_memcpy(&word, text.data() + at, 8);
+      // no byte with its top bit set, and none below 0x20 (SWAR: (b - 0x20) borrows into bit 7)
+      // nor equal to 0x7F ((b + 1) carries into bit 7)
+      constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+      if ((word | (word - 0x20 * kOnes) | (word + kOnes)) & kHigh) break;
+      at += 8;
+    }
+    if (at >= text.size()) break;
+    const size_t length = valid_sequence_at(text, at);
+    if (length == 0 || is_control_at(text, at, length)) return false;
+    at += length;
+  }
+  return true;
+}
+
+std::string repair_text(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 8);
   for (size_t at = 0; at < text.size();) {
     const size_t length = valid_sequence_at(text, at);
-    if (length == 0) {
+    if (length == 0 || (length == 1 && is_control_at(text, at, 1))) {
       out += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[at]));
       ++at;
+    } else if (is_control_at(text, at, length)) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned char>(text[at + 1]));
+      at += length;
     } else {
       out.append(text.substr(at, length));
       at += length;

@@ -5,8 +5,12 @@
 //
 // A byte that is not part of a valid UTF-8 sequence becomes the four characters `\xHH` (upper-case
 // hex): visible, ASCII, and the original byte can still be read off — `caf\xE9` — where U+FFFD
-// would have lost it. Valid text (any language) is left exactly as it is. A backslash already in
-// a string is not escaped, so `\xE9` in a report may also be those four characters themselves.
+// would have lost it. Control characters are escaped the same way, so that no string of a profile
+// can move the cursor, recolour or retitle the terminal that shows the report, or break a row of
+// its tables: C0 (tab and newline too) and DEL as `\x1B`, C1 (U+0080 to U+009F, which some
+// terminals obey as escape sequences) as `\u009B`. Valid printable text (any language) is left
+// exactly as it is. A backslash already in a string is not escaped, so `\xE9` in a report may also
+// be those four characters themselves.
 #pragma once
 
 #include <cstddef>
@@ -18,8 +22,11 @@
 namespace lockscope {
 
 bool is_valid_utf8(std::string_view text);
-// `text` with each byte outside a valid sequence written as \xHH.
-std::string repair_utf8(std::string_view text);
+// Valid UTF-8 without control characters: what repair_text leaves as it is.
+bool is_clean_text(std::string_view text);
+// `text` with each byte outside a valid sequence, and each C0 control and DEL, written as \xHH,
+// and each C1 control as \u00HH.
+std::string repair_text(std::string_view text);
 // Repairs every string of the profile in place (and counts them in Profile::repaired_strings).
 void repair_profile_strings(Profile& profile);
 

@@ -86,6 +86,13 @@ void write_footer(const Profile& profile, std::ostream& out) {
           !(counter == format::Counter::kThreadsLiveAtExit && value <= 1))
         notes.push_back(fmt::format("pid {}: {} {}", process.pid, format_count(value), text));
   }
+  for (const ProcessProfile& process : profile.processes)
+    if (process.unknown_sections)
+      notes.push_back(
+          fmt::format("pid {}: {} section{} of a type this lockscope does not know "
+                      "skipped in {} (written by a newer lockscope?)",
+                      process.pid, process.unknown_sections,
+                      process.unknown_sections == 1 ? "" : "s", process.file));
   // Call sites shown as module+offset: say which modules lack debug info and exactly how to get
   // it (debug_info_hint.h).
   std::map<std::string, std::pair<size_t, std::string>> unsymbolized;  // path -> sites, build-id
@@ -107,9 +114,11 @@ void write_footer(const Profile& profile, std::ostream& out) {
   for (const ProfileProblem& problem : profile.problems)
     notes.push_back(fmt::format("not read: {}: {}", problem.file, problem.message));
   if (profile.repaired_strings)
-    notes.push_back(fmt::format("{} string{} (arguments, thread names, paths or symbols) not valid "
-                                "UTF-8: each bad byte is shown as \\xHH",
-                                profile.repaired_strings, profile.repaired_strings == 1 ? "" : "s"));
+    notes.push_back(
+        fmt::format("{} string{} (arguments, thread names, paths or symbols) not valid "
+                    "UTF-8 or with control characters: each such byte is shown as "
+                    "\\xHH (a C1 control as \\u00HH)",
+                    profile.repaired_strings, profile.repaired_strings == 1 ? "" : "s"));
   if (notes.empty()) {
     out << "nothing dropped: every lock operation of every profiled process was recorded\n";
     return;

@@ -34,7 +34,11 @@ std::string command_text(const ProcessProfile& process) {
     if (!text.empty()) text += ' ';
     text += argument;
   }
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  if (text.size() > 60) {  // cut at a character's start, never inside a UTF-8 sequence
+    size_t cut = 57;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text = text.substr(0, cut) + "...";
+  }
   return text.empty() ? process.executable : text;
 }
 

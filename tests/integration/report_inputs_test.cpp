@@ -200,8 +200,8 @@ TEST(ReportInputs, InvalidUtf8StringsAreRepairedInEveryFormat) {
       EXPECT_EQ(arguments[3], "caf\\xE9");
     }
     if (format == "text") {
-      EXPECT_NE(text.find("1 string (arguments, thread names, paths or symbols) not valid UTF-8: "
-                          "each bad byte is shown as \\xHH"),
+      EXPECT_NE(text.find("1 string (arguments, thread names, paths or symbols) not valid UTF-8 "
+                          "or with control characters: each such byte is shown as \\xHH"),
                 std::string::npos)
           << text;
     }
@@ -216,6 +216,33 @@ TEST(ReportInputs, InvalidUtf8StringsAreRepairedInEveryFormat) {
     EXPECT_FALSE(document.empty());
   });
   EXPECT_FALSE(fs::exists(dir / "x.json.tmp"));
+}
+
+// An argument that holds terminal escape sequences (clear the screen, set the window title, ring
+// the bell) and a newline: the text report on a terminal shows them escaped, never obeys them,
+// and its header stays one line; the JSON report has the whole argument, escaped the same way.
+TEST(ReportInputs, ControlCharactersNeverReachTheTerminal) {
+  TemporaryDirectory dir;
+  const std::string hostile =
+      "\x1b[2J\x1b]0;owned\x07 line\nbreak \xc2\x9b"
+      "31m";
+  const std::string profile = dir / "p";
+  ASSERT_EQ(run_lockscope({"record", "-o", profile, "--", "/bin/sh", "-c", "exit 0", hostile})
+                .exit_status,
+            0);
+  const CommandResult result = run_lockscope({"report", profile});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  for (const char control : {'\x1b', '\x07', '\r'})
+    EXPECT_EQ(result.out.find(control), std::string::npos) << int(control) << ": " << result.out;
+  EXPECT_EQ(result.out.find("\xc2\x9b"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("exit 0 \\x1B[2J\\x1B]0;owned\\x07"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("1 string (arguments, thread names, paths or symbols) not valid UTF-8 "
+                            "or with control characters"),
+            std::string::npos)
+      << result.out;
+  const auto document = nlohmann::json::parse(run_lockscope({"report", profile, "-f", "json"}).out);
+  EXPECT_EQ(document["processes"][0]["arguments"][3],
+            "\\x1B[2J\\x1B]0;owned\\x07 line\\x0Abreak \\u009B31m");
 }
 
 // Every site of this file claims the whole histograms section: read as it claims, decoding costs

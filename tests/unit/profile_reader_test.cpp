@@ -161,8 +161,46 @@ TEST_F(ProfileReader, EveryFlippedByteIsCaughtOrHarmless) {
     else uncaught_offsets += std::to_string(at) + " ";
   }
   // Everything is covered by a CRC or a consistency check except the 4 reserved bytes of each of
-  // the 9 section headers.
-  EXPECT_EQ(bytes.size() - caught, 9 * sizeof(uint32_t)) << uncaught_offsets;
+  // the 9 section headers, and the counters section's type: flipped, it is a type this reader
+  // does not know, skipped, and the counters (optional) are 0.
+  EXPECT_EQ(bytes.size() - caught, 9 * sizeof(uint32_t) + sizeof(uint32_t)) << uncaught_offsets;
+}
+
+// A newer writer's section type is skipped (after its checks) and counted; the counters section
+// is optional, as the format doc says; a known section twice is refused.
+TEST_F(ProfileReader, SkipsSectionTypesItDoesNotKnow) {
+  ProfileFileBuilder builder = sample_profile();
+  builder.extra_sections.push_back({1000, 4, std::string(12, 'x')});
+  builder.extra_sections.push_back({1001, 1, "abc"});
+  auto result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<ProcessProfile>(result)) << std::get<std::string>(result);
+  EXPECT_EQ(std::get<ProcessProfile>(result).unknown_sections, 2u);
+  EXPECT_EQ(std::get<ProcessProfile>(result).locks.size(), 1u);
+  EXPECT_EQ(std::get<ProcessProfile>(result).counter(Counter::kUnbalancedUnlocks), 5u);
+
+  builder.extra_sections = {{1000, 4, std::string(13, 'x')}};  // 13 bytes of 4-byte records
+  result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<std::string>(result));
+  EXPECT_EQ(std::get<std::string>(result), "section 'type 1000' has inconsistent sizes");
+}
+
+TEST_F(ProfileReader, ReadsAFileWithoutTheCountersSection) {
+  ProfileFileBuilder builder = sample_profile();
+  builder.with_counters = false;
+  auto result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<ProcessProfile>(result)) << std::get<std::string>(result);
+  EXPECT_TRUE(std::get<ProcessProfile>(result).counters.empty());
+  EXPECT_EQ(std::get<ProcessProfile>(result).unknown_sections, 0u);
+}
+
+TEST_F(ProfileReader, RefusesAKnownSectionTwice) {
+  ProfileFileBuilder builder = sample_profile();
+  builder.extra_sections.push_back({static_cast<uint32_t>(SectionType::kCounters),
+                                    sizeof(CounterRecord),
+                                    std::string(sizeof(CounterRecord), '\0')});
+  auto result = read_profile_file(write(builder.bytes()));
+  ASSERT_TRUE(std::holds_alternative<std::string>(result));
+  EXPECT_EQ(std::get<std::string>(result), "section 'counters' appears twice");
 }
 
 TEST_F(ProfileReader, NamesANewerVersion) {
