@@ -1,8 +1,8 @@
 // The JSON report: every process, thread, lock and call site (not only the top N), under a
 // versioned schema documented in docs/json-schema.md. The contract for scripts and CI.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
+#include <utility>
 
 #include "analysis/lock_order_cycles.h"
 #include "analysis/wait_attribution.h"
@@ -35,7 +35,7 @@ json histogram_json(const LatencyHistogram& histogram, uint64_t sum_ns, uint64_t
           {"le_100us", report[2]},
           {"le_1ms", report[3]},
           {"gt_1ms", report[4]},
-          {"histogram", buckets}};
+          {"histogram", std::move(buckets)}};
 }
 
 json location_json(const CodeLocation& where, const ProcessProfile& process) {
@@ -81,21 +81,21 @@ json site_json(const SiteSummary& site, const ProcessProfile& process) {
                        {"waiter_stack", stack_id(row.waiter_stack)},
                        {"waits", row.waits},
                        {"wait_ns", row.wait_ns}});
-    out["waited_behind"] = blame;
+    out["waited_behind"] = std::move(blame);
     out["contended_from_cpu"] = {{"other", site.cross_cpu_handoffs}, {"same", site.same_cpu_handoffs}};
     json stacks = json::array();
     for (const SiteStack& row : site.stacks)
       stacks.push_back({{"stack", row.stack}, {"waits", row.waits}, {"wait_ns", row.wait_ns}});
-    out["stacks"] = stacks;
+    out["stacks"] = std::move(stacks);
     json hold_stacks = json::array();
     for (const HoldStack& row : site.hold_stacks)
       hold_stacks.push_back({{"stack", row.stack}, {"holds", row.holds}, {"hold_ns", row.hold_ns}});
-    out["hold_stacks"] = hold_stacks;
+    out["hold_stacks"] = std::move(hold_stacks);
     if (!site.acquire_stacks.empty()) {  // --stacks all
       json acquire_stacks = json::array();
       for (const SiteStack& row : site.acquire_stacks)
         acquire_stacks.push_back({{"stack", row.stack}, {"acquisitions", row.waits}});
-      out["acquire_stacks"] = acquire_stacks;
+      out["acquire_stacks"] = std::move(acquire_stacks);
     }
   }
   if (format::is_read_side(site.operation) || format::is_write_side(site.operation)) {
@@ -137,7 +137,7 @@ void add_attributed_waits(json& out, const LockSummary& lock, const ProcessProfi
     rows.push_back({{"frame", location_json(row.frame, process)},
                     {"waits", row.waits},
                     {"wait_ns", row.wait_ns}});
-  out["attributed_waits"] = rows;
+  out["attributed_waits"] = std::move(rows);
   out["waits_without_stack"] = {{"waits", attribution.without_stack_waits},
                                 {"wait_ns", attribution.without_stack_wait_ns}};
 }
@@ -167,7 +167,7 @@ json lock_json(const LockSummary& lock, const ProcessProfile& process,
                {{"other", lock.cross_cpu_handoffs}, {"same", lock.same_cpu_handoffs}}},
               {"wait", histogram_json(lock.wait, lock.wait_sum_ns, lock.wait_max_ns)},
               {"hold", hold_json(lock)},
-              {"sites", sites}};
+              {"sites", std::move(sites)}};
   out["init_site"] = lock.init_site.known() ? location_json(lock.init_site, process) : json(nullptr);
   if (lock.primitive == format::Primitive::kRwLock) {
     out["read"] = side_json(lock.read_side);
@@ -202,7 +202,7 @@ json lock_order_json(const ProcessProfile& process) {
   json inversions = json::array();
   for (const LockOrderInversion& inversion : find_lock_order_inversions(process))
     inversions.push_back({{"edges", inversion.edges}});
-  return {{"edges", edges}, {"inversions", inversions}};
+  return {{"edges", std::move(edges)}, {"inversions", std::move(inversions)}};
 }
 
 // Call stacks (innermost frame first), named by index from the sites' "stacks".
@@ -211,7 +211,7 @@ json stacks_json(const ProcessProfile& process) {
   for (const auto& stack : process.stacks) {
     json frames = json::array();
     for (const CodeLocation& frame : stack) frames.push_back(location_json(frame, process));
-    out.push_back(frames);
+    out.push_back(std::move(frames));
   }
   return out;
 }
@@ -263,9 +263,9 @@ json trace_json(const ProcessProfile& process) {
           {"min_wait_ns", trace.min_wait_ns},
           {"cut_short", trace.cut_short},
           {"lost_events", trace.lost()},
-          {"threads", threads},
-          {"sites", sites},
-          {"events", events}};
+          {"threads", std::move(threads)},
+          {"sites", std::move(sites)},
+          {"events", std::move(events)}};
 }
 
 json process_json(const ProcessProfile& process, const ReportOptions& options) {
@@ -320,13 +320,13 @@ json process_json(const ProcessProfile& process, const ReportOptions& options) {
           {"clock", process.clock_source == format::ClockSource::kTsc ? "tsc" : "monotonic"},
           {"ticks_per_second", process.ticks_per_second},
           {"hold_sample_period", process.hold_sample_period},
-          {"modules", modules},
-          {"threads", threads},
-          {"locks", locks},
+          {"modules", std::move(modules)},
+          {"threads", std::move(threads)},
+          {"locks", std::move(locks)},
           {"lock_order", lock_order_json(process)},
           {"stacks", stacks_json(process)},
           {"trace", trace_json(process)},
-          {"counters", counters}};
+          {"counters", std::move(counters)}};
 }
 
 class JsonReportWriter final : public ReportWriter {
@@ -342,8 +342,8 @@ class JsonReportWriter final : public ReportWriter {
     json document = {{"schema", "lockscope-report"},
                      {"schema_version", kJsonSchemaVersion},
                      {"directory", profile.directory},
-                     {"processes", processes},
-                     {"problems", problems}};
+                     {"processes", std::move(processes)},
+                     {"problems", std::move(problems)}};
     if (options.attribution)
       document["wait_attribution"] = {{"caller_depth", options.attribution->caller_depth},
                                       {"skip_frames", options.attribution->skip_frames}};
