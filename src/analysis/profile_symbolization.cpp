@@ -43,7 +43,16 @@ void symbolize(CodeLocation& where, const ProcessProfile& process, Symbolizer& s
   }
   if (chosen == result.frames.size()) {
     where.label = result.label();
-    if (!result.frames.empty()) where.function = result.frames.front().function;
+    if (!result.frames.empty()) {
+      // Code only of system headers (a header-only library's lock, all of it inlined): its
+      // innermost line is still a file:line, as the label shows it, not a site without debug info.
+      const SourceFrame& innermost = result.frames.front();
+      where.function = innermost.function;
+      if (innermost.line > 0) {
+        where.file = innermost.file;
+        where.line = innermost.line;
+      }
+    }
     return;
   }
   const SourceFrame& frame = result.frames[chosen];
