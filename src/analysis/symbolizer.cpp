@@ -233,7 +233,8 @@ std::string SymbolizedAddress::label() const {
     } else {
       text += fmt::format(" ({})", module_name);
     }
-    if (frames.size() > 1 && !frames.back().function.empty()) {
+    if (frames.size() > 1 && !frames.back().function.empty() &&
+        frames.back().function != innermost->function) {  // never "inlined into" itself
       text += fmt::format(" (inlined into {})", frames.back().function);
     }
   } else if (!symbol.empty()) {

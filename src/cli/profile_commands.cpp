@@ -70,10 +70,29 @@ void add_report_options(CLI::App& app, ReportSettings& settings) {
       ->default_str("locks");
   const std::string footer = app.get_footer();
   app.footer((footer.empty() ? "" : footer + "\n\n") + report_formats_help());
-  app.add_option("--sort", settings.options.sort_key, "sort locks by this column")
-      ->check(CLI::IsMember(lock_sort_keys()))
-      ->default_str("wait");
-  app.add_option("--top", settings.options.top, "locks listed in detail")->default_str("10");
+  const std::vector<std::string> sort_keys = lock_sort_keys();
+  app.add_option("--sort", settings.options.sort_key,
+                 "sort the locks by this column: its title, lower-case, '-' for a space (wait, "
+                 "hold: WAIT TOTAL, HOLD TOTAL; le-1us ... gt-1ms: the ≤1µs ... >1ms columns)")
+      ->transform(CLI::Validator(
+          [](std::string& key) {
+            if (!find_lock_column(key)) return fmt::format("'{}' is not a column's key", key);
+            key = canonical_sort_key(key);
+            return std::string();
+          },
+          fmt::format("{{{}}}", fmt::join(sort_keys, ","))))
+      ->default_str(kDefaultSortKey);
+  app.add_option("--top", settings.options.top,
+                 "locks listed in detail, and threads in the threads table (--all: every one)")
+      ->transform(CLI::Validator(
+          [](const std::string& number) {
+            const bool digits = !number.empty() && number.size() <= 9 &&
+                                number.find_first_not_of("0123456789") == std::string::npos;
+            return digits ? std::string()
+                          : fmt::format("'{}' is not a whole number from 0 to 999999999", number);
+          },
+          "N"))
+      ->default_str("10");
   app.add_flag("--all", settings.options.all, "list every lock, including never-acquired ones");
   app.add_option_function<unsigned>(
          "--caller-depth",
@@ -245,7 +264,10 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
                          "[ARGS...]\nExit status: the program's (its signal re-raised); 125 "
                          "lockscope's own error, 126 cannot run, 127 not found.",
                          app.get_name()));
-  app.add_option("-o,--output", settings.directory, "profile directory")->default_str(kDefaultDirectory);
+  app.add_option("-o,--output", settings.directory,
+                 "the profile DIRECTORY to write (one file per process; an older one is kept as "
+                 "DIR.old), not the report's file (that is run --report FILE, report -o FILE)")
+      ->default_str(kDefaultDirectory);
   app.add_option("--hold-sample", settings.hold_sample,
                  "time a call site's first N uncontended holds, then 1 in N (1 = every hold); "
                  "contended holds are always timed")
@@ -407,10 +429,12 @@ int run_report_command(const std::vector<std::string>& args) {
                "lockscope report");
   ReportSettings settings;
   std::string directory = kDefaultDirectory;
-  app.add_option("directory", directory, "profile directory")->default_str(kDefaultDirectory);
+  app.add_option("directory", directory, "the profile DIRECTORY that run or record -o wrote")
+      ->default_str(kDefaultDirectory);
   add_report_options(app, settings);
   app.add_option("-o,--output", settings.output,
-                 "write the report to FILE (the format from its extension, see Formats below)");
+                 "write the report to this FILE, not a directory (the format from its extension, "
+                 "see Formats below; `-`: stdout); run and record's -o is the profile directory");
   try {
     parse(app, args);
   } catch (const CLI::CallForHelp&) {

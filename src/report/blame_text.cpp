@@ -9,15 +9,14 @@
 #include <utility>
 
 #include "report/duration_format.h"
+#include "report/location_text.h"
 
 namespace lockscope {
 namespace {
 
 std::string holder_label(const CodeLocation& holder) {
   if (!holder.known()) return "(not known: behind readers)";
-  std::string text = holder.label;
-  if (!holder.inlined_from.empty()) text += " (inlined into " + holder.inlined_from.front() + ")";
-  return text;
+  return location_text(holder);
 }
 
 std::string wait_line(uint64_t wait_ns, uint64_t of_ns, uint64_t waits, const std::string& label) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "report/duration_format.h"
+#include "report/location_text.h"
 
 namespace lockscope {
 
@@ -41,9 +42,7 @@ void write_hold_stacks(const ProcessProfile& process, const std::vector<const Si
                        format_duration_ns(double(rows[r]->hold_ns)), format_count(rows[r]->holds),
                        rows[r]->holds == 1 ? "" : "s");
     for (const CodeLocation& frame : process.stacks[rows[r]->stack]) {
-      out << "      " << frame.label;
-      if (!frame.inlined_from.empty()) out << " (inlined into " << frame.inlined_from.front() << ")";
-      out << '\n';
+      out << "      " << location_text(frame) << '\n';
     }
   }
   if (rows.size() > top)

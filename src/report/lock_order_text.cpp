@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/lock_order_cycles.h"
+#include "report/location_text.h"
 #include "report/lock_rows.h"
 
 namespace lockscope {
@@ -16,9 +17,8 @@ std::string lock_name(const ProcessProfile& process, size_t lock) {
 
 std::string where(const CodeLocation& location) {
   if (!location.known()) return "(where it was taken is not known)";
-  std::string text = location.label.empty() ? fmt::format("0x{:x}", location.offset) : location.label;
-  if (!location.inlined_from.empty()) text += " (inlined into " + location.inlined_from.front() + ")";
-  return text;
+  if (location.label.empty()) return fmt::format("0x{:x}", location.offset);
+  return location_text(location);
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ std::vector<LockColumn> build_columns() {
                                true,
                                [](const LockRow&) { return 0.0; },
                                [](const LockRow& r) { return lock_kind_name(*r.lock); }});
-  columns.push_back(count_column("acquisitions", "ACQUIRED",
+  columns.push_back(count_column("acquired", "ACQUIRED",
                                  "successful acquisitions; for a condvar, semaphore or barrier: "
                                  "completed waits",
                                  &LockSummary::acquisitions));
@@ -47,25 +47,25 @@ std::vector<LockColumn> build_columns() {
                                  &LockSummary::contended));
   columns.push_back(count_column("failed", "FAILED", "trylocks that found it busy, timed-out and "
                                  "failed locks", &LockSummary::failed));
-  columns.push_back(count_column("owner-changes", "HANDOFFS",
-                                 "owner changes: acquisitions by another thread than the last owner",
-                                 &LockSummary::owner_changes));
+  columns.push_back(count_column(
+      "handoffs", "HANDOFFS", "owner changes: acquisitions by another thread than the last owner",
+      &LockSummary::owner_changes));
   columns.push_back(count_column("cross-cpu", "CROSS-CPU",
                                  "contended acquisitions whose lock came from a release on another "
                                  "CPU (its cache lines moved between cores); not known for "
                                  "read-side waits and handoffs by a condition wait",
                                  &LockSummary::cross_cpu_handoffs));
   const char* bucket_headers[] = {"≤1µs", "≤10µs", "≤100µs", "≤1ms", ">1ms"};
+  const char* bucket_keys[] = {"le-1us", "le-10us", "le-100us", "le-1ms", "gt-1ms"};
   for (size_t i = 0; i < 5; ++i) {
-    columns.push_back(LockColumn{fmt::format("bucket{}", i + 1), bucket_headers[i],
-                                 i == 0 ? "acquire calls by time waited: uncontended ones count as "
-                                          "≤1µs; timed-out waits are included"
-                                        : "",
-                                 false,
-                                 [i](const LockRow& r) {
-                                   return static_cast<double>(report_buckets(r.figures().wait)[i]);
-                                 },
-                                 [i](const LockRow& r) { return bucket_text(r, i); }});
+    columns.push_back(LockColumn{
+        bucket_keys[i], bucket_headers[i],
+        i == 0 ? "acquire calls by time waited: uncontended ones count as "
+                 "≤1µs; timed-out waits are included"
+               : "",
+        false,
+        [i](const LockRow& r) { return static_cast<double>(report_buckets(r.figures().wait)[i]); },
+        [i](const LockRow& r) { return bucket_text(r, i); }});
   }
   columns.push_back(duration_column("wait", "WAIT TOTAL",
                                     "time threads spent blocked on it: acquiring (spinlock: "
@@ -109,9 +109,21 @@ const std::vector<LockColumn>& lock_columns() {
   return columns;
 }
 
+std::string canonical_sort_key(const std::string& key) {
+  // The keys of earlier versions, before they were the column titles.
+  static const std::pair<const char*, const char*> kEarlier[] = {
+      {"acquisitions", "acquired"}, {"owner-changes", "handoffs"}, {"bucket1", "le-1us"},
+      {"bucket2", "le-10us"},       {"bucket3", "le-100us"},       {"bucket4", "le-1ms"},
+      {"bucket5", "gt-1ms"}};
+  for (const auto& [earlier, now] : kEarlier)
+    if (key == earlier) return now;
+  return key;
+}
+
 const LockColumn* find_lock_column(const std::string& key) {
+  const std::string canonical = canonical_sort_key(key);
   for (const LockColumn& column : lock_columns())
-    if (column.key == key) return &column;
+    if (column.key == canonical) return &column;
   return nullptr;
 }
 
@@ -158,7 +170,7 @@ std::vector<LockRow> sorted_lock_rows(const Profile& profile, const std::string&
       rows.push_back({&process, &lock, side_view(lock, false), "write"});
     }
   const LockColumn* column = find_lock_column(sort_key);
-  if (!column) column = find_lock_column("wait");
+  if (!column) column = find_lock_column(kDefaultSortKey);
   std::stable_sort(rows.begin(), rows.end(), [column](const LockRow& a, const LockRow& b) {
     const double ka = column->sort_value(a), kb = column->sort_value(b);
     if (ka != kb) return ka > kb;

@@ -31,8 +31,18 @@ struct LockColumn {
   bool nanoseconds = false;  // sort_value is a time in ns (for the machine formats: csv)
 };
 
+// --sort keys are the column titles, lower-case, '-' for a space ("acquired", "handoffs",
+// "wait-max"), the first word of the totals ("wait", "hold": WAIT TOTAL, HOLD TOTAL), and for the
+// bucket columns "le-1us" ... "gt-1ms" (≤1µs ... >1ms).
+inline constexpr const char* kDefaultSortKey = "wait";
+
 const std::vector<LockColumn>& lock_columns();
+// The column of a --sort key; the keys of earlier versions ("owner-changes", "bucket1")
+// still name their columns. nullptr for any other key.
 const LockColumn* find_lock_column(const std::string& key);
+// A key of earlier versions as today's ("owner-changes" -> "handoffs"); any other key as it is.
+std::string canonical_sort_key(const std::string& key);
+// Today's keys, in the table's order (what --help lists).
 std::vector<std::string> lock_sort_keys();
 
 // All locks of all processes, sorted by `sort_key` (descending; ties by pid, address); an rwlock

@@ -57,7 +57,7 @@ class ReportSink {
 };
 
 struct ReportOptions {
-  std::string sort_key = "wait";  // a key of lock_columns() (see `lockscope report --help`)
+  std::string sort_key = "wait";  // a key of lock_columns() (lock_rows.h's kDefaultSortKey)
   size_t top = 10;                // locks listed in detail
   bool all = false;               // every lock, including those never acquired
   std::string command;            // for the header: "lockscope run -- ..." when known

@@ -2,151 +2,60 @@
 // sites with L/U and file:line), done properly — per process, sortable, with a legend for every
 // column and a footer that states anything dropped, distrusted or estimated.
 #include <fmt/core.h>
-#include <string.h>
 #include <fmt/ranges.h>
+#include <string.h>
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
-#include <numeric>
 
 #include "analysis/weighted_stacks.h"
+#include "report/blame_text.h"
 #include "report/duration_format.h"
 #include "report/footer_text.h"
-#include "report/blame_text.h"
 #include "report/hold_stacks_text.h"
+#include "report/location_text.h"
 #include "report/lock_order_text.h"
 #include "report/lock_rows.h"
+#include "report/process_tables_text.h"
 #include "report/report_writer.h"
 #include "report/text_table.h"
 
 namespace lockscope {
 namespace {
 
-const char* kBucketHeaders[] = {"≤1µs", "≤10µs", "≤100µs", "≤1ms", ">1ms"};
-
-std::string command_text(const ProcessProfile& process) {
-  std::string text;
-  for (const std::string& argument : process.arguments) {
-    if (!text.empty()) text += ' ';
-    text += argument;
-  }
-  if (text.size() > 60) {  // cut at a character's start, never inside a UTF-8 sequence
-    size_t cut = 57;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-    text = text.substr(0, cut) + "...";
-  }
-  return text.empty() ? process.executable : text;
+// Locks (mutexes, rwlocks, spinlocks) lead the report; condition variables, semaphores and
+// barriers, whose waits are mostly idle threads waiting for work (a server's timer threads,
+// seconds each), are listed apart so that they never push the locks out of the top --top.
+bool is_lock(const LockRow& row) {
+  return is_lock_wait_primitive(row.lock->primitive) ||
+         row.lock->primitive == format::Primitive::kSpinLock;
 }
 
-std::string exit_text(const ProcessProfile& process) {
-  if (process.exit_path == format::ExitPath::kExec) return "exec";
-  if (process.exit_path == format::ExitPath::kSignal) {
-    const char* name = sigabbrev_np(process.exit_status);
-    return name ? fmt::format("SIG{}", name) : fmt::format("signal {}", process.exit_status);
-  }
-  if (process.exit_status < 0) return exit_path_name(process.exit_path);
-  return fmt::format("{} {}", exit_path_name(process.exit_path), process.exit_status);
-}
-
-void write_processes(const Profile& profile, std::ostream& out) {
-  out << "*** processes present ***\n";
-  TextTable table;
-  table.set_header({"PID", "PPID", "ENDED BY", "DURATION", "THREADS", "LOCKS", "ACQUIRED",
-                    "CONTENDED", "LOCK WAIT", "COMMAND"},
-                   {false, false, true, false, false, false, false, false, false, true});
-  for (const ProcessProfile& process : profile.processes) {
-    uint64_t acquired = 0, contended = 0, wait = 0, active = 0;
-    for (const LockSummary& lock : process.locks) {
-      if (lock.acquisitions + lock.failed + lock.events) ++active;
-      // Lock waits only, as in the threads table: other kinds of wait are not added to them.
-      if (!is_lock_wait_primitive(lock.primitive)) continue;
-      acquired += lock.acquisitions;
-      contended += lock.contended;
-      wait += lock.wait_sum_ns;
-    }
-    table.add_row({fmt::format("{}", process.pid), fmt::format("{}", process.ppid),
-                   exit_text(process), format_duration_ns(double(process.duration_ns)),
-                   fmt::format("{}", process.threads.size()), format_count(active),
-                   format_count(acquired), format_count(contended),
-                   format_duration_ns(double(wait)), command_text(process)});
-  }
-  table.write(out);
-  out << '\n';
-}
-
-// Waits that are not lock waits, one column per kind present in the profile: never summed into
-// the lock wait columns.
-struct OtherWaitColumn {
-  format::Primitive primitive;
-  const char* header;
-};
-constexpr OtherWaitColumn kOtherWaitColumns[] = {
-    {format::Primitive::kSpinLock, "SPIN (CPU)"},
-    {format::Primitive::kCondVar, "COND WAIT"},
-    {format::Primitive::kSemaphore, "SEM WAIT"},
-    {format::Primitive::kBarrier, "BARRIER WAIT"},
+struct ListedRows {
+  std::vector<LockRow> rows;  // sorted, at most --top unless --all
+  size_t total = 0;           // before --top
 };
 
-void write_threads(const Profile& profile, std::ostream& out) {
-  out << "*** threads present ***\n";
-  std::vector<OtherWaitColumn> others;
-  bool any_last_arrival = false;
-  for (const OtherWaitColumn& column : kOtherWaitColumns) {
-    bool present = false;
-    for (const ProcessProfile& process : profile.processes)
-      for (const ThreadSummary& thread : process.threads) {
-        present |= thread.wait_ns_by_primitive[static_cast<size_t>(column.primitive)] > 0;
-        any_last_arrival |= thread.barrier_last_arrivals > 0;
-      }
-    if (present) others.push_back(column);
-  }
-  TextTable table;
-  std::vector<std::string> header = {"PID", "TID", "NAME", "ACQUIRED", "RELEASED", "CONTENDED"};
-  for (const char* h : kBucketHeaders) header.push_back(h);
-  header.insert(header.end(), {"LOCK WAIT", "WAIT MAX"});
-  for (const OtherWaitColumn& column : others) header.push_back(column.header);
-  if (any_last_arrival) header.push_back("LAST AT BARRIER");
-  std::vector<bool> left(header.size(), false);
-  left[2] = true;
-  table.set_header(header, left);
-  for (const ProcessProfile& process : profile.processes) {
-    for (const ThreadSummary& thread : process.threads) {
-      std::string name = thread.name.empty() ? "?" : thread.name;
-      if (thread.flags & format::kThreadMain) name += " (main)";
-      std::vector<std::string> row = {fmt::format("{}", process.pid), fmt::format("{}", thread.tid),
-                                      name, format_count(thread.acquisitions),
-                                      format_count(thread.releases), format_count(thread.contended)};
-      for (uint64_t bucket : report_buckets(thread.wait)) row.push_back(format_count(bucket));
-      row.push_back(format_duration_ns(double(thread.wait_sum_ns)));
-      row.push_back(format_duration_ns(double(thread.wait_max_ns)));
-      for (const OtherWaitColumn& column : others)
-        row.push_back(format_duration_ns(
-            double(thread.wait_ns_by_primitive[static_cast<size_t>(column.primitive)])));
-      if (any_last_arrival) row.push_back(format_count(thread.barrier_last_arrivals));
-      table.add_row(std::move(row));
-    }
-  }
-  table.write(out);
-  out << '\n';
+ListedRows listed_rows(const Profile& profile, const ReportOptions& options, bool locks) {
+  ListedRows listed;
+  for (LockRow& row : sorted_lock_rows(profile, options.sort_key, options.all))
+    if (is_lock(row) == locks) listed.rows.push_back(std::move(row));
+  listed.total = listed.rows.size();
+  if (!options.all && listed.rows.size() > options.top) listed.rows.resize(options.top);
+  return listed;
 }
 
-std::vector<LockRow> listed_rows(const Profile& profile, const ReportOptions& options,
-                                 size_t& total) {
-  std::vector<LockRow> rows = sorted_lock_rows(profile, options.sort_key, options.all);
-  total = rows.size();
-  if (!options.all && rows.size() > options.top) rows.resize(options.top);
-  return rows;
-}
-
-void write_locks(const std::vector<LockRow>& rows, size_t total, const ReportOptions& options,
+void write_locks(const char* title, const ListedRows& listed, const ReportOptions& options,
                  std::ostream& out) {
   const LockColumn* sort_column = find_lock_column(options.sort_key);
-  out << fmt::format("*** locks present: {} of {} by {} ***\n", rows.size(), total,
+  out << fmt::format("*** {}: {} of {} by {} ***\n", title, listed.rows.size(), listed.total,
                      sort_column ? sort_column->header : "WAIT TOTAL");
+  const std::vector<LockRow>& rows = listed.rows;
   TextTable table;
   std::vector<std::string> header;
   std::vector<bool> left;
@@ -165,12 +74,6 @@ void write_locks(const std::vector<LockRow>& rows, size_t total, const ReportOpt
   }
   table.write(out);
   out << '\n';
-}
-
-std::string site_location(const CodeLocation& where) {
-  std::string text = where.label;
-  if (!where.inlined_from.empty()) text += " (inlined into " + where.inlined_from.front() + ")";
-  return text;
 }
 
 // "L:lock", "U", "U:read", "W:wait", "E:signal": acquire, release, wait, event.
@@ -311,7 +214,7 @@ void write_call_sites(const ProcessSharedTies& ties, const std::vector<LockRow>&
                                       holds ? format_duration_ns(double(site->hold_sum_ns)) : "",
                                       holds ? format_duration_ns(double(site->hold_max_ns)) : ""};
       if (any_detail) cells.push_back(site_detail(*site));
-      cells.push_back(site_location(site->location));
+      cells.push_back(location_text(site->location));
       table.add_row(std::move(cells));
     }
     table.write(out, "  ");
@@ -352,15 +255,21 @@ void write_legend(std::ostream& out) {
   out << "legend:\n";
   for (const LockColumn& column : lock_columns())
     if (!column.legend.empty()) write_wrapped(out, column.header, column.legend);
-  out << "  LOCKS       (processes) synchronization objects used; ACQUIRED, CONTENDED and LOCK WAIT\n"
+  out << "  LOCKS       (processes) synchronization objects used; ACQUIRED, CONTENDED and LOCK "
+         "WAIT\n"
          "              there count mutexes and rwlocks only\n"
-         "  OP          L: acquire (lock, trylock, rdlock, wrlock, spin_lock...); U: release (U:read,\n"
+         "  OF RUN      (processes, threads) LOCK WAIT as a share of the process's run time; a\n"
+         "              process's adds up its threads' (over 100 % when several waited at once)\n"
+         "  OP          L: acquire (lock, trylock, rdlock, wrlock, spin_lock...); U: release "
+         "(U:read,\n"
          "              U:write for an rwlock's sides); W: wait that holds nothing after (condvar\n"
          "              wait, sem_wait, barrier_wait; W:cond-wake = a condvar wait's wake-up\n"
-         "              latency, from the waking signal to the return; W:cond-reacquire = the mutex\n"
+         "              latency, from the waking signal to the return; W:cond-reacquire = the "
+         "mutex\n"
          "              re-taken inside pthread_cond_wait, waiting only while the signaller still\n"
          "              held it); E: event (signal, broadcast, sem_post)\n"
-         "  DETAIL      rwlock waits behind readers / a writer; signals that woke a waiter or found\n"
+         "  DETAIL      rwlock waits behind readers / a writer; signals that woke a waiter or "
+         "found\n"
          "              none; barrier arrivals that completed it (arrived last)\n"
          "  LOCK WAIT   (threads) blocked on mutexes, rwlocks and condvar re-acquires; spinning,\n"
          "              condition, semaphore and barrier waits have columns of their own\n"
@@ -381,10 +290,14 @@ class TextReportWriter final : public ReportWriter {
                        profile.processes.size(), profile.processes.size() == 1 ? "" : "es", threads,
                        threads == 1 ? "" : "s");
     write_processes(profile, out);
-    write_threads(profile, out);
-    size_t total = 0;
-    const std::vector<LockRow> rows = listed_rows(profile, options, total);
-    write_locks(rows, total, options, out);
+    write_threads(profile, options, out);
+    const ListedRows locks = listed_rows(profile, options, true);
+    const ListedRows others = listed_rows(profile, options, false);
+    write_locks("locks present", locks, options, out);
+    if (others.total > 0)
+      write_locks("condition variables, semaphores and barriers", others, options, out);
+    std::vector<LockRow> rows = locks.rows;
+    rows.insert(rows.end(), others.rows.begin(), others.rows.end());
     write_call_sites(ProcessSharedTies(profile), rows, options, out);
     write_lock_order_inversions(profile, out);
     write_legend(out);

@@ -95,6 +95,22 @@ TEST(Errors, InvalidSkipFramesRegex) {
                "--caller-depth");
 }
 
+// --top takes a whole number of locks: "-1" (it wrapped to every lock), "", a number too large
+// for it and anything else are errors before anything runs; --sort takes a column's key.
+TEST(Errors, MalformedTopAndSortAreRefused) {
+  TemporaryDirectory dir;
+  for (const std::string top : {"-1", "", "1e3", "5x", "99999999999999999999", " 3"}) {
+    SCOPED_TRACE("--top '" + top + "'");
+    expect_error(run_lockscope({"report", dir.path(), "--top", top}), 125, "--top");
+    const CommandResult run =
+        run_lockscope({"run", "-o", dir / "p", "--top", top, "--", fixture("counter_threads")});
+    expect_error(run, 125, "--top");
+    EXPECT_FALSE(fs::exists(dir / "p")) << "the program must not have been started";
+  }
+  expect_error(run_lockscope({"report", dir.path(), "--sort", "owner"}), 125,
+               "--sort: 'owner' is not a column's key");
+}
+
 TEST(Errors, UnknownCommand) {
   expect_error(run_lockscope({"frobnicate"}), 125, "unknown command 'frobnicate'");
 }

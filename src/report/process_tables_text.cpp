@@ -1,0 +1,172 @@
+#include "report/process_tables_text.h"
+
+#include <fmt/core.h>
+#include <string.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analysis/weighted_stacks.h"
+#include "report/duration_format.h"
+#include "report/text_table.h"
+
+namespace lockscope {
+namespace {
+
+const char* kBucketHeaders[] = {"≤1µs", "≤10µs", "≤100µs", "≤1ms", ">1ms"};
+
+std::string command_text(const ProcessProfile& process) {
+  std::string text;
+  for (const std::string& argument : process.arguments) {
+    if (!text.empty()) text += ' ';
+    text += argument;
+  }
+  if (text.size() > 60) {  // cut at a character's start, never inside a UTF-8 sequence
+    size_t cut = 57;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text = text.substr(0, cut) + "...";
+  }
+  return text.empty() ? process.executable : text;
+}
+
+std::string exit_text(const ProcessProfile& process) {
+  if (process.exit_path == format::ExitPath::kExec) return "exec";
+  if (process.exit_path == format::ExitPath::kSignal) {
+    const char* name = sigabbrev_np(process.exit_status);
+    return name ? fmt::format("SIG{}", name) : fmt::format("signal {}", process.exit_status);
+  }
+  if (process.exit_status < 0) return exit_path_name(process.exit_path);
+  return fmt::format("{} {}", exit_path_name(process.exit_path), process.exit_status);
+}
+
+// Waits that are not lock waits, one column per kind present in the profile: never summed into
+// the lock wait columns.
+struct OtherWaitColumn {
+  format::Primitive primitive;
+  const char* header;
+};
+constexpr OtherWaitColumn kOtherWaitColumns[] = {
+    {format::Primitive::kSpinLock, "SPIN (CPU)"},
+    {format::Primitive::kCondVar, "COND WAIT"},
+    {format::Primitive::kSemaphore, "SEM WAIT"},
+    {format::Primitive::kBarrier, "BARRIER WAIT"},
+};
+
+struct ListedThread {
+  const ProcessProfile* process;
+  const ThreadSummary* thread;
+};
+
+// The threads to list: with --all every one, in the profile's order; else the top --top by lock
+// wait (ties: more acquisitions first), in that order.
+std::vector<ListedThread> listed_threads(const Profile& profile, const ReportOptions& options,
+                                         size_t& total) {
+  std::vector<ListedThread> threads;
+  for (const ProcessProfile& process : profile.processes)
+    for (const ThreadSummary& thread : process.threads) threads.push_back({&process, &thread});
+  total = threads.size();
+  if (options.all || threads.size() <= options.top) return threads;
+  std::stable_sort(threads.begin(), threads.end(),
+                   [](const ListedThread& a, const ListedThread& b) {
+                     if (a.thread->wait_sum_ns != b.thread->wait_sum_ns)
+                       return a.thread->wait_sum_ns > b.thread->wait_sum_ns;
+                     return a.thread->acquisitions > b.thread->acquisitions;
+                   });
+  threads.resize(options.top);
+  return threads;
+}
+
+}  // namespace
+
+std::string share_of_run(uint64_t ns, uint64_t run_ns) {
+  if (run_ns == 0) return "";
+  const double percent = 100.0 * double(ns) / double(run_ns);
+  if (ns > 0 && percent < 0.1) return "<0.1%";
+  return fmt::format("{:.1f}%", percent);
+}
+
+void write_processes(const Profile& profile, std::ostream& out) {
+  out << "*** processes present ***\n";
+  TextTable table;
+  table.set_header({"PID", "PPID", "ENDED BY", "DURATION", "THREADS", "LOCKS", "ACQUIRED",
+                    "CONTENDED", "LOCK WAIT", "OF RUN", "COMMAND"},
+                   {false, false, true, false, false, false, false, false, false, false, true});
+  for (const ProcessProfile& process : profile.processes) {
+    uint64_t acquired = 0, contended = 0, wait = 0, active = 0;
+    for (const LockSummary& lock : process.locks) {
+      if (lock.acquisitions + lock.failed + lock.events) ++active;
+      // Lock waits only, as in the threads table: other kinds of wait are not added to them.
+      if (!is_lock_wait_primitive(lock.primitive)) continue;
+      acquired += lock.acquisitions;
+      contended += lock.contended;
+      wait += lock.wait_sum_ns;
+    }
+    table.add_row({fmt::format("{}", process.pid), fmt::format("{}", process.ppid),
+                   exit_text(process), format_duration_ns(double(process.duration_ns)),
+                   fmt::format("{}", process.threads.size()), format_count(active),
+                   format_count(acquired), format_count(contended),
+                   format_duration_ns(double(wait)), share_of_run(wait, process.duration_ns),
+                   command_text(process)});
+  }
+  table.write(out);
+  out << '\n';
+}
+
+void write_threads(const Profile& profile, const ReportOptions& options, std::ostream& out) {
+  size_t total = 0;
+  const std::vector<ListedThread> threads = listed_threads(profile, options, total);
+  if (threads.size() < total)
+    out << fmt::format("*** threads present: {} of {} by LOCK WAIT ***\n", threads.size(),
+                       format_count(total));
+  else
+    out << "*** threads present ***\n";
+  std::vector<OtherWaitColumn> others;
+  bool any_last_arrival = false;
+  for (const OtherWaitColumn& column : kOtherWaitColumns) {
+    bool present = false;
+    for (const ListedThread& listed : threads) {
+      present |= listed.thread->wait_ns_by_primitive[static_cast<size_t>(column.primitive)] > 0;
+      any_last_arrival |= listed.thread->barrier_last_arrivals > 0;
+    }
+    if (present) others.push_back(column);
+  }
+  TextTable table;
+  std::vector<std::string> header = {"PID",      "TID",       "NAME",  "ACQUIRED",
+                                     "RELEASED", "CONTENDED", "FAILED"};
+  for (const char* h : kBucketHeaders) header.push_back(h);
+  header.insert(header.end(), {"LOCK WAIT", "OF RUN", "WAIT MAX"});
+  for (const OtherWaitColumn& column : others) header.push_back(column.header);
+  if (any_last_arrival) header.push_back("LAST AT BARRIER");
+  std::vector<bool> left(header.size(), false);
+  left[2] = true;
+  table.set_header(header, left);
+  for (const auto& [process, thread] : threads) {
+    std::string name = thread->name.empty() ? "?" : thread->name;
+    if (thread->flags & format::kThreadMain) name += " (main)";
+    std::vector<std::string> row = {fmt::format("{}", process->pid),
+                                    fmt::format("{}", thread->tid),
+                                    name,
+                                    format_count(thread->acquisitions),
+                                    format_count(thread->releases),
+                                    format_count(thread->contended),
+                                    format_count(thread->failed)};
+    for (uint64_t bucket : report_buckets(thread->wait)) row.push_back(format_count(bucket));
+    row.push_back(format_duration_ns(double(thread->wait_sum_ns)));
+    row.push_back(share_of_run(thread->wait_sum_ns, process->duration_ns));
+    row.push_back(format_duration_ns(double(thread->wait_max_ns)));
+    for (const OtherWaitColumn& column : others)
+      row.push_back(format_duration_ns(
+          double(thread->wait_ns_by_primitive[static_cast<size_t>(column.primitive)])));
+    if (any_last_arrival) row.push_back(format_count(thread->barrier_last_arrivals));
+    table.add_row(std::move(row));
+  }
+  table.write(out);
+  if (threads.size() < total)
+    out << fmt::format("({} more thread{}: --top N lists more, --all every one)\n",
+                       format_count(total - threads.size()),
+                       total - threads.size() == 1 ? "" : "s");
+  out << '\n';
+}
+
+}  // namespace lockscope
