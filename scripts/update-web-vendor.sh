@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The versions the page is written and tested against (d3-flame-graph 5 wants d3 7's modules on
-# the global `d3`, which d3's own bundle provides).
+# the global `d3`, which d3's own bundle provides). They are named again in the page's notice
+# (src/report/html/report.html; a unit test compares) and in third_party/web/README.md.
 d3_version=7.9.2
 flame_graph_version=5.0.0
 command -v npm >/dev/null || { echo "update-web-vendor: npm is needed (apt-get install npm)" >&2; exit 1; }

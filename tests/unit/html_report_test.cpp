@@ -193,6 +193,16 @@ TEST(HtmlReport, EmbeddedLibrariesAreTheVendoredFiles) {
     EXPECT_EQ(lower.find("<!--"), std::string::npos) << name;
   }
   EXPECT_THROW(html_file("nosuch.js"), std::logic_error);
+  // The page's notice names the versions vendored.
+  const std::string page = html_file("report.html").text();
+  for (const char* library : {"d3", "d3-flame-graph"}) {
+    std::ifstream in(std::string(LOCKSCOPE_SOURCE_DIR) + "/third_party/web/" + library +
+                     "/VERSION");
+    std::string version;
+    ASSERT_TRUE(std::getline(in, version)) << library;
+    EXPECT_NE(page.find(std::string(" ") + library + " " + version + " ("), std::string::npos)
+        << library;
+  }
 }
 
 }  // namespace
