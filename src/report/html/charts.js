@@ -96,7 +96,8 @@ function drawTimeline(container, process) {
           'semaphore, barrier)',
       element('span', 'swatch hold', ''),
       ' holding a lock.  Time since ' +
-          'the process started; wheel to zoom, drag to pan, hover for the lock.' + shown + lost);
+          'the process started; Ctrl+wheel to zoom, drag to pan, hover for the lock.' + shown +
+          lost);
   container.appendChild(legend);
   if (t.waits.length + t.holds.length === 0) {
     container.appendChild(element('p', 'empty', 'Nothing was traced in this process.'));
@@ -158,7 +159,11 @@ function drawTimeline(container, process) {
     axis.call(d3.axisBottom(x).ticks(8).tickFormat(formatNs));
   }
   place(x0);
+  // The wheel zooms only with Ctrl or Shift held: without, it scrolls the page past the timeline.
   svg.call(d3.zoom()
+               .filter(
+                   (event) =>
+                       !event.button && (event.type !== 'wheel' || event.ctrlKey || event.shiftKey))
                .scaleExtent([1, 1e6])
                .translateExtent([[left, 0], [width - 10, height]])
                .extent([[left, 0], [width - 10, height]])
