@@ -1,5 +1,5 @@
 # What `cmake --install` and the .deb (CPack) ship: the CLI, the runtime beside it (the CLI finds it
-# at ../lib/liblockscope.so), man pages and bash completion. The man pages are generated from
+# at ../lib/liblockscope.so), man pages, bash completion and the vendored libraries' licenses. The man pages are generated from
 # `lockscope --help` and each command's --help by help2man, so they cannot drift from the CLI.
 include(GNUInstallDirs)
 
@@ -7,6 +7,12 @@ install(TARGETS lockscope RUNTIME DESTINATION bin)
 install(TARGETS lockscope_runtime LIBRARY DESTINATION lib)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/lockscope.bash-completion
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME lockscope)
+# The html report's pages carry d3 (ISC) and d3-flame-graph (Apache-2.0), built into the CLI
+# (third_party/web/): their licenses ship with it.
+foreach(library d3 d3-flame-graph)
+  install(FILES ${CMAKE_SOURCE_DIR}/third_party/web/${library}/LICENSE
+          DESTINATION ${CMAKE_INSTALL_DOCDIR}/third_party/${library})
+endforeach()
 
 find_program(HELP2MAN help2man)
 if(NOT HELP2MAN)

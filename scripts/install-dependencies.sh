@@ -11,10 +11,11 @@ if [ "${1:-}" = "--test" ]; then
   # golang-go: the pprof tests read the export with `go tool pprof`; libjemalloc2 and memcached:
   # real programs run by real_programs_test.cpp; dpkg-dev: the .deb's Depends (dpkg-shlibdeps),
   # built by the packaging tests; debuginfod and curl: a local debuginfod server for the
-  # stripped-binary test; sqlite3: the CLI the SQLite report tests query with; git, binutils:
-  # fixtures and tests; clang and libclang-rt-14-dev: the libFuzzer targets of tests/fuzz.
+  # stripped-binary test; sqlite3: the CLI the SQLite report tests query with; chromium: the
+  # headless browser the html report tests open their pages in; git, binutils: fixtures and tests;
+  # clang and libclang-rt-14-dev: the libFuzzer targets of tests/fuzz.
   packages+=(llvm binutils git python3 python3-jsonschema golang-go libjemalloc2 memcached
-             dpkg-dev debuginfod curl sqlite3 clang libclang-rt-14-dev)
+             dpkg-dev debuginfod curl sqlite3 chromium clang libclang-rt-14-dev)
 fi
 missing=()
 for package in "${packages[@]}"; do

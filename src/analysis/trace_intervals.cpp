@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/weighted_stacks.h"
+
 namespace lockscope {
 namespace {
 
@@ -142,6 +144,27 @@ TraceIntervals trace_intervals(const ProcessTrace& trace) {
     builder.thread_run(at, end);
   }
   return builder.finish();
+}
+
+TraceNames::TraceNames(const ProcessProfile& process) {
+  for (const LockSummary& lock : process.locks) locks_[{lock.address, lock.generation}] = &lock;
+  for (const TraceThread& thread : process.trace.threads) threads_[thread.tid] = "";
+  for (const TraceRecord& event : process.trace.events)
+    if (event.kind == format::TraceKind::kThreadName) threads_[event.tid] = event.name;
+  for (const ThreadSummary& thread : process.threads)
+    if (threads_.count(thread.tid) && !thread.name.empty()) threads_[thread.tid] = thread.name;
+  for (auto& [tid, name] : threads_)
+    if (name.empty()) name = "thread " + std::to_string(tid);
+}
+
+std::string TraceNames::lock(const TraceRecord& call, format::Operation operation) const {
+  auto known = locks_.find({call.object, call.generation});
+  if (known != locks_.end()) return lock_frame_name(*known->second, operation);
+  LockSummary unknown;
+  unknown.address = call.object;
+  unknown.generation = call.generation;
+  unknown.primitive = format::operation_primitive(operation);
+  return lock_frame_name(unknown, operation);
 }
 
 }  // namespace lockscope

@@ -22,6 +22,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/profile_model.h"
@@ -57,5 +60,22 @@ struct TraceIntervals {
 };
 
 TraceIntervals trace_intervals(const ProcessTrace& trace);
+
+// The names the timelines give a traced process's threads and locks, the same in every format.
+class TraceNames {
+ public:
+  explicit TraceNames(const ProcessProfile& process);
+  // Each traced thread by tid: its name in the profile, else the last the trace gave it, else
+  // "thread 4711".
+  const std::map<uint32_t, std::string>& threads() const { return threads_; }
+  // The lock a traced call was on, as a leaf frame names it (lock_frame_name: "mutex 0x55d1c0",
+  // "rwlock 0x5610 (read)"); a lock the profile's tables do not have (a ring's overwritten start)
+  // by its address and the operation's primitive.
+  std::string lock(const TraceRecord& call, format::Operation operation) const;
+
+ private:
+  std::map<uint32_t, std::string> threads_;
+  std::map<std::pair<uint64_t, uint32_t>, const LockSummary*> locks_;  // (address, generation)
+};
 
 }  // namespace lockscope

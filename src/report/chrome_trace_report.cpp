@@ -42,9 +42,8 @@ class ProcessTimeline {
         offset_us_(offset_us),
         out_(out),
         first_(first),
-        next_track_(next_track) {
-    for (const LockSummary& lock : process.locks) locks_[{lock.address, lock.generation}] = &lock;
-  }
+        next_track_(next_track),
+        names_(process) {}
 
   void write(uint64_t& next_flow) {
     emit({{"ph", "M"},
@@ -134,28 +133,16 @@ class ProcessTimeline {
   }
 
   void thread_names() {
-    std::map<uint32_t, std::string> names;
-    for (const TraceThread& thread : trace_.threads) names[thread.tid] = "";
-    for (const TraceRecord& event : trace_.events)
-      if (event.kind == format::TraceKind::kThreadName) names[event.tid] = event.name;
-    for (const ThreadSummary& thread : process_.threads)
-      if (names.count(thread.tid) && !thread.name.empty()) names[thread.tid] = thread.name;
-    for (auto& [tid, name] : names)
+    for (const auto& [tid, name] : names_.threads())
       emit({{"ph", "M"},
             {"name", "thread_name"},
             {"pid", process_.pid},
             {"tid", tid},
-            {"args", {{"name", name.empty() ? "thread " + std::to_string(tid) : name}}}});
+            {"args", {{"name", name}}}});
   }
 
   std::string lock_name(const TraceRecord& event, format::Operation operation) const {
-    auto known = locks_.find({event.object, event.generation});
-    if (known != locks_.end()) return lock_frame_name(*known->second, operation);
-    LockSummary unknown;  // a lock the profile's tables do not have (a ring's overwritten start)
-    unknown.address = event.object;
-    unknown.generation = event.generation;
-    unknown.primitive = format::operation_primitive(operation);
-    return lock_frame_name(unknown, operation);
+    return names_.lock(event, operation);
   }
 
   // The lock's track, or for a read hold its reader's on that lock.
@@ -233,7 +220,7 @@ class ProcessTimeline {
   std::ostream& out_;
   bool& first_;
   uint32_t& next_track_;  // over the file: images of one pid (exec) have the same pid
-  std::map<std::pair<uint64_t, uint32_t>, const LockSummary*> locks_;
+  TraceNames names_;
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, Track> tracks_;  // (lock, generation, reader)
 };
 

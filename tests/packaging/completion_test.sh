@@ -45,7 +45,7 @@ expect run --unwind "" :: fp dwarf auto
 expect run --stacks a :: all
 expect report --sort wait :: wait wait-max wait-p99
 expect report --sort "" :: lock acquired contended handoffs le-1us gt-1ms hold-max
-expect report -f "" :: text json collapsed speedscope pprof csv sqlite chrome
+expect report -f "" :: text json collapsed speedscope pprof csv sqlite chrome html
 expect report --format sp :: speedscope
 expect record --trace- :: --trace-size --trace-full
 expect bench c :: condvar c2c

@@ -12,7 +12,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1 ||
   { cat "$work/install.log" >&2; fail "cmake --install failed"; }
 for path in bin/lockscope lib/liblockscope.so share/man/man1/lockscope-report.1 \
-            share/bash-completion/completions/lockscope; do
+            share/bash-completion/completions/lockscope share/doc/lockscope/third_party/d3/LICENSE \
+            share/doc/lockscope/third_party/d3-flame-graph/LICENSE; do
   [ -f "$work/prefix/$path" ] || fail "not installed: $path"
 done
 PATH="$work/prefix/bin:$PATH" lockscope run -o "$work/prof" -- true 2>"$work/report.txt" ||

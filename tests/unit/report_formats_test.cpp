@@ -23,6 +23,8 @@ TEST(ReportFormats, ExtensionsPickTheLongestMatch) {
   EXPECT_EQ(format_for_path("r.csv"), "csv");
   EXPECT_EQ(format_for_path("r.db"), "sqlite");
   EXPECT_EQ(format_for_path("r.trace.json"), "chrome");
+  EXPECT_EQ(format_for_path("r.html"), "html");
+  EXPECT_EQ(format_for_path("R.HTM"), "html");
   EXPECT_EQ(format_for_path("r.txt"), "text");
   EXPECT_EQ(format_for_path("report"), "text");
   EXPECT_EQ(format_for_path("r.json.bak"), "text");
@@ -47,7 +49,7 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
                  "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, pprof, "
-                 "csv, sqlite, chrome)");
+                 "csv, sqlite, chrome, html)");
   }
 }
 

@@ -1,9 +1,12 @@
 // trace_intervals on hand-written events: waits pair with their begins, holds
 // nest and split where a condition wait lets go of the mutex, and a handoff is the latest release
-// by another thread inside the wait, or none.
+// by another thread inside the wait, or none; the timelines' names of threads and locks.
 #include "analysis/trace_intervals.h"
 
 #include <gtest/gtest.h>
+
+#include <map>
+#include <string>
 
 #include "hand_written_trace.h"
 
@@ -79,6 +82,39 @@ TEST(TraceIntervals, AHandoffIsTheLastHoldByAnotherThreadStillHeldWhenTheWaitBeg
   EXPECT_EQ(released_at(intervals.handoffs[1]), 700u) << "thread 2's at 550 is earlier";
   EXPECT_EQ(intervals.waits[intervals.handoffs[2].wait].end_ns, 1050u);
   EXPECT_EQ(released_at(intervals.handoffs[2]), 1100u);
+}
+
+// Threads are named by the profile, else by the trace's last name, else by tid; a lock the
+// profile's tables do not have by its address and the operation's primitive.
+TEST(TraceNames, ThreadsByProfileThenTraceAndLocksKnownOrNot) {
+  EventList trace;
+  for (uint32_t tid : {1u, 2u, 3u}) {
+    TraceThread thread;
+    thread.tid = tid;
+    trace.process.trace.threads.push_back(thread);
+  }
+  trace.add(2, TraceKind::kThreadName, 10, 0, Operation::kLock, 0);
+  trace.process.trace.events.back().name = "first";
+  trace.add(2, TraceKind::kThreadName, 20, 0, Operation::kLock, 0);
+  trace.process.trace.events.back().name = "worker";
+  trace.add(3, TraceKind::kThreadName, 30, 0, Operation::kLock, 0);
+  trace.process.trace.events.back().name = "renamed";
+  ThreadSummary named;
+  named.tid = 3;
+  named.name = "io";
+  trace.process.threads = {named};
+  LockSummary lock;
+  lock.address = kA;
+  lock.generation = 2;
+  trace.process.locks = {lock};
+  trace.add(1, TraceKind::kCall, 40, kA, Operation::kLock, 0);
+  trace.process.trace.events.back().generation = 2;
+  trace.add(1, TraceKind::kCall, 50, kCond, Operation::kCondWait, 0);
+  const TraceNames names(trace.process);
+  EXPECT_EQ(names.threads(),
+            (std::map<uint32_t, std::string>{{1, "thread 1"}, {2, "worker"}, {3, "io"}}));
+  EXPECT_EQ(names.lock(trace.process.trace.events[3], Operation::kLock), "mutex 0x1000#2");
+  EXPECT_EQ(names.lock(trace.process.trace.events[4], Operation::kCondWait), "condvar 0x3000");
 }
 
 }  // namespace

@@ -1,0 +1,67 @@
+#include "report/html_page.h"
+
+#include <stdexcept>
+
+namespace lockscope {
+
+std::string EmbeddedFile::text() const {
+  size_t size = 0;
+  for (std::string_view chunk : chunks) size += chunk.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view chunk : chunks) out += chunk;
+  return out;
+}
+
+const EmbeddedFile& html_file(std::string_view name) {
+  for (const EmbeddedFile& file : html::embedded_files())
+    if (file.name == name) return file;
+  throw std::logic_error("the html report's file " + std::string(name) + " is not built in");
+}
+
+std::string script_safe_json(const nlohmann::json& data) {
+  const std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  for (char c : text) {
+    switch (c) {
+      case '<':
+        out += "\\u003c";
+        break;
+      case '>':
+        out += "\\u003e";
+        break;
+      case '&':
+        out += "\\u0026";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+void write_html_page(const nlohmann::json& data, std::ostream& out) {
+  const std::string page = html_file("report.html").text();
+  constexpr std::string_view kMark = "@@";
+  size_t at = 0;
+  while (true) {
+    const size_t open = page.find(kMark, at);
+    const size_t close = open == std::string::npos ? open : page.find(kMark, open + kMark.size());
+    if (close == std::string::npos) {
+      out.write(page.data() + at, std::streamsize(page.size() - at));
+      return;
+    }
+    out.write(page.data() + at, std::streamsize(open - at));
+    const std::string_view name(page.data() + open + kMark.size(), close - open - kMark.size());
+    if (name == "data") {
+      out << script_safe_json(data);
+    } else {
+      for (std::string_view chunk : html_file(name).chunks)
+        out.write(chunk.data(), std::streamsize(chunk.size()));
+    }
+    at = close + kMark.size();
+  }
+}
+
+}  // namespace lockscope

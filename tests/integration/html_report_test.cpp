@@ -1,0 +1,202 @@
+// The html report of real profiles, opened in Debian's headless Chromium (the `chromium` package,
+// which scripts/install-dependencies.sh --test installs: a missing one fails the test): the DOM
+// the page's scripts render holds the wrapped_locks fixture's frames in the flame graph, its lock
+// in the locks table with a drawn histogram, its waits in the blame table, and a traced run's
+// timeline its waits and holds; the page reports no error of its own (its error trap, and
+// Chromium's console log); and a screenshot is taken. The page is read without its <script>
+// elements, so a name counts only where the page drew it, not where its data carries it.
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+struct PageRun {
+  CommandResult chromium;
+  std::string dom;  // --dump-dom without its <script> elements
+  std::string
+      errors;  // the text of the page's error trap, <pre id="lockscope-errors"> (--dump-dom)
+  std::vector<std::string> console;  // the page's console lines in Chromium's log
+};
+
+// The dumped DOM without its <script> elements (their text is the DOM's too: the data, the code).
+std::string without_scripts(std::string dom) {
+  for (size_t at = dom.find("<script"); at != std::string::npos; at = dom.find("<script", at)) {
+    const size_t end = dom.find("</script>", at);
+    if (end == std::string::npos) break;
+    dom.erase(at, end + std::string_view("</script>").size() - at);
+  }
+  return dom;
+}
+
+// Chromium on `page` with `extra` flags, in a profile directory of its own, never on the network.
+PageRun open_in_chromium(const std::string& page, const std::vector<std::string>& extra) {
+  const TemporaryDirectory user_data;
+  std::vector<std::string> argv = {"/usr/bin/timeout",
+                                   "60",
+                                   "/usr/bin/chromium",
+                                   "--headless",
+                                   "--no-sandbox",
+                                   "--disable-gpu",
+                                   "--disable-quic",
+                                   "--no-first-run",
+                                   "--disable-background-networking",
+                                   "--disable-component-update",
+                                   "--disable-sync",
+                                   "--user-data-dir=" + user_data.path(),
+                                   "--enable-logging=stderr",
+                                   "--v=0",
+                                   "--virtual-time-budget=5000"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("file://" + page);
+  PageRun run;
+  run.chromium = run_command(argv);
+  EXPECT_EQ(run.chromium.exit_status, 0) << "chromium (124: timed out):\n" << run.chromium.err;
+  // Chromium logs every console message of a page as "...:CONSOLE:LINE] "text", source: URL".
+  std::istringstream log(run.chromium.err);
+  for (std::string line; std::getline(log, line);)
+    if (line.find(":CONSOLE") != std::string::npos && line.find(page) != std::string::npos)
+      run.console.push_back(line);
+  run.dom = without_scripts(run.chromium.out);
+  if (std::find(extra.begin(), extra.end(), "--dump-dom") == extra.end()) return run;
+  const std::string trap = "<pre id=\"lockscope-errors\"";
+  const size_t at = run.chromium.out.find(trap);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no error trap in the page";
+  } else {
+    const size_t begin = run.chromium.out.find('>', at) + 1;
+    run.errors = run.chromium.out.substr(begin, run.chromium.out.find("</pre>", begin) - begin);
+  }
+  return run;
+}
+
+// The part of the dumped page from the element with `id` to the next section.
+std::string section(const std::string& dom, const std::string& id) {
+  const size_t begin = dom.find("id=\"" + id + "\"");
+  if (begin == std::string::npos) return "";
+  return dom.substr(begin, dom.find("<section", begin) - begin);
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+std::string write_html(const TemporaryDirectory& dir) {
+  const CommandResult run = run_lockscope({"report", dir.path(), "-o", dir / "x.html"});
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_TRUE(run.out.empty());
+  return dir / "x.html";
+}
+
+void expect_no_page_errors(const PageRun& run) {
+  EXPECT_EQ(run.errors, "");
+  for (const std::string& line : run.console) ADD_FAILURE() << "console: " << line;
+}
+
+TEST(HtmlReport, ChromiumDrawsTheFlameGraphLocksAndBlameOfWrappedLocks) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "wrapped_locks", {"100"});
+  const FoundSite waits = find_site(process, "wrapped_locks", "level3", format::Operation::kLock);
+  ASSERT_NE(waits.site, nullptr);
+  ASSERT_FALSE(waits.site->stacks.empty());
+  const std::vector<CodeLocation>& stack = process.stacks.at(waits.site->stacks.front().stack);
+  expect_wrapped_locks_stack(stack, "level3");
+  const PageRun run = open_in_chromium(write_html(dir), {"--dump-dom"});
+  expect_no_page_errors(run);
+  // The flame graph's frames, each drawn as a label: the lock, the call site, the three
+  // wrappers' calls and the thread function.
+  const std::string flame = section(run.dom, "flame");
+  const std::string lock = fmt::format("mutex 0x{:x}", waits.lock->address);
+  EXPECT_NE(flame.find("<svg"), std::string::npos) << flame.substr(0, 2000);
+  for (const std::string& name :
+       {lock, stack[0].label, stack[1].label, stack[2].label, stack[3].label})
+    EXPECT_NE(flame.find(">" + name + "</div>"), std::string::npos) << name << "\n"
+                                                                    << flame.substr(0, 4000);
+  EXPECT_NE(flame.find(fmt::format("pid {} (fixture_wrapped_locks)", process.pid)),
+            std::string::npos);
+  // The lock's row, with its waits drawn: a bar per bucket of its contended waits.
+  const std::string locks = section(run.dom, "locks");
+  EXPECT_NE(locks.find(fmt::format(">{}/0x{:x}</td>", process.pid, waits.lock->address)),
+            std::string::npos)
+      << locks.substr(0, 3000);
+  EXPECT_EQ(count(locks, "<rect class=\"bar\""), waits.lock->waits_only.bins().size());
+  EXPECT_GT(waits.lock->waits_only.bins().size(), 0u);
+  // Blame: the waits at level3 behind holds taken at level3, with the waiter's stack.
+  const std::string blame = section(run.dom, "blame");
+  EXPECT_GE(count(blame, "<td class=\"frames\">"), 2u) << blame.substr(0, 3000);
+  EXPECT_NE(blame.find("<summary>" + stack[0].label), std::string::npos) << blame.substr(0, 3000);
+  EXPECT_NE(blame.find("<li>" + stack[2].label + "</li>"), std::string::npos);
+  // Not traced: the timeline says so.
+  EXPECT_NE(section(run.dom, "timeline").find("recorded without --trace"), std::string::npos);
+}
+
+TEST(HtmlReport, ChromiumTakesAScreenshot) {
+  TemporaryDirectory dir;
+  record_unchanged(dir, "wrapped_locks", {"50"});
+  const std::string png = dir / "x.png";
+  const PageRun run =
+      open_in_chromium(write_html(dir), {"--screenshot=" + png, "--window-size=1280,900"});
+  expect_no_page_errors(run);
+  const std::string image = slurp(png);
+  ASSERT_GT(image.size(), 24u);
+  EXPECT_EQ(image.substr(0, 8), "\x89PNG\r\n\x1a\n");
+  const auto be32 = [&](size_t at) {
+    return uint32_t(uint8_t(image[at])) << 24 | uint32_t(uint8_t(image[at + 1])) << 16 |
+           uint32_t(uint8_t(image[at + 2])) << 8 | uint32_t(uint8_t(image[at + 3]));
+  };
+  EXPECT_EQ(be32(16), 1280u);  // IHDR: width, height
+  EXPECT_EQ(be32(20), 900u);
+  EXPECT_GT(image.size(), 20000u) << "a blank page is a few KB";
+}
+
+// sleepy_holder 20: the waiter waits 20 times for the main thread's 2 ms holds; both threads hold
+// the mutex 20 times.
+TEST(HtmlReport, ChromiumDrawsATracedTimelineOfWaitsAgainstHolds) {
+  TemporaryDirectory dir;
+  const ProcessProfile process =
+      record_unchanged(dir, "sleepy_holder", {"20"}, {"--trace", "--hold-sample", "1"});
+  ASSERT_TRUE(process.trace.present);
+  const FoundSite wait =
+      find_site(process, "sleepy_holder", "waiter-lock", format::Operation::kLock);
+  ASSERT_NE(wait.lock, nullptr);
+  const PageRun run = open_in_chromium(write_html(dir), {"--dump-dom"});
+  expect_no_page_errors(run);
+  const std::string timeline = section(run.dom, "timeline");
+  EXPECT_NE(timeline.find("<svg class=\"timeline\""), std::string::npos)
+      << timeline.substr(0, 3000);
+  const std::string lock = fmt::format("mutex 0x{:x}", wait.lock->address);
+  EXPECT_EQ(count(timeline, "<title>waited for " + lock + ": "), 20u) << timeline.substr(0, 3000);
+  EXPECT_EQ(count(timeline, "<title>held " + lock + ": "), 40u);
+  EXPECT_EQ(count(timeline, "<rect class=\"wait\""), 20u);
+  EXPECT_GE(count(timeline, "<rect class=\"hold\""), 40u);
+  for (const ThreadSummary& thread : process.threads)
+    EXPECT_NE(timeline.find(fmt::format("({})</text>", thread.tid)), std::string::npos)
+        << thread.tid;
+}
+
+// The checks above can fail: a page whose script throws is caught by its own trap and by the
+// console log.
+TEST(HtmlReport, ChromiumCheckSeesAPageThatFails) {
+  TemporaryDirectory dir;
+  record_unchanged(dir, "wrapped_locks", {"20"});
+  std::string page = slurp(write_html(dir));
+  const std::string data = R"(<script type="application/json" id="lockscope-data">)";
+  const size_t at = page.find(data);
+  ASSERT_NE(at, std::string::npos);
+  page.insert(at + data.size(), "{");  // the data no longer parses
+  std::ofstream(dir / "broken.html", std::ios::binary) << page;
+  const PageRun run = open_in_chromium(dir / "broken.html", {"--dump-dom"});
+  EXPECT_NE(run.errors.find("error: "), std::string::npos) << run.errors;
+  EXPECT_FALSE(run.console.empty()) << run.chromium.err;
+}
+
+}  // namespace
+}  // namespace lockscope::testing
