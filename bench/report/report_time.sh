@@ -11,7 +11,7 @@ work=$(mktemp -d /tmp/lockscope-report-time.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 "$build/bin/lockscope_large_profile" "$work/profile" "$build/bin/lockscope" "$sites"
 echo "profile: $(du -k "$work/profile" | cut -f1) KB; lockscope report, $runs runs each:"
-for output in report.txt report.json report.pb.gz report.csv report.db; do
+for output in report.txt report.json report.pb.gz report.csv report.db report.html; do
   times=()
   for ((i = 0; i < runs; i++)); do
     rm -f "$work/$output"

@@ -50,6 +50,15 @@ bool owns_code_scope(int tag) {
   return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
 }
 
+// A type's DIEs outside any function: member declarations, template parameters, enumerators,
+// most of a C++ CU's DIEs, and never code (GCC writes the definitions of members as subprograms
+// of the CU or its namespaces). Inside a function, a local class may hold code (a lambda's
+// operator()), so there it is walked.
+bool is_type_outside_code(int tag, bool in_function) {
+  return !in_function && (tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+                          tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type);
+}
+
 }  // namespace
 
 DwarfScopeIndex::DwarfScopeIndex(Dwarf_Die cu_die) : dwarf_(dwarf_cu_getdwarf(cu_die.cu)) {
@@ -63,16 +72,17 @@ DwarfScopeIndex::DwarfScopeIndex(Dwarf_Die cu_die) : dwarf_(dwarf_cu_getdwarf(cu
   struct Pending {
     Dwarf_Die die;
     int parent_scope;
+    bool in_function;  // inside a subprogram's DIE (an abstract one too)
   };
   std::vector<Pending> pending;
   Dwarf_Die child;
-  if (dwarf_child(&cu_die, &child) == 0) pending.push_back({child, -1});
+  if (dwarf_child(&cu_die, &child) == 0) pending.push_back({child, -1, false});
   while (!pending.empty()) {
     Pending current = pending.back();
     pending.pop_back();
     Dwarf_Die sibling;
     if (dwarf_siblingof(&current.die, &sibling) == 0) {
-      pending.push_back({sibling, current.parent_scope});
+      pending.push_back({sibling, current.parent_scope, current.in_function});
     }
 
     int scope_for_children = current.parent_scope;
@@ -106,8 +116,9 @@ DwarfScopeIndex::DwarfScopeIndex(Dwarf_Die cu_die) : dwarf_(dwarf_cu_getdwarf(cu
         scope_for_children = index;
       }
     }
-    if (dwarf_haschildren(&current.die) && dwarf_child(&current.die, &child) == 0) {
-      pending.push_back({child, scope_for_children});
+    if (!is_type_outside_code(tag, current.in_function) && dwarf_haschildren(&current.die) &&
+        dwarf_child(&current.die, &child) == 0) {
+      pending.push_back({child, scope_for_children, current.in_function || owns_code_scope(tag)});
     }
   }
   names_.resize(scopes_.size());
