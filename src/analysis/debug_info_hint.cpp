@@ -75,10 +75,18 @@ std::string debian_codename() {
 
 std::optional<std::string> debian_package_owning(const std::string& path) {
   if (path.empty() || path.front() != '/') return std::nullopt;
-  if (auto package = query_owner(path)) return package;
-  // Merged /usr: the file may be listed under the other name (/bin/x for /usr/bin/x, or back).
+  // Packages install code under these alone: a program of one's own build (/home, /work, /tmp)
+  // is nobody's, and asking dpkg (up to three times, ~60 ms each) would only say so.
   std::error_code error;
   const std::filesystem::path canonical = std::filesystem::canonical(path, error);
+  const auto packaged = [](const std::string& file) {
+    for (const char* root : {"/usr/", "/bin/", "/sbin/", "/lib", "/opt/"})
+      if (file.rfind(root, 0) == 0) return true;
+    return false;
+  };
+  if (!packaged(path) && (error || !packaged(canonical.string()))) return std::nullopt;
+  if (auto package = query_owner(path)) return package;
+  // Merged /usr: the file may be listed under the other name (/bin/x for /usr/bin/x, or back).
   if (!error && canonical.string() != path)
     if (auto package = query_owner(canonical.string())) return package;
   if (path.rfind("/usr/", 0) == 0) return query_owner(path.substr(4));
@@ -86,6 +94,12 @@ std::optional<std::string> debian_package_owning(const std::string& path) {
 }
 
 std::string debug_info_hint(const DebugInfoHintInput& input, const PackageLookup& owner) {
+  if (input.sites_with_lines > 0)
+    return fmt::format(
+        "no line information at these addresses, though {} other call site{} of "
+        "this module have file:line (code built without -g there: a static "
+        "library, the C runtime's start files, hand-written assembly)",
+        input.sites_with_lines, input.sites_with_lines == 1 ? "" : "s");
   std::string hint = "no debug info found";
   if (input.build_id_hex.empty()) {
     hint += " (and it has no build-id, so no debuginfod server can find it: rebuild with -g, or "

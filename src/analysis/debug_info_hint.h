@@ -4,6 +4,7 @@
 // -dbgsym package of the Debian package that owns the file, with the archive line that provides it.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -14,9 +15,11 @@ struct DebugInfoHintInput {
   std::string module_path;
   std::string build_id_hex;       // empty: the module has no build-id note
   std::string debuginfod_urls;    // DEBUGINFOD_URLS when the report ran (empty: not set)
+  size_t sites_with_lines = 0;    // call sites of the same module that have file:line
 };
 
-// The Debian package that owns `path` (dpkg-query -S), or nullopt when none does or dpkg is absent.
+// The Debian package that owns `path` (dpkg-query -S), or nullopt when none does or dpkg is absent
+// (at once for a path outside /usr, /bin, /sbin, /lib*, /opt, where no package installs code).
 using PackageLookup = std::function<std::optional<std::string>(const std::string& path)>;
 std::optional<std::string> debian_package_owning(const std::string& path);
 

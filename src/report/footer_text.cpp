@@ -95,22 +95,28 @@ void write_footer(const Profile& profile, std::ostream& out) {
                       process.unknown_sections == 1 ? "" : "s", process.file));
   // Call sites shown as module+offset: say which modules lack debug info and exactly how to get
   // it (debug_info_hint.h).
-  std::map<std::string, std::pair<size_t, std::string>> unsymbolized;  // path -> sites, build-id
+  struct ModuleSites {
+    size_t without_lines = 0, with_lines = 0;
+    std::string build_id;
+  };
+  std::map<std::string, ModuleSites> by_module;  // each module once, whatever the processes
   for (const ProcessProfile& process : profile.processes)
     for (const LockSummary& lock : process.locks)
       for (const SiteSummary& site : lock.sites)
-        if (site.location.line == 0 && site.location.module < process.modules.size()) {
+        if (site.location.module < process.modules.size()) {
           const ModuleSummary& module = process.modules[site.location.module];
-          auto& [sites, build_id] = unsymbolized[module.path];
-          ++sites;
-          if (build_id.empty()) build_id = module.build_id_hex;
+          ModuleSites& sites = by_module[module.path];
+          ++(site.location.line == 0 ? sites.without_lines : sites.with_lines);
+          if (sites.build_id.empty()) sites.build_id = module.build_id_hex;
         }
   const char* debuginfod_urls = std::getenv("DEBUGINFOD_URLS");
-  for (const auto& [module, found] : unsymbolized)
-    notes.push_back(fmt::format(
-        "{} call site{} in {} without file:line: {}", found.first, found.first == 1 ? "" : "s",
-        module,
-        debug_info_hint({module, found.second, debuginfod_urls ? debuginfod_urls : ""})));
+  for (const auto& [module, sites] : by_module)
+    if (sites.without_lines > 0)
+      notes.push_back(
+          fmt::format("{} call site{} in {} without file:line: {}", sites.without_lines,
+                      sites.without_lines == 1 ? "" : "s", module,
+                      debug_info_hint({module, sites.build_id,
+                                       debuginfod_urls ? debuginfod_urls : "", sites.with_lines})));
   for (const ProfileProblem& problem : profile.problems)
     notes.push_back(fmt::format("not read: {}: {}", problem.file, problem.message));
   if (profile.repaired_strings)

@@ -34,6 +34,22 @@ TEST(DebugInfoHint, SaysWhenThereIsNoBuildId) {
   EXPECT_EQ(hint.find("DEBUGINFOD_URLS="), std::string::npos) << hint;
 }
 
+// A module with debug info, some of whose call sites have no line (code without -g linked in):
+// no advice to fetch debug info it already has.
+TEST(DebugInfoHint, AModuleWithLinesElsewhereIsNotSaidToLackDebugInfo) {
+  const std::string hint = debug_info_hint({"/usr/bin/git", "a91136fa", "", 120}, owned_by_git);
+  EXPECT_EQ(hint.find("no debug info found"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("120 other call sites of this module have file:line"), std::string::npos)
+      << hint;
+  EXPECT_EQ(hint.find("dbgsym"), std::string::npos) << hint;
+}
+
+// Outside the directories packages install code into, dpkg is not asked at all.
+TEST(DebugInfoHint, AProgramOfOnesOwnBuildIsNobodysPackage) {
+  EXPECT_EQ(debian_package_owning("/home/dev/build/server"), std::nullopt);
+  EXPECT_EQ(debian_package_owning("/tmp/a.out"), std::nullopt);
+}
+
 TEST(DebugInfoHint, FindsTheDebianPackageOfARealFile) {
   // dpkg-query is on every Debian machine; ls is coreutils', under either name of merged /usr.
   if (!debian_package_owning("/bin/ls")) GTEST_SKIP() << "dpkg-query does not know /bin/ls";
