@@ -3,7 +3,7 @@
 // format (profile_format.h includes it): values are never reordered or reused, new ones go at the
 // end and move kLast.
 //
-// Both classifications are switches that name every operation, no default: an operation added
+// operation_kind() is one switch that names every operation, no default: an operation added
 // without its primitive and class fails to compile (-Werror=switch, cmake/warnings.cmake), and one
 // added without moving kLast fails the static_asserts below, as does an rwlock range (is_read_side,
 // is_write_side) that no longer matches the classification.
@@ -62,96 +62,66 @@ enum class Operation : uint16_t {
 
 enum class OperationClass { kAcquire, kRelease, kWait, kEvent };
 
-// What an operation is: an acquisition of a lock (held until released), a release, a wait that
-// holds nothing afterwards (condition, semaphore, barrier, re-acquire), or a plain event (signal,
-// post).
-constexpr OperationClass operation_class(Operation op) {
-  switch (op) {
-    case Operation::kLock:
-    case Operation::kTryLock:
-    case Operation::kTimedLock:
-    case Operation::kClockLock:
-    case Operation::kReadLock:
-    case Operation::kTryReadLock:
-    case Operation::kTimedReadLock:
-    case Operation::kClockReadLock:
-    case Operation::kWriteLock:
-    case Operation::kTryWriteLock:
-    case Operation::kTimedWriteLock:
-    case Operation::kClockWriteLock:
-    case Operation::kSpinLock:
-    case Operation::kSpinTryLock:
-      return OperationClass::kAcquire;
-    case Operation::kUnlock:
-    case Operation::kReadUnlock:
-    case Operation::kWriteUnlock:
-      return OperationClass::kRelease;
-    case Operation::kCondWait:
-    case Operation::kCondTimedWait:
-    case Operation::kCondClockWait:
-    case Operation::kCondReacquire:
-    case Operation::kCondWake:
-    case Operation::kSemWait:
-    case Operation::kSemTryWait:
-    case Operation::kSemTimedWait:
-    case Operation::kSemClockWait:
-    case Operation::kBarrierWait:
-      return OperationClass::kWait;
-    case Operation::kCondSignal:
-    case Operation::kCondBroadcast:
-    case Operation::kSemPost:
-      return OperationClass::kEvent;
-  }
-  return OperationClass::kAcquire;  // not an operation (readers refuse those)
-}
+// What an operation is: the primitive it acts on, and its role: an acquisition of a lock (held
+// until released), a release, a wait that holds nothing afterwards (condition, semaphore, barrier,
+// re-acquire), or a plain event (signal, post). primitive is Primitive{0} for a value that is not
+// an operation.
+struct OperationKind {
+  Primitive primitive;
+  OperationClass role;
+};
 
-// The primitive an operation acts on; Primitive{0} for a value that is not an operation.
-constexpr Primitive operation_primitive(Operation op) {
+// clang-format off
+constexpr OperationKind operation_kind(Operation op) {
+  using enum Primitive;
+  using enum OperationClass;
   switch (op) {
-    case Operation::kLock:
-    case Operation::kTryLock:
-    case Operation::kTimedLock:
-    case Operation::kClockLock:
-    case Operation::kUnlock:
-    case Operation::kCondReacquire:
-      return Primitive::kMutex;
-    case Operation::kReadLock:
-    case Operation::kTryReadLock:
-    case Operation::kTimedReadLock:
-    case Operation::kClockReadLock:
-    case Operation::kWriteLock:
-    case Operation::kTryWriteLock:
-    case Operation::kTimedWriteLock:
-    case Operation::kClockWriteLock:
-    case Operation::kReadUnlock:
-    case Operation::kWriteUnlock:
-      return Primitive::kRwLock;
-    case Operation::kCondWait:
-    case Operation::kCondTimedWait:
-    case Operation::kCondClockWait:
-    case Operation::kCondSignal:
-    case Operation::kCondBroadcast:
-    case Operation::kCondWake:
-      return Primitive::kCondVar;
-    case Operation::kSpinLock:
-    case Operation::kSpinTryLock:
-      return Primitive::kSpinLock;
-    case Operation::kSemWait:
-    case Operation::kSemTryWait:
-    case Operation::kSemTimedWait:
-    case Operation::kSemClockWait:
-    case Operation::kSemPost:
-      return Primitive::kSemaphore;
-    case Operation::kBarrierWait:
-      return Primitive::kBarrier;
+    case Operation::kLock:           return {kMutex,     kAcquire};
+    case Operation::kTryLock:        return {kMutex,     kAcquire};
+    case Operation::kTimedLock:      return {kMutex,     kAcquire};
+    case Operation::kClockLock:      return {kMutex,     kAcquire};
+    case Operation::kUnlock:         return {kMutex,     kRelease};
+    case Operation::kReadLock:       return {kRwLock,    kAcquire};
+    case Operation::kTryReadLock:    return {kRwLock,    kAcquire};
+    case Operation::kTimedReadLock:  return {kRwLock,    kAcquire};
+    case Operation::kClockReadLock:  return {kRwLock,    kAcquire};
+    case Operation::kWriteLock:      return {kRwLock,    kAcquire};
+    case Operation::kTryWriteLock:   return {kRwLock,    kAcquire};
+    case Operation::kTimedWriteLock: return {kRwLock,    kAcquire};
+    case Operation::kClockWriteLock: return {kRwLock,    kAcquire};
+    case Operation::kReadUnlock:     return {kRwLock,    kRelease};
+    case Operation::kWriteUnlock:    return {kRwLock,    kRelease};
+    case Operation::kCondWait:       return {kCondVar,   kWait};
+    case Operation::kCondTimedWait:  return {kCondVar,   kWait};
+    case Operation::kCondClockWait:  return {kCondVar,   kWait};
+    case Operation::kCondSignal:     return {kCondVar,   kEvent};
+    case Operation::kCondBroadcast:  return {kCondVar,   kEvent};
+    case Operation::kCondReacquire:  return {kMutex,     kWait};
+    case Operation::kSpinLock:       return {kSpinLock,  kAcquire};
+    case Operation::kSpinTryLock:    return {kSpinLock,  kAcquire};
+    case Operation::kSemWait:        return {kSemaphore, kWait};
+    case Operation::kSemTryWait:     return {kSemaphore, kWait};
+    case Operation::kSemTimedWait:   return {kSemaphore, kWait};
+    case Operation::kSemClockWait:   return {kSemaphore, kWait};
+    case Operation::kSemPost:        return {kSemaphore, kEvent};
+    case Operation::kBarrierWait:    return {kBarrier,   kWait};
+    case Operation::kCondWake:       return {kCondVar,   kWait};
   }
-  return Primitive{0};
+  return {Primitive{0}, kAcquire};  // not an operation (readers refuse those)
+}
+// clang-format on
+
+constexpr OperationClass operation_class(Operation op) {
+  return operation_kind(op).role;
+}
+constexpr Primitive operation_primitive(Operation op) {
+  return operation_kind(op).primitive;
 }
 
 constexpr bool is_acquire(Operation op) {
   return operation_class(op) == OperationClass::kAcquire;
 }
-// Ranges, for the hot path's compile-time checks; tied to the switches above below.
+// Ranges, for the hot path; tied to operation_kind() by the static_asserts below.
 constexpr bool is_read_side(Operation op) {
   return op >= Operation::kReadLock && op <= Operation::kClockReadLock;
 }
