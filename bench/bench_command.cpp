@@ -1,6 +1,6 @@
 // `lockscope bench SCENARIO [options]`: option parsing (CLI11), dispatch to one scenario, the text report
 // on stdout and the optional `--json FILE` document: {schema, command, machine, scenarios: {name: …}}.
-#include "cli/bench_command.h"
+#include "bench/bench_command.h"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -19,12 +19,9 @@
 #include "bench/mutex_scenario.h"
 #include "bench/pi_scenario.h"
 #include "bench/storm_scenario.h"
-#include "cli/cli_error.h"
 
-namespace lockscope {
+namespace lockscope::lab {
 namespace {
-
-using lab::LabLocks;
 
 constexpr const char* kScenarios = "mutex, condvar, storm, pi, c2c, all";
 constexpr const char* kJsonSchema = "lockscope-bench/1";
@@ -39,7 +36,8 @@ std::vector<std::string> resolve_locks(const std::vector<std::string>& requested
   if (requested.size() == 1 && requested[0] == "all") return known;
   for (const std::string& name : requested) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw CliError(fmt::format("unknown lock '{}'", name), "locks are: " + join(known) + " (or all)");
+      throw BenchError(fmt::format("unknown lock '{}'", name),
+                       "locks are: " + join(known) + " (or all)");
     }
   }
   return requested;
@@ -47,14 +45,16 @@ std::vector<std::string> resolve_locks(const std::vector<std::string>& requested
 
 void write_json_document(const std::string& path, const std::vector<std::string>& args,
                          const nlohmann::json& scenarios) {
-  const nlohmann::json document = {{"schema", kJsonSchema},
-                                   {"command", "lockscope " + fmt::format("{}", fmt::join(args, " "))},
-                                   {"machine", lab::to_json(lab::describe_machine())},
-                                   {"scenarios", scenarios}};
+  const nlohmann::json document = {
+      {"schema", kJsonSchema},
+      {"command", "lockscope " + fmt::format("{}", fmt::join(args, " "))},
+      {"machine", to_json(describe_machine())},
+      {"scenarios", scenarios}};
   std::ofstream file(path);
-  if (!file) throw CliError(fmt::format("cannot write '{}'", path), "check that the directory exists");
+  if (!file)
+    throw BenchError(fmt::format("cannot write '{}'", path), "check that the directory exists");
   file << document.dump(2) << '\n';
-  if (!file) throw CliError(fmt::format("error while writing '{}'", path));
+  if (!file) throw BenchError(fmt::format("error while writing '{}'", path));
 }
 
 }  // namespace
@@ -64,8 +64,8 @@ int run_bench_command(const std::vector<std::string>& args) {
     const std::string& scenario = args[1];
     const std::vector<std::string> known = {"mutex", "condvar", "storm", "pi", "c2c", "all"};
     if (std::find(known.begin(), known.end(), scenario) == known.end()) {
-      throw CliError(fmt::format("unknown bench scenario '{}'", scenario),
-                     fmt::format("scenarios are: {}", kScenarios));
+      throw BenchError(fmt::format("unknown bench scenario '{}'", scenario),
+                       fmt::format("scenarios are: {}", kScenarios));
     }
   }
   CLI::App app{"The lab: classic lock experiments across lock algorithms", "lockscope bench"};
@@ -75,7 +75,7 @@ int run_bench_command(const std::vector<std::string>& args) {
     sub->add_option("--json", json_path, "also write the results, machine and parameters as JSON");
   };
 
-  lab::MutexOptions mutex;
+  MutexOptions mutex;
   std::vector<std::string> mutex_locks{"all"};
   CLI::App* mutex_cmd = app.add_subcommand("mutex", "iterations/ms per lock and thread count (seed 4)");
   mutex_cmd->add_option("--locks", mutex_locks, "comma list of locks, or all")->delimiter(',');
@@ -92,7 +92,7 @@ int run_bench_command(const std::vector<std::string>& args) {
   mutex_cmd->add_option("--runs", mutex.runs, "runs per case")->check(CLI::PositiveNumber);
   add_json(mutex_cmd);
 
-  lab::CondvarOptions condvar;
+  CondvarOptions condvar;
   CLI::App* condvar_cmd = app.add_subcommand("condvar", "condvar ping-pong in cycles/s (seed 3)");
   condvar_cmd->add_option("--runs", condvar.runs, "runs")->check(CLI::PositiveNumber);
   condvar_cmd->add_option("--iterations", condvar.iterations, "cycles per run")->check(CLI::PositiveNumber);
@@ -102,17 +102,18 @@ int run_bench_command(const std::vector<std::string>& args) {
                         "signal before unlocking the mutex");
   add_json(condvar_cmd);
 
-  lab::StormOptions storm;
+  StormOptions storm;
   CLI::App* storm_cmd = app.add_subcommand("storm", "N threads × M system calls (seed 2)");
   storm_cmd->add_option("--threads", storm.threads, "threads (and processes)")->check(CLI::Range(1, 4096));
   storm_cmd->add_option("--calls", storm.calls, "system calls per thread")->check(CLI::PositiveNumber);
-  storm_cmd->add_option("--syscall", storm.syscall_name, "getpid, gettid, getppid, getuid, sched_yield")
-      ->check(CLI::IsMember(lab::storm_syscall_names()));
+  storm_cmd
+      ->add_option("--syscall", storm.syscall_name, "getpid, gettid, getppid, getuid, sched_yield")
+      ->check(CLI::IsMember(storm_syscall_names()));
   storm_cmd->add_option("--runs", storm.runs, "runs")->check(CLI::PositiveNumber);
   storm_cmd->add_flag("--processes", storm.compare_processes, "also run it with forked processes");
   add_json(storm_cmd);
 
-  lab::PiOptions pi;
+  PiOptions pi;
   std::vector<std::string> pi_locks{"pthread", "pthread-pi"};
   CLI::App* pi_cmd = app.add_subcommand("pi", "priority inversion, plain vs PI mutex (seed 3)");
   pi_cmd->add_option("--locks", pi_locks, "comma list of pthread, pthread-adaptive, pthread-pi")
@@ -122,13 +123,13 @@ int run_bench_command(const std::vector<std::string>& args) {
   pi_cmd->add_option("--hog-ms", pi.hog_ms, "how long medium hogs the CPU")->check(CLI::Range(1, 500));
   add_json(pi_cmd);
 
-  lab::C2cOptions c2c;
+  C2cOptions c2c;
   CLI::App* c2c_cmd = app.add_subcommand("c2c", "cache-line ping-pong between CPU pairs: the bound");
   c2c_cmd->add_option("--runs", c2c.runs, "runs per pair")->check(CLI::PositiveNumber);
   c2c_cmd->add_option("--round-trips", c2c.round_trips, "round trips per run")->check(CLI::PositiveNumber);
   add_json(c2c_cmd);
 
-  lab::AllOptions all;
+  AllOptions all;
   CLI::App* all_cmd = app.add_subcommand("all", "a short pass over everything (the README figures)");
   all_cmd->add_option("--scale", all.scale, "multiply durations and counts (tests use 0.01)")
       ->check(CLI::Range(0.001, 100.0));
@@ -146,33 +147,33 @@ int run_bench_command(const std::vector<std::string>& args) {
     return 0;
   } catch (const CLI::ParseError& error) {
     const CLI::App* failed = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
-    throw CliError(error.what(), fmt::format("see `lockscope bench {} --help`",
-                                             failed == &app ? "" : failed->get_name()));
+    throw BenchError(error.what(), fmt::format("see `lockscope bench {} --help`",
+                                               failed == &app ? "" : failed->get_name()));
   }
 
   std::ostream& out = std::cout;
   nlohmann::json scenarios;
   const CLI::App* chosen = app.get_subcommands().front();
   const std::string name = chosen->get_name();
-  fmt::print(out, "lockscope bench {} on {}\n", name, lab::one_line_description(lab::describe_machine()));
+  fmt::print(out, "lockscope bench {} on {}\n", name, one_line_description(describe_machine()));
   if (name == "mutex") {
     mutex.locks = resolve_locks(mutex_locks, LabLocks::names());
-    scenarios["mutex"] = lab::run_mutex_scenario(mutex, out);
+    scenarios["mutex"] = run_mutex_scenario(mutex, out);
   } else if (name == "condvar") {
-    scenarios["condvar"] = lab::run_condvar_scenario(condvar, out);
+    scenarios["condvar"] = run_condvar_scenario(condvar, out);
   } else if (name == "storm") {
-    scenarios["storm"] = lab::run_storm_scenario(storm, out);
+    scenarios["storm"] = run_storm_scenario(storm, out);
   } else if (name == "pi") {
-    pi.locks = resolve_locks(pi_locks, lab::pi_lock_names());
-    scenarios["pi"] = lab::run_pi_scenario(pi, out);
+    pi.locks = resolve_locks(pi_locks, pi_lock_names());
+    scenarios["pi"] = run_pi_scenario(pi, out);
   } else if (name == "c2c") {
-    scenarios["c2c"] = lab::run_c2c_scenario(c2c, out);
+    scenarios["c2c"] = run_c2c_scenario(c2c, out);
   } else {
-    scenarios = lab::run_all_scenarios(all, out);
+    scenarios = run_all_scenarios(all, out);
   }
   out.flush();
   if (!json_path.empty()) write_json_document(json_path, args, scenarios);
   return 0;
 }
 
-}  // namespace lockscope
+}  // namespace lockscope::lab

@@ -6,13 +6,12 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "analysis/sample_stats.h"
+#include "bench/sample_stats.h"
 
 namespace lockscope::lab {
 

@@ -7,15 +7,14 @@
 // handoff_bound_per_second() is that bound, and the mutex report shows each lock as a fraction of it.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "analysis/sample_stats.h"
+#include "bench/sample_stats.h"
 
 namespace lockscope::lab {
 

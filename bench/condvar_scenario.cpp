@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "analysis/sample_stats.h"
 #include "bench/bench_output.h"
+#include "bench/sample_stats.h"
 #include "bench/scheduling.h"
 
 namespace lockscope::lab {

@@ -12,8 +12,8 @@
 #include <thread>
 #include <utility>
 
-#include "analysis/sample_stats.h"
 #include "bench/bench_output.h"
+#include "bench/sample_stats.h"
 
 namespace lockscope::lab {
 namespace {

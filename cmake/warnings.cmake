@@ -5,8 +5,10 @@ set(LOCKSCOPE_SANITIZE "" CACHE STRING "Sanitizers for CLI, analysis, bench and 
 option(LOCKSCOPE_WERROR "Treat compiler warnings as errors (CI: .ci/run sets it)" OFF)
 
 function(lockscope_warnings target)
+  # -Werror=switch always: a switch over a format enum names every value (no default), so a value
+  # added without its name or classification fails to compile (common/operations.h).
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow -Wno-unused-parameter
-                                           -Wformat=2)
+                                           -Wformat=2 -Werror=switch)
   if(LOCKSCOPE_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

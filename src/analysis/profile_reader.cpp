@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
 
 #include "analysis/regular_file.h"
 #include "analysis/trace_reader.h"
@@ -16,7 +17,8 @@ namespace {
 
 using format::SectionType;
 
-const char* section_name(uint32_t type) {
+// Names every section type (no default: a type without a name fails to compile, -Werror=switch).
+constexpr const char* section_name(uint32_t type) {
   switch (static_cast<SectionType>(type)) {
     case SectionType::kStrings: return "strings";
     case SectionType::kProcess: return "process";
@@ -40,6 +42,12 @@ const char* section_name(uint32_t type) {
   }
   return "unknown";
 }
+constexpr bool every_section_is_named() {
+  for (uint32_t type = 1; type <= format::kSectionTypes; ++type)
+    if (std::string_view(section_name(type)) == "unknown") return false;
+  return std::string_view(section_name(format::kSectionTypes + 1)) == "unknown";
+}
+static_assert(every_section_is_named(), "SectionType::kLast must be the last section type");
 
 struct BadFile : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -343,7 +351,7 @@ ProcessProfile decode(const SectionSet& file) {
     LockSummary lock;
     lock.address = l.address;
     lock.generation = l.generation;
-    if (l.primitive < 1 || l.primitive > static_cast<uint32_t>(format::Primitive::kBarrier))
+    if (l.primitive < 1 || l.primitive > static_cast<uint32_t>(format::Primitive::kLast))
       throw BadFile("a lock has an unknown primitive");
     lock.primitive = static_cast<format::Primitive>(l.primitive);
     lock.capacity = l.capacity;

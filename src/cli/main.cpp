@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/bench_command.h"
+#include "bench/bench_command.h"
 #include "cli/cli_error.h"
 #include "cli/profile_commands.h"
 
@@ -23,6 +23,16 @@ constexpr const char* kUsage =
     "\n"
     "`lockscope <command> --help` describes each command's options (`report --help`: the formats).\n";
 
+// The lab reports its errors in its own type (it depends on nothing in src/cli): the same one-line
+// error and hint as every other command, exit status 125.
+int run_bench(const std::vector<std::string>& args) {
+  try {
+    return lockscope::lab::run_bench_command(args);
+  } catch (const lockscope::lab::BenchError& error) {
+    throw lockscope::CliError(error.what(), error.hint());
+  }
+}
+
 int dispatch(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     fmt::print("{}", kUsage);
@@ -36,7 +46,7 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "run") return lockscope::run_run_command(args);
   if (command == "record") return lockscope::run_record_command(args);
   if (command == "report") return lockscope::run_report_command(args);
-  if (command == "bench") return lockscope::run_bench_command(args);
+  if (command == "bench") return run_bench(args);
   throw lockscope::CliError(fmt::format("unknown command '{}'", command),
                             "commands are: run, record, report, bench (see `lockscope --help`)");
 }

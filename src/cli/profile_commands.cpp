@@ -2,11 +2,11 @@
 // target_program, target_launch, profile_directory (CLI) and the analysis and report libraries.
 #include "cli/profile_commands.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -14,7 +14,6 @@
 #include <iostream>
 
 #include "analysis/profile_reader.h"
-#include "common/trace_format.h"
 #include "analysis/profile_symbolization.h"
 #include "analysis/utf8_repair.h"
 #include "analysis/wait_attribution.h"
@@ -23,6 +22,8 @@
 #include "cli/target_launch.h"
 #include "cli/target_program.h"
 #include "common/profile_format.h"
+#include "common/runtime_config.h"
+#include "common/trace_format.h"
 #include "report/lock_rows.h"
 #include "report/report_file.h"
 #include "report/report_writer.h"
@@ -30,9 +31,14 @@
 namespace lockscope {
 namespace {
 
-constexpr const char* kDefaultDirectory = "lockscope.prof";
-// 1 in 32 uncontended holds timed per call site: two clock reads cost ~37 ns here (bench/overhead).
-constexpr unsigned kDefaultHoldSample = 32;
+// "8M" for 8 MiB: a size as --trace-size takes it.
+std::string size_text(uint64_t bytes) {
+  constexpr std::pair<uint64_t, const char*> kUnits[] = {
+      {1ull << 30, "G"}, {1ull << 20, "M"}, {1ull << 10, "K"}};
+  for (const auto& [unit, suffix] : kUnits)
+    if (bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
+  return std::to_string(bytes);
+}
 
 struct ReportSettings {
   std::string format;  // empty: from the output's extension, else text
@@ -246,17 +252,18 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
                                                              : "its process is left out");
 }
 
+// Every default is the runtime's own (runtime_config.h), and --help shows it.
 struct RecordSettings {
-  std::string directory = kDefaultDirectory;
-  unsigned hold_sample = kDefaultHoldSample;
-  double snapshot_interval = 0;
-  unsigned stack_depth = 32;
-  std::string unwind = "auto";
-  std::string stacks = "contended";
+  std::string directory = config::kDefaultDirectory;
+  unsigned hold_sample = config::kDefaultHoldSamplePeriod;
+  double snapshot_interval = config::kDefaultSnapshotMs / 1000.0;  // seconds; 0: none
+  unsigned stack_depth = config::kDefaultStackDepth;
+  std::string unwind = config::kUnwindNames[config::kDefaultUnwind];
+  std::string stacks = config::kDefaultStacks;
   bool trace = false;
-  uint64_t trace_size = 8ull << 20;
-  std::string trace_full = "stop";
-  uint64_t min_wait_ns = 0;
+  uint64_t trace_size = config::kDefaultTraceSize;
+  std::string trace_full = config::kDefaultTraceFull;
+  uint64_t min_wait_ns = config::kDefaultMinWaitNs;
 };
 
 void add_record_options(CLI::App& app, RecordSettings& settings) {
@@ -267,35 +274,36 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
   app.add_option("-o,--output", settings.directory,
                  "the profile DIRECTORY to write (one file per process; an older one is kept as "
                  "DIR.old), not the report's file (that is run --report FILE, report -o FILE)")
-      ->default_str(kDefaultDirectory);
+      ->default_str(config::kDefaultDirectory);
   app.add_option("--hold-sample", settings.hold_sample,
                  "time a call site's first N uncontended holds, then 1 in N (1 = every hold); "
                  "contended holds are always timed")
-      ->check(CLI::Range(1u, 1000000u))
-      ->default_str(std::to_string(kDefaultHoldSample));
+      ->check(CLI::Range(1u, config::kMaxHoldSamplePeriod))
+      ->default_str(std::to_string(config::kDefaultHoldSamplePeriod));
   app.add_option("--snapshot-interval", settings.snapshot_interval,
                  "also write each process's profile every SECONDS while it runs, so that a "
                  "process killed by SIGKILL keeps what it had recorded by its last snapshot "
                  "(written by a thread that holds no lock, at its next timed release)")
-      ->check(CLI::Range(0.01, 86400.0));
+      ->check(CLI::Range(config::kMinSnapshotMs / 1000.0, config::kMaxSnapshotMs / 1000.0));
   app.add_option("--stack-depth", settings.stack_depth,
                  "frames of call stack kept for each contended wait, the hold it waited behind "
                  "and each timed hold (0: none); capturing takes at most 1 % of a thread's time "
                  "for waits and 1 % for holds, beyond that no stack is kept")
-      ->check(CLI::Range(0u, 64u))
-      ->default_str("32");
+      ->check(CLI::Range(0u, config::kMaxStackDepth))
+      ->default_str(std::to_string(config::kDefaultStackDepth));
   app.add_option("--unwind", settings.unwind,
                  "how stacks are walked: fp (frame pointers: fast, stops at code built without "
                  "them), dwarf (unwind tables: ~300 ns a frame), auto (fp, redone with dwarf when "
                  "the chain breaks)")
-      ->check(CLI::IsMember({"fp", "dwarf", "auto"}))
-      ->default_str("auto");
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(config::kUnwindNames),
+                                                     std::end(config::kUnwindNames))))
+      ->default_str(config::kUnwindNames[config::kDefaultUnwind]);
   app.add_option("--stacks", settings.stacks,
                  "contended (stacks of contended waits and timed holds, budgeted) or all (also a "
                  "stack for every acquisition, unbudgeted: every lock call then takes the slow "
                  "path and a stack walk, ~100 ns with frame pointers, microseconds with dwarf)")
-      ->check(CLI::IsMember({"contended", "all"}))
-      ->default_str("contended");
+      ->check(CLI::IsMember({config::kStacksContended, config::kStacksAll}))
+      ->default_str(config::kDefaultStacks);
   app.add_flag("--trace", settings.trace,
                "also write every event with its time (acquire begin and end, release, condvar "
                "wait, wake and signal, semaphore, barrier, thread start and exit, fork, exec) to "
@@ -303,13 +311,13 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
   app.add_option("--trace-size", settings.trace_size,
                  "room for events in each thread's trace file (32 bytes an event): e.g. 64M, 1G")
       ->transform(CLI::AsSizeValue(false))
-      ->check(CLI::Range(uint64_t{4096}, uint64_t{1} << 40))
-      ->default_str("8M");
+      ->check(CLI::Range(config::kMinTraceSize, config::kMaxTraceSize))
+      ->default_str(size_text(config::kDefaultTraceSize));
   app.add_option("--trace-full", settings.trace_full,
                  "when a thread's trace file is full: stop (later events are dropped, counted) or "
                  "ring (the oldest are overwritten, counted)")
-      ->check(CLI::IsMember({"stop", "ring"}))
-      ->default_str("stop");
+      ->check(CLI::IsMember({config::kTraceFullStop, config::kTraceFullRing}))
+      ->default_str(config::kDefaultTraceFull);
   app.add_option("--min-wait", settings.min_wait_ns,
                  "with --trace, write only the waits at least this long (e.g. 10us, 1ms) and "
                  "nothing else; the report's counts stay exact")
@@ -356,15 +364,15 @@ TargetOutcome record(const RecordSettings& settings, const std::vector<std::stri
   launch.arguments = command;
   launch.profile_directory = settings.directory;
   launch.hold_sample_period = settings.hold_sample;
-  launch.snapshot_interval_s = settings.snapshot_interval;
+  launch.snapshot_interval_ms = static_cast<uint64_t>(settings.snapshot_interval * 1000);
   launch.stack_depth = settings.stack_depth;
   launch.unwind = settings.unwind;
-  launch.all_stacks = settings.stacks == "all";
+  launch.all_stacks = settings.stacks == config::kStacksAll;
   if (settings.min_wait_ns != 0 && !settings.trace)
     throw CliError(fmt::format("{}: --min-wait filters a trace", name), "add --trace");
   launch.trace = settings.trace;
   launch.trace_size = settings.trace_size;
-  launch.trace_ring = settings.trace_full == "ring";
+  launch.trace_ring = settings.trace_full == config::kTraceFullRing;
   launch.min_wait_ns = settings.min_wait_ns;
   return launch_target(launch);
 }
@@ -428,9 +436,9 @@ int run_report_command(const std::vector<std::string>& args) {
   CLI::App app("Report a profile directory written by `lockscope record` or `run`",
                "lockscope report");
   ReportSettings settings;
-  std::string directory = kDefaultDirectory;
+  std::string directory = config::kDefaultDirectory;
   app.add_option("directory", directory, "the profile DIRECTORY that run or record -o wrote")
-      ->default_str(kDefaultDirectory);
+      ->default_str(config::kDefaultDirectory);
   add_report_options(app, settings);
   app.add_option("-o,--output", settings.output,
                  "write the report to this FILE, not a directory (the format from its extension, "

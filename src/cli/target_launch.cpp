@@ -16,7 +16,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/running_descendants.h"
-#include "common/config_string.h"
+#include "common/runtime_config.h"
 #include "common/tsc_calibration.h"
 
 namespace lockscope {
@@ -102,17 +102,23 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
     preload += std::string(":") + existing;
   const uint64_t tsc_hz = tsc_is_invariant() ? measure_tsc_hz(5000000) : 0;
   const std::string directory = std::filesystem::absolute(settings.profile_directory).string();
-  const std::string trace =
-      settings.trace ? fmt::format("trace=1,trace_size={},trace_ring={},min_wait_ns={},",
-                                   settings.trace_size, settings.trace_ring ? 1 : 0,
-                                   settings.min_wait_ns)
-                     : std::string();
-  const std::string config =
-      fmt::format("hold_sample={},snapshot_ms={},stack_depth={},unwind={},{}{}tsc_hz={},dir={}",
-                  settings.hold_sample_period,
-                  static_cast<uint64_t>(settings.snapshot_interval_s * 1000), settings.stack_depth,
-                  settings.unwind, settings.all_stacks ? "stacks=all," : "", trace, tsc_hz,
-                  directory);
+  std::string config_text;  // runtime_config.h: `key=value,...,dir=PATH`, dir last
+  auto add = [&config_text](const char* key, const auto& value) {
+    config_text += fmt::format("{}={},", key, value);
+  };
+  add(config::kHoldSampleKey, settings.hold_sample_period);
+  add(config::kSnapshotKey, settings.snapshot_interval_ms);
+  add(config::kStackDepthKey, settings.stack_depth);
+  add(config::kUnwindKey, settings.unwind);
+  if (settings.all_stacks) add(config::kStacksKey, config::kStacksAll);
+  if (settings.trace) {
+    add(config::kTraceKey, 1);
+    add(config::kTraceSizeKey, settings.trace_size);
+    add(config::kTraceRingKey, settings.trace_ring ? 1 : 0);
+    add(config::kMinWaitKey, settings.min_wait_ns);
+  }
+  add(config::kTscHzKey, tsc_hz);
+  config_text += fmt::format("{}={}", config::kDirectoryKey, directory);
   std::vector<char*> argv;
   for (const std::string& argument : settings.arguments) argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);
@@ -134,7 +140,7 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
     for (size_t i = 0; i < kForwardedCount; ++i)
       sigaction(kForwardedSignals[i], &old_actions[i], nullptr);
     setenv("LD_PRELOAD", preload.c_str(), 1);
-    setenv(kConfigVariable, config.c_str(), 1);
+    setenv(config::kVariable, config_text.c_str(), 1);
     execv(settings.executable.c_str(), argv.data());
     const int error = errno;
     fmt::print(stderr, "lockscope: error: cannot run '{}': {}\n", settings.executable,

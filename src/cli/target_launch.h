@@ -4,8 +4,11 @@
 // still running (running_descendants.h), without ever having been their parent.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "common/runtime_config.h"
 
 namespace lockscope {
 
@@ -14,15 +17,16 @@ struct LaunchSettings {
   std::vector<std::string> arguments;  // argv, [0] as the user typed it
   std::string runtime_library;         // liblockscope.so
   std::string profile_directory;
-  unsigned hold_sample_period = 8;
-  double snapshot_interval_s = 0;  // 0: none
-  unsigned stack_depth = 32;       // 0: no stacks
-  std::string unwind = "auto";     // fp | dwarf | auto
-  bool all_stacks = false;         // --stacks all: a stack for every acquisition
-  bool trace = false;              // record --trace
-  uint64_t trace_size = 8ull << 20;  // bytes per thread file
-  bool trace_ring = false;
-  uint64_t min_wait_ns = 0;
+  // The defaults are the runtime's own (runtime_config.h).
+  unsigned hold_sample_period = config::kDefaultHoldSamplePeriod;
+  uint64_t snapshot_interval_ms = config::kDefaultSnapshotMs;         // 0: none
+  unsigned stack_depth = config::kDefaultStackDepth;                  // 0: no stacks
+  std::string unwind = config::kUnwindNames[config::kDefaultUnwind];  // fp | dwarf | auto
+  bool all_stacks = false;                          // --stacks all: a stack for every acquisition
+  bool trace = false;                               // record --trace
+  uint64_t trace_size = config::kDefaultTraceSize;  // bytes per thread file
+  bool trace_ring = false;                          // --trace-full ring
+  uint64_t min_wait_ns = config::kDefaultMinWaitNs;
 };
 
 struct TargetOutcome {

@@ -1,16 +1,16 @@
 // The runtime's whole configuration comes from one environment variable, LOCKSCOPE_CONFIG, written
-// by the CLI: `key=value,key=value,...,dir=/path/to/profile`. `dir` must come last and takes the
-// rest of the string, so a directory name may contain commas. Parsing allocates nothing: the
-// runtime reads it before the C library is fully up.
+// by the CLI: `key=value,key=value,...,dir=/path/to/profile` (the keys: runtime_config.h). `dir`
+// must come last and takes the rest of the string, so a directory name may contain commas. Parsing
+// allocates nothing: the runtime reads it before the C library is fully up.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
-namespace lockscope {
+#include "common/runtime_config.h"
 
-inline constexpr char kConfigVariable[] = "LOCKSCOPE_CONFIG";
+namespace lockscope {
 
 struct ConfigString {
   // Calls visit(key, key_length, value, value_length) for each entry; stops early if it returns
@@ -23,7 +23,7 @@ struct ConfigString {
       if (!eq) return false;
       const size_t key_length = static_cast<size_t>(eq - p);
       const char* value = eq + 1;
-      const bool takes_rest = key_length == 3 && std::strncmp(p, "dir", 3) == 0;
+      const bool takes_rest = key_is(p, key_length, config::kDirectoryKey);
       const char* end = takes_rest ? value + std::strlen(value) : std::strchr(value, ',');
       if (!end) end = value + std::strlen(value);
       if (!visit(p, key_length, value, static_cast<size_t>(end - value))) return true;

@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/operations.h"  // Primitive, Operation
+
 namespace lockscope::format {
 
 inline constexpr char kMagic[8] = {'L', 'K', 'S', 'C', 'O', 'P', 'E', '\0'};
@@ -33,8 +35,8 @@ enum class SectionType : uint32_t {
   kSites = 6,
   kHistograms = 7,
   kCounters = 8,
-  kLockOrder = 9,  // version 3: lock-order edges (optional: absent in version 2 files)
-  kBlame = 10,     // version 3: whom contended acquisitions waited behind (optional, as above)
+  kLockOrder = 9,     // version 3: lock-order edges (optional: absent in version 2 files)
+  kBlame = 10,        // version 3: whom contended acquisitions waited behind (optional, as above)
   kCpuHandoffs = 11,  // version 3: contended acquisitions by the CPU the lock came from (optional)
   kStackFrames = 12,  // version 3: the frames of the call stacks (optional, as above)
   kStacks = 13,       // version 3: call stacks, each a run of kStackFrames (optional)
@@ -43,12 +45,27 @@ enum class SectionType : uint32_t {
                       // (optional; files without it have none)
   kBlameStacks = 16,  // version 3: the waiter's and the holder's call stacks of blame records
                       // (optional; files without it have none)
-  kSiteHoldStacks = 17,  // version 3: timed holds by site and call stack of their release
-                         // (optional; files without it have none)
+  kSiteHoldStacks = 17,     // version 3: timed holds by site and call stack of their release
+                            // (optional; files without it have none)
   kSiteAcquireStacks = 18,  // version 3: --stacks all: acquisitions by site and call stack
                             // (optional; files without it have none)
+  // New types go here and move kLast: the writer's section table must then list it
+  // (profile_writer.cpp) and the reader's section names name it (profile_reader.cpp), or neither
+  // compiles.
+  kLast = kSiteAcquireStacks,
   kEnd = 0xFFFF,
 };
+inline constexpr uint32_t kSectionTypes = static_cast<uint32_t>(SectionType::kLast);  // kEnd aside
+
+// True when `table` has one entry per value 1..kLast of Enum, in order (entry.*key is the value):
+// the static_assert of a table indexed by a format enum (sections, counters).
+template <typename Enum, typename Entry, size_t N, typename Key>
+constexpr bool lists_each_value_in_order(const Entry (&table)[N], Key Entry::*key) {
+  if (N != static_cast<size_t>(Enum::kLast)) return false;
+  for (size_t i = 0; i < N; ++i)
+    if (static_cast<size_t>(table[i].*key) != i + 1) return false;
+  return true;
+}
 
 struct FileHeader {
   char magic[8];
@@ -130,16 +147,6 @@ struct ModuleRecord {
 };
 static_assert(sizeof(ModuleRecord) == 56);
 
-enum class Primitive : uint32_t {
-  kMutex = 1,
-  kRwLock = 2,
-  kCondVar = 3,
-  kSpinLock = 4,
-  kSemaphore = 5,
-  kBarrier = 6,
-};
-inline constexpr uint32_t kPrimitiveSlots = 8;  // arrays indexed by Primitive
-
 enum class MutexKind : uint32_t {
   kUnknown = 0,  // statically initialised or first seen in use: type not observed
   kNormal = 1,
@@ -170,86 +177,6 @@ struct LockRecord {
   uint64_t owner_changes;  // acquisitions by a thread other than the previous owner
 };
 static_assert(sizeof(LockRecord) == 48);
-
-enum class Operation : uint16_t {
-  kLock = 1,  // mutex (and the spinlock's unlock is kUnlock too)
-  kTryLock = 2,
-  kTimedLock = 3,
-  kClockLock = 4,
-  kUnlock = 5,
-  kReadLock = 6,  // rwlock, read side
-  kTryReadLock = 7,
-  kTimedReadLock = 8,
-  kClockReadLock = 9,
-  kWriteLock = 10,  // rwlock, write side
-  kTryWriteLock = 11,
-  kTimedWriteLock = 12,
-  kClockWriteLock = 13,
-  kReadUnlock = 14,
-  kWriteUnlock = 15,
-  kCondWait = 16,  // condvar: the wait for the condition (wait = until woken)
-  kCondTimedWait = 17,
-  kCondClockWait = 18,
-  kCondSignal = 19,
-  kCondBroadcast = 20,
-  kCondReacquire = 21,  // on the mutex: glibc's internal re-lock after a condition wait
-  kSpinLock = 22,
-  kSpinTryLock = 23,
-  kSemWait = 24,
-  kSemTryWait = 25,
-  kSemTimedWait = 26,
-  kSemClockWait = 27,
-  kSemPost = 28,
-  kBarrierWait = 29,
-  kCondWake = 30,  // condvar: wake-up latency, from the waking signal to the wait's return (less
-                   // the time the signaller still held the mutex: that is the mutex's re-acquire)
-  kLast = kCondWake,
-};
-
-enum class OperationClass { kAcquire, kRelease, kWait, kEvent };
-
-// What an operation is: an acquisition of a lock (held until released), a release, a wait that
-// holds nothing afterwards (condition, semaphore, barrier, re-acquire), or a plain event (signal,
-// post).
-constexpr OperationClass operation_class(Operation op) {
-  switch (op) {
-    case Operation::kUnlock:
-    case Operation::kReadUnlock:
-    case Operation::kWriteUnlock: return OperationClass::kRelease;
-    case Operation::kCondWait:
-    case Operation::kCondTimedWait:
-    case Operation::kCondClockWait:
-    case Operation::kCondReacquire:
-    case Operation::kCondWake:
-    case Operation::kSemWait:
-    case Operation::kSemTryWait:
-    case Operation::kSemTimedWait:
-    case Operation::kSemClockWait:
-    case Operation::kBarrierWait: return OperationClass::kWait;
-    case Operation::kCondSignal:
-    case Operation::kCondBroadcast:
-    case Operation::kSemPost: return OperationClass::kEvent;
-    default: return OperationClass::kAcquire;
-  }
-}
-
-constexpr bool is_acquire(Operation op) { return operation_class(op) == OperationClass::kAcquire; }
-constexpr bool is_read_side(Operation op) {
-  return op >= Operation::kReadLock && op <= Operation::kClockReadLock;
-}
-constexpr bool is_write_side(Operation op) {
-  return op >= Operation::kWriteLock && op <= Operation::kClockWriteLock;
-}
-
-constexpr Primitive operation_primitive(Operation op) {
-  if (op == Operation::kCondWake) return Primitive::kCondVar;
-  if (op <= Operation::kUnlock || op == Operation::kCondReacquire) return Primitive::kMutex;
-  if (op <= Operation::kWriteUnlock) return Primitive::kRwLock;
-  if (op <= Operation::kCondBroadcast) return Primitive::kCondVar;
-  if (op <= Operation::kSpinTryLock) return Primitive::kSpinLock;
-  if (op <= Operation::kSemPost) return Primitive::kSemaphore;
-  return Primitive::kBarrier;
-}
 
 struct SiteRecord {  // one (lock generation, call site, operation), summed over threads
   uint32_t lock_index;  // into the kLocks section
@@ -397,28 +324,31 @@ enum ThreadFlags : uint32_t {
 };
 
 enum class Counter : uint32_t {
-  kDroppedSites = 1,        // events not recorded: a site table was full (hot path or merge)
-  kDroppedLocks = 2,        // lock table full
-  kUnbalancedUnlocks = 3,   // unlock of a lock this thread was not seen to hold
-  kHeldStackOverflow = 4,   // more nested locks than the held-lock stack tracks: hold not timed
-  kReentrantCalls = 5,      // calls made from inside lockscope itself: passed through unrecorded
-  kBootstrapCalls = 6,      // calls before the real functions were resolved
+  kDroppedSites = 1,       // events not recorded: a site table was full (hot path or merge)
+  kDroppedLocks = 2,       // lock table full
+  kUnbalancedUnlocks = 3,  // unlock of a lock this thread was not seen to hold
+  kHeldStackOverflow = 4,  // more nested locks than the held-lock stack tracks: hold not timed
+  kReentrantCalls = 5,     // calls made from inside lockscope itself: passed through unrecorded
+  kBootstrapCalls = 6,     // calls before the real functions were resolved
   kThreadsSeen = 7,
-  kThreadsLiveAtExit = 8,   // their latest counts may be incomplete
-  kDroppedThreads = 9,      // thread table full: that thread's calls are passed through unrecorded
-  kWaitsInProgress = 10,    // threads blocked when the file was written: their waits counted so far
-  kHoldsInProgress = 11,    // locks held when the file was written: timed ones counted so far
-  kCallsAfterSnapshot = 12, // calls of still-running threads while the file was being assembled:
-                            // not in it
-  kBlockingHoldsUntimed = 13, // locks first waited for: the hold waited for then began before
-                              // clock reads were due, so it may be untimed (then estimated)
-  kDroppedOrderEdges = 14,  // lock-order edges not kept (memory refused)
-  kTraceFilesFailed = 15,   // threads whose trace file could not be made: their events are not
-                            // in the trace (they are in the tables)
+  kThreadsLiveAtExit = 8,  // their latest counts may be incomplete
+  kDroppedThreads = 9,     // thread table full: that thread's calls are passed through unrecorded
+  kWaitsInProgress = 10,   // threads blocked when the file was written: their waits counted so far
+  kHoldsInProgress = 11,   // locks held when the file was written: timed ones counted so far
+  kCallsAfterSnapshot = 12,    // calls of still-running threads while the file was being assembled:
+                               // not in it
+  kBlockingHoldsUntimed = 13,  // locks first waited for: the hold waited for then began before
+                               // clock reads were due, so it may be untimed (then estimated)
+  kDroppedOrderEdges = 14,     // lock-order edges not kept (memory refused)
+  kTraceFilesFailed = 15,      // threads whose trace file could not be made: their events are not
+                               // in the trace (they are in the tables)
+  // New counters go here and move kLast; the reports' description of each counter
+  // (report/counter_descriptions.h) then fails to compile until it describes it.
   kLast = kTraceFilesFailed,
 };
-inline constexpr uint32_t kCounterSlots = 16;  // ids 0..kLast
-static_assert(static_cast<uint32_t>(Counter::kLast) < kCounterSlots);
+inline constexpr uint32_t kCounterSlots = 16;  // ids 0..kLast: Runtime::counters, the writer's copy
+static_assert(static_cast<uint32_t>(Counter::kLast) < kCounterSlots,
+              "a counter beyond kCounterSlots needs bigger counter arrays (a format change)");
 
 struct CounterRecord {
   uint32_t id;  // Counter

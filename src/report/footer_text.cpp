@@ -11,6 +11,7 @@
 
 #include "analysis/debug_info_hint.h"
 #include "analysis/program_loadability.h"
+#include "report/counter_descriptions.h"
 #include "report/duration_format.h"
 #include "report/trace_text.h"
 
@@ -58,33 +59,13 @@ void write_footer(const Profile& profile, std::ostream& out) {
                                     "process died holding it (the program recovered it)",
                                     process.pid, lock_kind_name(lock), lock.address));
   for (const ProcessProfile& process : profile.processes) {
-    const std::pair<format::Counter, const char*> counters[] = {
-        {format::Counter::kDroppedSites, "events not recorded: call-site table full"},
-        {format::Counter::kDroppedLocks, "events not recorded: lock table full"},
-        {format::Counter::kUnbalancedUnlocks, "unlocks of locks not seen acquired by that thread"},
-        {format::Counter::kHeldStackOverflow, "holds not timed: more than 64 nested locks"},
-        {format::Counter::kReentrantCalls, "calls passed through unrecorded (from inside "
-                                           "lockscope, or a signal handler that interrupted it)"},
-        {format::Counter::kBootstrapCalls, "calls before the runtime was ready (unrecorded)"},
-        {format::Counter::kDroppedThreads, "threads not listed: no memory for their slots"},
-        {format::Counter::kThreadsLiveAtExit, "threads still running at exit (latest counts may "
-                                              "be incomplete)"},
-        {format::Counter::kWaitsInProgress, "waits still blocked at exit (counted up to the exit)"},
-        {format::Counter::kHoldsInProgress, "locks still held at exit (timed holds counted up to "
-                                            "the exit)"},
-        {format::Counter::kCallsAfterSnapshot, "calls by still-running threads while the profile "
-                                               "was written (not in it)"},
-        {format::Counter::kBlockingHoldsUntimed, "locks first waited for during a hold that may "
-                                                 "not be timed (then in the hold estimate)"},
-        {format::Counter::kDroppedOrderEdges, "lock-order edges not kept (out of memory): "
-                                              "inversions through them are not shown"},
-        {format::Counter::kTraceFilesFailed, "threads whose trace file could not be made (their "
-                                             "events are only in the counts)"},
-    };
-    for (const auto& [counter, text] : counters)
-      if (uint64_t value = process.counter(counter); value > 0 &&
-          !(counter == format::Counter::kThreadsLiveAtExit && value <= 1))
-        notes.push_back(fmt::format("pid {}: {} {}", process.pid, format_count(value), text));
+    for (uint32_t id = 1; id <= kLastCounterId; ++id) {
+      const auto counter = static_cast<format::Counter>(id);
+      const char* note = describe_counter(counter).note;
+      if (uint64_t value = process.counter(counter);
+          note && value > 0 && !(counter == format::Counter::kThreadsLiveAtExit && value <= 1))
+        notes.push_back(fmt::format("pid {}: {} {}", process.pid, format_count(value), note));
+    }
   }
   for (const ProcessProfile& process : profile.processes)
     if (process.unknown_sections)

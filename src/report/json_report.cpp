@@ -6,6 +6,7 @@
 
 #include "analysis/lock_order_cycles.h"
 #include "analysis/wait_attribution.h"
+#include "report/counter_descriptions.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 
@@ -180,7 +181,7 @@ json lock_json(const LockSummary& lock, const ProcessProfile& process,
 // Every kind of wait of a thread, by primitive; never summed together.
 json waits_by_primitive_json(const ThreadSummary& thread) {
   json out = json::object();
-  for (uint32_t p = 1; p <= static_cast<uint32_t>(format::Primitive::kBarrier); ++p)
+  for (uint32_t p = 1; p <= static_cast<uint32_t>(format::Primitive::kLast); ++p)
     out[primitive_name(static_cast<format::Primitive>(p))] = thread.wait_ns_by_primitive[p];
   return out;
 }
@@ -288,24 +289,10 @@ json process_json(const ProcessProfile& process, const ReportOptions& options) {
   for (const ModuleSummary& m : process.modules)
     modules.push_back({{"path", m.path}, {"build_id", m.build_id_hex}, {"load_bias", m.load_bias}});
   json counters = json::object();
-  const std::pair<format::Counter, const char*> names[] = {
-      {format::Counter::kDroppedSites, "dropped_site_events"},
-      {format::Counter::kDroppedLocks, "dropped_lock_events"},
-      {format::Counter::kUnbalancedUnlocks, "unbalanced_unlocks"},
-      {format::Counter::kHeldStackOverflow, "held_stack_overflows"},
-      {format::Counter::kReentrantCalls, "reentrant_calls"},
-      {format::Counter::kBootstrapCalls, "bootstrap_calls"},
-      {format::Counter::kThreadsSeen, "threads_seen"},
-      {format::Counter::kThreadsLiveAtExit, "threads_live_at_exit"},
-      {format::Counter::kDroppedThreads, "dropped_threads"},
-      {format::Counter::kWaitsInProgress, "waits_in_progress_at_exit"},
-      {format::Counter::kHoldsInProgress, "holds_in_progress_at_exit"},
-      {format::Counter::kCallsAfterSnapshot, "calls_after_snapshot"},
-      {format::Counter::kBlockingHoldsUntimed, "blocking_holds_untimed"},
-      {format::Counter::kDroppedOrderEdges, "dropped_lock_order_edges"},
-      {format::Counter::kTraceFilesFailed, "trace_files_failed"},
-  };
-  for (const auto& [counter, name] : names) counters[name] = process.counter(counter);
+  for (uint32_t id = 1; id <= kLastCounterId; ++id) {
+    const auto counter = static_cast<format::Counter>(id);
+    counters[describe_counter(counter).json_key] = process.counter(counter);
+  }
   return {{"file", process.file},
           {"pid", process.pid},
           {"ppid", process.ppid},

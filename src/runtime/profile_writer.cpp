@@ -50,6 +50,37 @@ struct Sections {
   }
 };
 
+// Every section, in type order, with its record size and where Sections keeps its payload: one
+// row per SectionType, checked, so that a new section type cannot be left unwritten.
+struct SectionLayout {
+  SectionType type;
+  size_t record_size;
+  ByteBuffer Sections::*payload;
+};
+constexpr SectionLayout kSectionLayout[] = {
+    {SectionType::kStrings, 1, &Sections::strings},
+    {SectionType::kProcess, sizeof(format::ProcessRecord), &Sections::process},
+    {SectionType::kModules, sizeof(format::ModuleRecord), &Sections::modules},
+    {SectionType::kThreads, sizeof(format::ThreadRecord), &Sections::threads},
+    {SectionType::kLocks, sizeof(format::LockRecord), &Sections::locks},
+    {SectionType::kSites, sizeof(format::SiteRecord), &Sections::sites},
+    {SectionType::kHistograms, sizeof(format::HistogramBin), &Sections::histograms},
+    {SectionType::kCounters, sizeof(format::CounterRecord), &Sections::counters},
+    {SectionType::kLockOrder, sizeof(format::LockOrderRecord), &Sections::order},
+    {SectionType::kBlame, sizeof(format::BlameRecord), &Sections::blame},
+    {SectionType::kCpuHandoffs, sizeof(format::CpuHandoffRecord), &Sections::cpu_handoffs},
+    {SectionType::kStackFrames, sizeof(format::StackFrameRecord), &Sections::frames},
+    {SectionType::kStacks, sizeof(format::StackRecord), &Sections::stacks},
+    {SectionType::kSiteStacks, sizeof(format::SiteStackRecord), &Sections::site_stacks},
+    {SectionType::kOrderStacks, sizeof(format::OrderStackRecord), &Sections::order_stacks},
+    {SectionType::kBlameStacks, sizeof(format::BlameStackRecord), &Sections::blame_stacks},
+    {SectionType::kSiteHoldStacks, sizeof(format::SiteHoldStackRecord), &Sections::hold_stacks},
+    {SectionType::kSiteAcquireStacks, sizeof(format::SiteAcquireStackRecord),
+     &Sections::acquire_stacks},
+};
+static_assert(format::lists_each_value_in_order<SectionType>(kSectionLayout, &SectionLayout::type),
+              "one row per SectionType 1..kLast, in order");
+
 // (slot, generation) -> index of its LockRecord: open addressing over mmap'd memory.
 class LockIndex {
  public:
@@ -519,7 +550,6 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
       calls_since_snapshot(rt, live);
   rt.merge_lock.unlock();
   constexpr uint32_t kLastCounter = static_cast<uint32_t>(format::Counter::kLast);
-  static_assert(kLastCounter < 16, "counter_values and Runtime::counters hold 16");
   counter_values[static_cast<int>(format::Counter::kDroppedSites)] += dropped;
   counter_values[static_cast<int>(format::Counter::kThreadsLiveAtExit)] = live_threads;
   counter_values[static_cast<int>(format::Counter::kDroppedLocks)] += rt.locks.retired_dropped();
@@ -541,35 +571,10 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
     ++sections;
     return append_section(file, type, record_size, payload);
   };
-  bool ok = add(SectionType::kStrings, 1, out.strings) &&
-            add(SectionType::kProcess, sizeof(format::ProcessRecord), out.process) &&
-            add(SectionType::kModules, sizeof(format::ModuleRecord), out.modules) &&
-            add(SectionType::kThreads, sizeof(format::ThreadRecord), out.threads) &&
-            add(SectionType::kLocks, sizeof(format::LockRecord), out.locks) &&
-            add(SectionType::kSites, sizeof(format::SiteRecord), out.sites) &&
-            add(SectionType::kHistograms, sizeof(format::HistogramBin),
-                           out.histograms) &&
-            add(SectionType::kCounters, sizeof(format::CounterRecord),
-                           out.counters) &&
-            add(SectionType::kLockOrder, sizeof(format::LockOrderRecord),
-                           out.order) &&
-            add(SectionType::kBlame, sizeof(format::BlameRecord), out.blame) &&
-            add(SectionType::kCpuHandoffs, sizeof(format::CpuHandoffRecord),
-                           out.cpu_handoffs) &&
-            add(SectionType::kStackFrames, sizeof(format::StackFrameRecord),
-                           out.frames) &&
-            add(SectionType::kStacks, sizeof(format::StackRecord), out.stacks) &&
-            add(SectionType::kSiteStacks, sizeof(format::SiteStackRecord),
-                           out.site_stacks) &&
-            add(SectionType::kOrderStacks, sizeof(format::OrderStackRecord),
-                           out.order_stacks) &&
-            add(SectionType::kBlameStacks, sizeof(format::BlameStackRecord),
-                           out.blame_stacks) &&
-            add(SectionType::kSiteHoldStacks, sizeof(format::SiteHoldStackRecord),
-                           out.hold_stacks) &&
-            add(SectionType::kSiteAcquireStacks, sizeof(format::SiteAcquireStackRecord),
-                           out.acquire_stacks) &&
-            add(SectionType::kEnd, 0, empty);
+  bool ok = true;
+  for (const SectionLayout& section : kSectionLayout)
+    ok = ok && add(section.type, section.record_size, out.*section.payload);
+  ok = ok && add(SectionType::kEnd, 0, empty);
   if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();
     errno = saved_errno;

@@ -62,68 +62,71 @@ const char* config_from_proc(char* buffer, size_t size) {
     total += static_cast<size_t>(got);
   close(fd);
   buffer[total] = '\0';
-  const size_t name_length = std::strlen(kConfigVariable);
+  const size_t name_length = std::strlen(config::kVariable);
   for (size_t at = 0; at < total; at += std::strlen(buffer + at) + 1)
-    if (std::strncmp(buffer + at, kConfigVariable, name_length) == 0 &&
+    if (std::strncmp(buffer + at, config::kVariable, name_length) == 0 &&
         buffer[at + name_length] == '=')
       return buffer + at + name_length + 1;
   return nullptr;
 }
 
+// The UnwindMode an unwind= value names (config::kUnwindNames), or -1.
+int unwind_mode_named(const char* value, size_t length) {
+  for (size_t mode = 0; mode < config::kUnwindModes; ++mode)
+    if (ConfigString::key_is(value, length, config::kUnwindNames[mode]))
+      return static_cast<int>(mode);
+  return -1;
+}
+
+// A value of `length` bytes that is exactly `expected`.
+bool value_is(const char* value, size_t length, const char* expected) {
+  return ConfigString::key_is(value, length, expected);
+}
+
 void parse_config(Runtime& rt, uint64_t& tsc_hz, uint64_t& snapshot_ms) {
-  std::strcpy(rt.directory, "lockscope.prof");
+  static_assert(sizeof(config::kDefaultDirectory) <= sizeof(rt.directory));
+  std::strcpy(rt.directory, config::kDefaultDirectory);
   static char environment_copy[65536];
-  const char* text = environ ? getenv(kConfigVariable)
+  const char* text = environ ? getenv(config::kVariable)
                              : config_from_proc(environment_copy, sizeof(environment_copy));
   if (!text) return;
   const bool ok = ConfigString::for_each(text, [&](const char* key, size_t key_length,
                                                    const char* value, size_t value_length) {
+    auto key_is = [&](const char* expected) {
+      return ConfigString::key_is(key, key_length, expected);
+    };
     uint64_t number = 0;
-    if (ConfigString::key_is(key, key_length, "dir") && value_length < sizeof(rt.directory)) {
+    auto number_in = [&](uint64_t low, uint64_t high) {
+      return ConfigString::parse_u64(value, value_length, number) && number >= low &&
+             number <= high;
+    };
+    if (key_is(config::kDirectoryKey) && value_length < sizeof(rt.directory)) {
       std::memcpy(rt.directory, value, value_length);
       rt.directory[value_length] = '\0';
-    } else if (ConfigString::key_is(key, key_length, "hold_sample") &&
-               ConfigString::parse_u64(value, value_length, number) && number >= 1 &&
-               number <= 1000000) {
+    } else if (key_is(config::kHoldSampleKey) && number_in(1, config::kMaxHoldSamplePeriod)) {
       rt.hold_sample_period = static_cast<uint32_t>(number);
-    } else if (ConfigString::key_is(key, key_length, "stack_depth") &&
-               ConfigString::parse_u64(value, value_length, number) && number <= kMaxStackDepth) {
+    } else if (key_is(config::kStackDepthKey) && number_in(0, config::kMaxStackDepth)) {
       rt.stack_depth = static_cast<uint32_t>(number);
-    } else if (ConfigString::key_is(key, key_length, "unwind") && value_length == 2 &&
-               std::memcmp(value, "fp", 2) == 0) {
-      rt.unwind_mode = 0;
-    } else if (ConfigString::key_is(key, key_length, "unwind") && value_length == 5 &&
-               std::memcmp(value, "dwarf", 5) == 0) {
-      rt.unwind_mode = 1;
-    } else if (ConfigString::key_is(key, key_length, "unwind") && value_length == 4 &&
-               std::memcmp(value, "auto", 4) == 0) {
-      rt.unwind_mode = 2;
-    } else if (ConfigString::key_is(key, key_length, "stacks") && value_length == 3 &&
-               std::memcmp(value, "all", 3) == 0) {
+    } else if (key_is(config::kUnwindKey) && unwind_mode_named(value, value_length) >= 0) {
+      rt.unwind_mode = static_cast<uint8_t>(unwind_mode_named(value, value_length));
+    } else if (key_is(config::kStacksKey) && value_is(value, value_length, config::kStacksAll)) {
       rt.all_stacks = true;
-    } else if (ConfigString::key_is(key, key_length, "snapshot_ms") &&
-               ConfigString::parse_u64(value, value_length, number) && number <= 86400000) {
+    } else if (key_is(config::kSnapshotKey) && number_in(0, config::kMaxSnapshotMs)) {
       snapshot_ms = number;
-    } else if (ConfigString::key_is(key, key_length, "trace")) {
-      rt.trace.enabled = value_length == 1 && value[0] == '1';
-    } else if (ConfigString::key_is(key, key_length, "trace_ring")) {
-      rt.trace.ring = value_length == 1 && value[0] == '1';
-    } else if (ConfigString::key_is(key, key_length, "trace_size") &&
-               ConfigString::parse_u64(value, value_length, number) && number >= 4096 &&
-               number <= (uint64_t{1} << 40)) {
-      // Events per file: the largest power of two that fits (the writer masks, never divides).
-      uint64_t events = 64;
-      while (events * 2 * sizeof(format::TraceEvent) <= number) events *= 2;
-      rt.trace.capacity = events;
-    } else if (ConfigString::key_is(key, key_length, "min_wait_ns") &&
-               ConfigString::parse_u64(value, value_length, number)) {
+    } else if (key_is(config::kTraceKey)) {
+      rt.trace.enabled = value_is(value, value_length, "1");
+    } else if (key_is(config::kTraceRingKey)) {
+      rt.trace.ring = value_is(value, value_length, "1");
+    } else if (key_is(config::kTraceSizeKey) &&
+               number_in(config::kMinTraceSize, config::kMaxTraceSize)) {
+      rt.trace.capacity = trace_capacity_for(number);
+    } else if (key_is(config::kMinWaitKey) && number_in(0, UINT64_MAX)) {
       rt.trace.min_wait_ns = number;
-    } else if (ConfigString::key_is(key, key_length, "log_writes")) {
-      rt.log_writes = value_length == 1 && value[0] == '1';
-    } else if (ConfigString::key_is(key, key_length, "tsc_hz") &&
-               ConfigString::parse_u64(value, value_length, number)) {
+    } else if (key_is(config::kLogWritesKey)) {
+      rt.log_writes = value_is(value, value_length, "1");
+    } else if (key_is(config::kTscHzKey) && number_in(0, UINT64_MAX)) {
       tsc_hz = number;
-    } else if (ConfigString::key_is(key, key_length, "parent")) {
+    } else if (key_is(config::kParentKey)) {
       // set by a profiled parent for its exec'd children: informational only
     } else {
       RawLine().append("ignoring unknown setting in LOCKSCOPE_CONFIG").emit();

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "common/profile_format.h"
+#include "common/runtime_config.h"
 #include "runtime/clock.h"
 #include "runtime/holder_stacks.h"
 #include "runtime/internal_lock.h"
@@ -34,9 +35,7 @@ struct EventSink;  // recorder.h
 extern const EventSink kSummarySink;
 
 inline constexpr uint32_t kMaxHeldLocks = 64;
-inline constexpr uint32_t kDefaultHoldSamplePeriod = 32;
-inline constexpr uint32_t kDefaultStackDepth = 32;  // frames per stack; 0: no stacks
-inline constexpr uint32_t kMaxStackDepth = 64;
+inline constexpr uint32_t kMaxStackDepth = config::kMaxStackDepth;  // frames per stack
 
 // A lock the thread holds. The first five fields are also a SiteCacheEntry's first five, in the
 // same order: an uncontended acquisition at a cached site copies them in one block
@@ -161,9 +160,10 @@ struct Runtime {
   const EventSink* sink = &kSummarySink;  // chosen once, before the runtime is ready
   TraceSettings trace;
   std::atomic<uint32_t> trace_files{0};   // files this image opened (their numbers)
-  uint32_t hold_sample_period = kDefaultHoldSamplePeriod;
-  uint32_t stack_depth = kDefaultStackDepth;  // config stack_depth=N
-  uint8_t unwind_mode = 2;                    // config unwind=fp|dwarf|auto (UnwindMode)
+  // The defaults of a runtime preloaded without the CLI are the CLI's (runtime_config.h).
+  uint32_t hold_sample_period = config::kDefaultHoldSamplePeriod;
+  uint32_t stack_depth = config::kDefaultStackDepth;  // config stack_depth=N; 0: no stacks
+  uint8_t unwind_mode = config::kDefaultUnwind;       // config unwind=fp|dwarf|auto (UnwindMode)
   // config stacks=all: a stack for every acquisition (the site cache's entries are tagged as in
   // trace mode, so every acquisition takes the slow path, which captures it, unbudgeted).
   bool all_stacks = false;

@@ -42,10 +42,19 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+
+#include "common/runtime_config.h"
 
 namespace lockscope::runtime {
 
 enum class UnwindMode : uint8_t { kFramePointer, kDwarf, kAuto };
+// The config's unwind= names are indexed by it.
+static_assert(config::kUnwindModes == static_cast<size_t>(UnwindMode::kAuto) + 1);
+static_assert(
+    std::string_view(config::kUnwindNames[static_cast<int>(UnwindMode::kFramePointer)]) == "fp" &&
+    std::string_view(config::kUnwindNames[static_cast<int>(UnwindMode::kDwarf)]) == "dwarf" &&
+    std::string_view(config::kUnwindNames[static_cast<int>(UnwindMode::kAuto)]) == "auto");
 enum class Unwinder : uint8_t { kFramePointer, kDwarf, kFramePointerThenDwarf };
 
 // How a frame-pointer walk stopped.

@@ -11,15 +11,25 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/runtime_config.h"
 #include "common/trace_format.h"
 
 namespace lockscope::runtime {
 
+// Events a trace file of `bytes` holds: the largest power of two that fits (the writer masks,
+// never divides), at least 64.
+constexpr uint64_t trace_capacity_for(uint64_t bytes) {
+  uint64_t events = 64;
+  while (events * 2 * sizeof(format::TraceEvent) <= bytes) events *= 2;
+  return events;
+}
+
 struct TraceSettings {
-  bool enabled = false;          // config trace=1
-  bool ring = false;             // config trace_ring=1: a full file overwrites its oldest events
-  uint64_t capacity = 262144;    // events per thread file (config trace_size=BYTES: 8 MiB)
-  uint64_t min_wait_ns = 0;      // config min_wait_ns=N: only waits at least that long
+  bool enabled = false;  // config trace=1
+  bool ring = false;     // config trace_ring=1: a full file overwrites its oldest events
+  // Events per thread file (config trace_size=BYTES).
+  uint64_t capacity = trace_capacity_for(config::kDefaultTraceSize);
+  uint64_t min_wait_ns = config::kDefaultMinWaitNs;  // config min_wait_ns=N: only waits that long
   uint64_t min_wait_ticks = 0;   // the same in clock ticks, set once the clock is known
 };
 

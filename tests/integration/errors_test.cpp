@@ -115,6 +115,22 @@ TEST(Errors, UnknownCommand) {
   expect_error(run_lockscope({"frobnicate"}), 125, "unknown command 'frobnicate'");
 }
 
+// The lab reports its errors in its own type; the CLI prints them like every other error.
+TEST(Errors, BenchErrorsAreOneLineWithAHint) {
+  const CommandResult scenario = run_lockscope({"bench", "nope"});
+  EXPECT_EQ(scenario.exit_status, 125);
+  EXPECT_EQ(scenario.err,
+            "lockscope: error: unknown bench scenario 'nope'\n"
+            "hint: scenarios are: mutex, condvar, storm, pi, c2c, all\n");
+  const CommandResult lock = run_lockscope({"bench", "mutex", "--locks", "bogus"});
+  expect_error(lock, 125, "unknown lock 'bogus'");
+  EXPECT_NE(lock.err.find("\nhint: locks are: "), std::string::npos) << lock.err;
+  const CommandResult option = run_lockscope({"bench", "mutex", "--frobnicate"});
+  expect_error(option, 125, "--frobnicate");
+  EXPECT_NE(option.err.find("\nhint: see `lockscope bench mutex --help`"), std::string::npos)
+      << option.err;
+}
+
 TEST(Errors, ReportOfAMissingDirectory) {
   expect_error(run_lockscope({"report", "/nonexistent/lockscope"}), 125, "/nonexistent/lockscope");
 }

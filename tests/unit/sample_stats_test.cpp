@@ -1,5 +1,5 @@
-// src/analysis/sample_stats.h: exact values on small hand-checked samples.
-#include "analysis/sample_stats.h"
+// bench/sample_stats.h: exact values on small hand-checked samples.
+#include "bench/sample_stats.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-// Summary statistics over a vector of samples, shared by the lab (`lockscope bench`) and the profiler.
+// Summary statistics over a vector of samples, for the lab (`lockscope bench`) alone.
 //
-// Everything is computed from a copy sorted once; percentiles interpolate linearly between closest ranks
-// (the "R-7"/NumPy default), so the median of an even count is the mean of the middle two. The standard
-// deviation is the sample one (n − 1). Outliers follow hyperfine: |modified z-score| > 3.5, using the
-// median absolute deviation. A ratio of two means carries a first-order propagated uncertainty:
-// σ_r / r = sqrt((σ_a/a)² + (σ_b/b)²) — what "1.42 ± 0.03× faster than" prints.
+// Everything is computed from a copy sorted once; percentiles interpolate linearly between closest
+// ranks (the "R-7"/NumPy default), so the median of an even count is the mean of the middle two.
+// The standard deviation is the sample one (n − 1). Outliers follow hyperfine: |modified z-score|
+// > 3.5, using the median absolute deviation. A ratio of two means carries a first-order propagated
+// uncertainty: σ_r / r = sqrt((σ_a/a)² + (σ_b/b)²) — what "1.42 ± 0.03× faster than" prints.
 #pragma once
 
 #include <algorithm>
@@ -83,14 +83,15 @@ inline SampleSummary summarize(const std::vector<double>& samples) {
   return s;
 }
 
-// a / b with its propagated uncertainty. For "how many times faster is a than b" pass throughputs (or
-// b's time over a's time).
+// a / b with its propagated uncertainty. For "how many times faster is a than b" pass throughputs
+// (or b's time over a's time).
 struct RelativeRatio {
   double ratio = 0;
   double uncertainty = 0;
 };
 
-inline RelativeRatio relative_ratio(double a_mean, double a_stddev, double b_mean, double b_stddev) {
+inline RelativeRatio relative_ratio(double a_mean, double a_stddev, double b_mean,
+                                    double b_stddev) {
   if (b_mean == 0.0 || a_mean == 0.0) throw std::invalid_argument("ratio with a zero mean");
   const double r = a_mean / b_mean;
   const double rel = std::hypot(a_stddev / a_mean, b_stddev / b_mean);
