@@ -12,6 +12,7 @@
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "analysis/weighted_stacks.h"
 #include "report/blame_text.h"
@@ -41,13 +42,17 @@ struct ListedRows {
   size_t total = 0;           // before --top
 };
 
-ListedRows listed_rows(const Profile& profile, const ReportOptions& options, bool locks) {
-  ListedRows listed;
+// The sorted rows split into the locks and the others, each cut to --top unless --all.
+std::pair<ListedRows, ListedRows> listed_rows(const Profile& profile,
+                                              const ReportOptions& options) {
+  ListedRows locks, others;
   for (LockRow& row : sorted_lock_rows(profile, options.sort_key, options.all))
-    if (is_lock(row) == locks) listed.rows.push_back(std::move(row));
-  listed.total = listed.rows.size();
-  if (!options.all && listed.rows.size() > options.top) listed.rows.resize(options.top);
-  return listed;
+    (is_lock(row) ? locks : others).rows.push_back(std::move(row));
+  for (ListedRows* listed : {&locks, &others}) {
+    listed->total = listed->rows.size();
+    if (!options.all && listed->rows.size() > options.top) listed->rows.resize(options.top);
+  }
+  return {std::move(locks), std::move(others)};
 }
 
 void write_locks(const char* title, const ListedRows& listed, const ReportOptions& options,
@@ -291,8 +296,7 @@ class TextReportWriter final : public ReportWriter {
                        threads == 1 ? "" : "s");
     write_processes(profile, out);
     write_threads(profile, options, out);
-    const ListedRows locks = listed_rows(profile, options, true);
-    const ListedRows others = listed_rows(profile, options, false);
+    const auto [locks, others] = listed_rows(profile, options);
     write_locks("locks present", locks, options, out);
     if (others.total > 0)
       write_locks("condition variables, semaphores and barriers", others, options, out);
