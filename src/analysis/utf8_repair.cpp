@@ -3,10 +3,7 @@
 #include <fmt/core.h>
 
 namespace lockscope {
-namespace {
 
-// Length of the valid UTF-8 sequence at text[at], 0 when the byte there does not start one
-// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
 size_t valid_sequence_at(std::string_view text, size_t at) {
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
   const unsigned char lead = byte(at);
@@ -32,6 +29,8 @@ size_t valid_sequence_at(std::string_view text, size_t at) {
     if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return 0;
   return length;
 }
+
+namespace {
 
 // A control character: C0 (tab and newline included: they break a table's row), DEL, and C1
 // (U+0080 to U+009F, encoded C2 80 to C2 9F), which some terminals obey as escape sequences.

@@ -21,6 +21,9 @@
 
 namespace lockscope {
 
+// Length of the valid UTF-8 sequence at text[at] (at < text.size()), 0 when the byte there does
+// not start one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+size_t valid_sequence_at(std::string_view text, size_t at);
 bool is_valid_utf8(std::string_view text);
 // Valid UTF-8 without control characters: what repair_text leaves as it is.
 bool is_clean_text(std::string_view text);

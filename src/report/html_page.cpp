@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "report/json_writer.h"
+
 namespace lockscope {
 
 std::string EmbeddedFile::text() const {
@@ -19,29 +21,7 @@ const EmbeddedFile& html_file(std::string_view name) {
   throw std::logic_error("the html report's file " + std::string(name) + " is not built in");
 }
 
-std::string script_safe_json(const nlohmann::json& data) {
-  const std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::string out;
-  out.reserve(text.size() + text.size() / 16);
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "\\u003c";
-        break;
-      case '>':
-        out += "\\u003e";
-        break;
-      case '&':
-        out += "\\u0026";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-void write_html_page(const nlohmann::json& data, std::ostream& out) {
+void write_html_page(std::ostream& out, const std::function<void(JsonWriter&)>& write_data) {
   const std::string page = html_file("report.html").text();
   constexpr std::string_view kMark = "@@";
   size_t at = 0;
@@ -55,7 +35,9 @@ void write_html_page(const nlohmann::json& data, std::ostream& out) {
     out.write(page.data() + at, std::streamsize(open - at));
     const std::string_view name(page.data() + open + kMark.size(), close - open - kMark.size());
     if (name == "data") {
-      out << script_safe_json(data);
+      JsonWriter writer(out, {.indent = -1, .script_safe = true});
+      write_data(writer);
+      writer.finish();
     } else {
       for (std::string_view chunk : html_file(name).chunks)
         out.write(chunk.data(), std::streamsize(chunk.size()));

@@ -10,7 +10,7 @@
 // \u003e, \u0026 (they only ever occur inside JSON strings, where the escapes mean the same).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <functional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -34,11 +34,11 @@ std::span<const EmbeddedFile> embedded_files();
 // The embedded file named `name`; throws std::logic_error when there is none (a build mistake).
 const EmbeddedFile& html_file(std::string_view name);
 
-// `data` as the page embeds it: compact JSON (strings that are not UTF-8 written with U+FFFD)
-// with '<', '>' and '&' escaped.
-std::string script_safe_json(const nlohmann::json& data);
+class JsonWriter;
 
-// The page of report.html with `data` as its input.
-void write_html_page(const nlohmann::json& data, std::ostream& out);
+// The page of report.html with the JSON document that `write_data` writes as its input: compact,
+// strings that are not UTF-8 written with U+FFFD, '<', '>' and '&' escaped (JsonWriter's
+// script_safe style).
+void write_html_page(std::ostream& out, const std::function<void(JsonWriter&)>& write_data);
 
 }  // namespace lockscope

