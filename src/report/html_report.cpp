@@ -77,17 +77,11 @@ void flame_tree(JsonWriter& w, const ProcessProfile& process, StackWeight weight
   write_node(write_node, 0);
 }
 
-void locks_table(JsonWriter& w, const Profile& profile, const ReportOptions& options) {
-  w.begin_object().field("sort", options.sort_key).array("columns");
-  for (const LockColumn& column : lock_columns())
-    w.begin_object()
-        .field("key", column.key)
-        .field("header", column.header)
-        .field("legend", column.legend)
-        .field("left", column.left_aligned)
-        .end_object();
-  w.end_array().array("rows");
-  for (const LockRow& row : sorted_lock_rows(profile, options.sort_key, options.all)) {
+// Each row's cells (the text report's, column by column) and its contended waits' histogram bins
+// as [lower ns, upper ns, count].
+void lock_rows(JsonWriter& w, std::string_view name, const std::vector<LockRow>& rows) {
+  w.array(name);
+  for (const LockRow& row : rows) {
     w.begin_object().field("pid", row.process->pid).array("cells");
     for (const LockColumn& column : lock_columns()) w.value(column.text(row));
     w.end_array().array("waits");
@@ -99,7 +93,26 @@ void locks_table(JsonWriter& w, const Profile& profile, const ReportOptions& opt
           .end_array();
     w.end_array().end_object();
   }
-  w.end_array().end_object();
+  w.end_array();
+}
+
+// The columns (as lock_rows.h defines them) and the rows: locks, then the other primitives.
+void locks_table(JsonWriter& w, const Profile& profile, const ReportOptions& options) {
+  w.begin_object().field("sort", options.sort_key).array("columns");
+  for (const LockColumn& column : lock_columns())
+    w.begin_object()
+        .field("key", column.key)
+        .field("header", column.header)
+        .field("legend", column.legend)
+        .field("left", column.left_aligned)
+        .end_object();
+  w.end_array();
+  std::vector<LockRow> locks, others;  // as the text report lists them apart (is_lock_row)
+  for (LockRow& row : sorted_lock_rows(profile, options.sort_key, options.all))
+    (is_lock_row(row) ? locks : others).push_back(std::move(row));
+  lock_rows(w, "rows", locks);
+  lock_rows(w, "others", others);
+  w.end_object();
 }
 
 // The rows of SiteSummary::blame, by wait time; the stacks they name, innermost frame first.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "analysis/weighted_stacks.h"
 #include "report/duration_format.h"
 
 namespace lockscope {
@@ -179,6 +180,11 @@ std::vector<LockRow> sorted_lock_rows(const Profile& profile, const std::string&
     return a.side < b.side;
   });
   return rows;
+}
+
+bool is_lock_row(const LockRow& row) {
+  return is_lock_wait_primitive(row.lock->primitive) ||
+         row.lock->primitive == format::Primitive::kSpinLock;
 }
 
 std::string lock_identity(const LockRow& row) {

@@ -51,6 +51,11 @@ std::vector<std::string> lock_sort_keys();
 std::vector<LockRow> sorted_lock_rows(const Profile& profile, const std::string& sort_key,
                                       bool include_idle);
 
+// Locks (mutexes, rwlocks, spinlocks) lead every report; condition variables, semaphores and
+// barriers, whose waits are mostly idle threads waiting for work (a server's timer threads,
+// seconds each), are listed apart so that they never push the locks out of the top --top.
+bool is_lock_row(const LockRow& row);
+
 // "4908/0x7ffd1234" (+ "#2" for generation 2, + " read"/" write" for an rwlock's side)
 std::string lock_identity(const LockRow& row);
 

@@ -29,14 +29,6 @@
 namespace lockscope {
 namespace {
 
-// Locks (mutexes, rwlocks, spinlocks) lead the report; condition variables, semaphores and
-// barriers, whose waits are mostly idle threads waiting for work (a server's timer threads,
-// seconds each), are listed apart so that they never push the locks out of the top --top.
-bool is_lock(const LockRow& row) {
-  return is_lock_wait_primitive(row.lock->primitive) ||
-         row.lock->primitive == format::Primitive::kSpinLock;
-}
-
 struct ListedRows {
   std::vector<LockRow> rows;  // sorted, at most --top unless --all
   size_t total = 0;           // before --top
@@ -47,7 +39,7 @@ std::pair<ListedRows, ListedRows> listed_rows(const Profile& profile,
                                               const ReportOptions& options) {
   ListedRows locks, others;
   for (LockRow& row : sorted_lock_rows(profile, options.sort_key, options.all))
-    (is_lock(row) ? locks : others).rows.push_back(std::move(row));
+    (is_lock_row(row) ? locks : others).rows.push_back(std::move(row));
   for (ListedRows* listed : {&locks, &others}) {
     listed->total = listed->rows.size();
     if (!options.all && listed->rows.size() > options.top) listed->rows.resize(options.top);

@@ -157,6 +157,33 @@ TEST(HtmlReport, ChromiumTakesAScreenshot) {
   EXPECT_GT(image.size(), 20000u) << "a blank page is a few KB";
 }
 
+// condvar_wakeups: the page lists the mutexes in the locks table and the condition variable in
+// its own table after it, as the text report does, never in both.
+TEST(HtmlReport, ChromiumListsConditionVariablesApartFromTheLocks) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "condvar_wakeups", {"20"});
+  const PageRun run = open_in_chromium(write_html(dir), {"--dump-dom"});
+  expect_no_page_errors(run);
+  const std::string locks = section(run.dom, "locks");
+  const std::string others = section(run.dom, "others");
+  size_t mutexes = 0, condvars = 0;
+  for (const LockSummary& lock : process.locks) {
+    if (lock.sites.empty()) continue;
+    const std::string cell = fmt::format(">{}/0x{:x}</td>", process.pid, lock.address);
+    if (lock.primitive == format::Primitive::kCondVar) {
+      ++condvars;
+      EXPECT_NE(others.find(cell), std::string::npos) << cell << others.substr(0, 3000);
+      EXPECT_EQ(locks.find(cell), std::string::npos) << cell;
+    } else if (lock.primitive == format::Primitive::kMutex) {
+      ++mutexes;
+      EXPECT_NE(locks.find(cell), std::string::npos) << cell << locks.substr(0, 3000);
+      EXPECT_EQ(others.find(cell), std::string::npos) << cell;
+    }
+  }
+  EXPECT_GE(condvars, 1u);
+  EXPECT_GE(mutexes, 1u);
+}
+
 // sleepy_holder 20: the waiter waits 20 times for the main thread's 2 ms holds; both threads hold
 // the mutex 20 times.
 TEST(HtmlReport, ChromiumDrawsATracedTimelineOfWaitsAgainstHolds) {

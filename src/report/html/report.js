@@ -110,24 +110,19 @@ window.addEventListener('resize', () => {
 });
 drawFlame();
 
-// --- locks table -----------------------------------------------------------------------------
-function drawLocks() {
-  const table = document.getElementById('locks-table');
+// --- locks tables ----------------------------------------------------------------------------
+// The locks (mutexes, rwlocks, spinlocks), then apart, as the text report lists them, the
+// condition variables, semaphores and barriers, whose waits are mostly idle threads.
+function drawLockTable(table, rows, empty) {
   const locks = data.locks;
-  const sorted = locks.columns.find((c) => c.key === locks.sort);
-  document.getElementById('locks-legend').textContent = 'Every lock ' +
-      (sorted ? 'by ' + sorted.header : '') + ' (--sort), as the text report lists ' +
-      'them; hover a column\'s header for what it counts. WAIT HISTOGRAM: the lock\'s contended ' +
-      'waits by duration, on a log scale shared by every row; a bar\'s height is the square root ' +
-      'of its count against the row\'s largest (hover a bar for its range and count).';
-  if (locks.rows.length === 0) {
-    table.replaceWith(lockscope.element('p', 'empty', 'No lock was used.'));
+  if (rows.length === 0) {
+    table.replaceWith(lockscope.element('p', 'empty', empty));
     return;
   }
   // The histogram goes after CONTENDED, the waits it draws.
   let at = locks.columns.findIndex((c) => c.key === 'contended');
   at = at < 0 ? locks.columns.length : at + 1;
-  const scale = lockscope.histogramScale(locks.rows.map((r) => r.waits));
+  const scale = lockscope.histogramScale(rows.map((r) => r.waits));
   const head = table.createTHead().insertRow();
   locks.columns.forEach((column, i) => {
     if (i === at) head.appendChild(lockscope.element('th', 'left', 'WAIT HISTOGRAM'));
@@ -138,7 +133,7 @@ function drawLocks() {
   if (at === locks.columns.length)
     head.appendChild(lockscope.element('th', 'left', 'WAIT HISTOGRAM'));
   const body = table.createTBody();
-  for (const row of locks.rows) {
+  for (const row of rows) {
     const tr = body.insertRow();
     row.cells.forEach((text, i) => {
       if (i === at) tr.appendChild(lockscope.histogramCell(row.waits, scale));
@@ -146,6 +141,19 @@ function drawLocks() {
     });
     if (at === locks.columns.length) tr.appendChild(lockscope.histogramCell(row.waits, scale));
   }
+}
+function drawLocks() {
+  const locks = data.locks;
+  const sorted = locks.columns.find((c) => c.key === locks.sort);
+  document.getElementById('locks-legend').textContent = 'Every lock ' +
+      (sorted ? 'by ' + sorted.header : '') + ' (--sort), as the text report lists ' +
+      'them; hover a column\'s header for what it counts. WAIT HISTOGRAM: the lock\'s contended ' +
+      'waits by duration, on a log scale shared by every row of its table; a bar\'s height is ' +
+      'the square root of its count against the row\'s largest (hover a bar for its range and ' +
+      'count).';
+  drawLockTable(document.getElementById('locks-table'), locks.rows, 'No lock was used.');
+  drawLockTable(document.getElementById('others-table'), locks.others,
+                'No condition variable, semaphore or barrier was used.');
 }
 drawLocks();
 
