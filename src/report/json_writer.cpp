@@ -66,6 +66,7 @@ JsonWriter::JsonWriter(std::ostream& out, Style style) : out_(out), style_(style
 }
 
 JsonWriter::~JsonWriter() {
+  if (std::uncaught_exceptions() > uncaught_at_start_) return;  // a failed document: not the rest
   try {
     flush();
   } catch (...) {  // a stream that throws on failure: the report's sink reports it when closed

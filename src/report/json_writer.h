@@ -6,19 +6,24 @@
 // The output is what nlohmann::json::dump would print for the same values, in the order given:
 // indented by `indent` spaces per level (or compact on one line when `indent` is negative), empty
 // objects and arrays as {} and [], strings escaped as dump escapes them (", \, \b \f \n \r \t and
-// other C0 controls as \u00XX; UTF-8 left as it is, a byte that is not part of a valid sequence
-// written U+FFFD, as dump's error_handler_t::replace). A double is written as its shortest
+// other C0 controls as \u00XX; UTF-8 left as it is). A byte that is not part of a valid UTF-8
+// sequence is written U+FFFD, one per byte (dump's error_handler_t::replace writes one for a cut
+// multi-byte prefix; profile strings are repaired before any writer sees them, utf8_repair.h, so
+// this only keeps the output valid JSON whatever it is given). A double is written as its shortest
 // round-trip decimal (std::to_chars), with ".0" when it would otherwise read as an integer; NaN and
 // infinity as null. In `script_safe` mode '<', '>' and '&' are written \u003c, \u003e, \u0026, so
 // the text can stand inside an html <script> element (they only occur inside strings).
 //
 // The caller gives the structure: key() before each member of an object, values alone in an
 // array. A misuse (a value without its key in an object, an unbalanced end) is a programming error
-// and throws std::logic_error, which the CLI's top-level catch reports.
+// and throws std::logic_error, which the CLI's top-level catch reports. The writer flushes what it
+// holds when destroyed, except while an exception unwinds: the report's sink then discards its
+// temporary file (report_file.h); on stdout what was flushed before stays written.
 #pragma once
 
 #include <concepts>
 #include <cstdint>
+#include <exception>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -97,6 +102,7 @@ class JsonWriter {
   std::vector<Level> levels_;
   bool after_key_ = false;  // a key was written: the next thing is its value
   bool started_ = false;    // the top-level value has begun
+  int uncaught_at_start_ = std::uncaught_exceptions();
 };
 
 }  // namespace lockscope

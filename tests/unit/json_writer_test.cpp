@@ -181,5 +181,23 @@ TEST(JsonWriter, MisuseThrowsInsteadOfWritingInvalidJson) {
   EXPECT_THROW(JsonWriter(out, {}).begin_object().finish(), std::logic_error);
 }
 
+// A document given up on by an exception is not completed on the stream: what the writer still
+// held is dropped; a writer destroyed normally flushes all it holds.
+TEST(JsonWriter, AnExceptionMidDocumentWritesNoMoreOfIt) {
+  std::ostringstream out;
+  try {
+    JsonWriter w(out, {});
+    w.begin_array().value("first");
+    throw std::runtime_error("symbolization failed");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_EQ(out.str(), "");
+  {
+    JsonWriter w(out, {});
+    w.begin_array().value("kept");
+  }
+  EXPECT_EQ(out.str(), "[\n  \"kept\"");
+}
+
 }  // namespace
 }  // namespace lockscope

@@ -151,8 +151,8 @@ function drawLocks() {
       'waits by duration, on a log scale shared by every row of its table; a bar\'s height is ' +
       'the square root of its count against the row\'s largest (hover a bar for its range and ' +
       'count).';
-  drawLockTable(document.getElementById('locks-table'), locks.rows, 'No lock was used.');
-  drawLockTable(document.getElementById('others-table'), locks.others,
+  drawLockTable(document.getElementById('locks-table'), locks.rows || [], 'No lock was used.');
+  drawLockTable(document.getElementById('others-table'), locks.others || [],
                 'No condition variable, semaphore or barrier was used.');
 }
 drawLocks();
