@@ -9,18 +9,26 @@
 #include <fmt/core.h>
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include "analysis/trace_intervals.h"
 #include "analysis/wait_attribution.h"
+#include "report/json_writer.h"
 #include "report/report_writer.h"
 #include "report/sqlite_database.h"
 #include "report/sqlite_schema.h"
 
 namespace lockscope {
 namespace {
+
+// The arguments column: a compact JSON array of strings (sqlite's json_each reads it).
+std::string json_array(const std::vector<std::string>& items) {
+  std::ostringstream out;
+  JsonWriter(out, {.indent = -1}).values(items).finish();
+  return out.str();
+}
 
 std::optional<std::string> text_or_null(const std::string& text) {
   return text.empty() ? std::nullopt : std::optional<std::string>(text);
@@ -78,14 +86,13 @@ class SqliteWriter {
 
   void process(const ProcessProfile& process) {
     const int64_t process_id = next_process_++;
-    processes_.insert(process_id, process.pid, process.ppid, process.executable,
-                      nlohmann::json(process.arguments).dump(), text_or_null(process.exec_target),
-                      process.file, process.start_realtime_ns, process.duration_ns,
-                      exit_path_name(process.exit_path), process.exit_status,
-                      process.clock_source == format::ClockSource::kTsc ? "tsc" : "monotonic",
-                      process.ticks_per_second, process.hold_sample_period,
-                      int(process.trace.present), int(process.trace.cut_short),
-                      process.trace.lost());
+    processes_.insert(
+        process_id, process.pid, process.ppid, process.executable, json_array(process.arguments),
+        text_or_null(process.exec_target), process.file, process.start_realtime_ns,
+        process.duration_ns, exit_path_name(process.exit_path), process.exit_status,
+        process.clock_source == format::ClockSource::kTsc ? "tsc" : "monotonic",
+        process.ticks_per_second, process.hold_sample_period, int(process.trace.present),
+        int(process.trace.cut_short), process.trace.lost());
     for (const ThreadSummary& thread : process.threads) {
       threads_.add(process_id)
           .add(thread.tid)

@@ -14,18 +14,16 @@
 // with the frames shared between profiles. A sample is a stack, outermost frame first, ending at
 // the lock; its weight the time on that stack, so a profile's endValue is the process's lock wait
 // (hold) total. The process is the profile, not a frame: speedscope lists the profiles by name.
-#include <nlohmann/json.hpp>
-
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
+#include "report/json_writer.h"
 #include "report/report_writer.h"
 
 namespace lockscope {
 namespace {
-
-using nlohmann::json;
 
 // ';' separates frames and a line ends the record: neither may appear inside a frame's name.
 std::string folded_name(std::string name) {
@@ -62,61 +60,75 @@ const char* weight_title(StackWeight weight) {
 // Frames shared by every profile of the file, each once: by name, file and line.
 class SharedFrames {
  public:
+  struct Frame {
+    std::string name, file;
+    int line;
+  };
   size_t index(const std::string& name, const std::string& file = "", int line = 0) {
     auto [at, added] = index_.try_emplace(std::make_tuple(name, file, line), frames_.size());
-    if (added) {
-      json frame = {{"name", name}};
-      if (!file.empty()) frame["file"] = file;
-      if (line > 0) frame["line"] = line;
-      frames_.push_back(std::move(frame));
-    }
+    if (added) frames_.push_back({name, file, line});
     return at->second;
   }
-  json frames() const { return frames_; }
+  const std::vector<Frame>& frames() const { return frames_; }
 
  private:
   std::map<std::tuple<std::string, std::string, int>, size_t> index_;
-  json frames_ = json::array();
+  std::vector<Frame> frames_;
 };
 
-json process_profile(const ProcessProfile& process, StackWeight weight, SharedFrames& frames) {
-  json samples = json::array(), weights = json::array();
+// One "sampled" profile (members in name order, as the file always had them).
+void process_profile(JsonWriter& w, const ProcessProfile& process, StackWeight weight,
+                     SharedFrames& frames) {
+  std::vector<std::vector<size_t>> samples;
+  std::vector<uint64_t> weights;
   uint64_t total = 0;
   for (const WeightedStack& stack : weighted_stacks(process, weight)) {
-    json sample = json::array();
+    std::vector<size_t>& sample = samples.emplace_back();
     for (const CodeLocation& frame : stack.frames)
       sample.push_back(frames.index(frame.label, frame.file, frame.line));
     sample.push_back(frames.index(lock_frame_name(*stack.lock, stack.operation)));
-    samples.push_back(std::move(sample));
     weights.push_back(stack.weight_ns);
     total += stack.weight_ns;
   }
-  return {{"type", "sampled"},
-          {"name", process_frame_name(process) + ": " + weight_title(weight)},
-          {"unit", "nanoseconds"},
-          {"startValue", 0},
-          {"endValue", total},
-          {"samples", samples},
-          {"weights", weights}};
+  w.begin_object()
+      .field("endValue", total)
+      .field("name", process_frame_name(process) + ": " + weight_title(weight))
+      .array("samples");
+  for (const std::vector<size_t>& sample : samples) w.values(sample);
+  w.end_array()
+      .field("startValue", 0)
+      .field("type", "sampled")
+      .field("unit", "nanoseconds")
+      .key("weights")
+      .values(weights)
+      .end_object();
 }
 
 class SpeedscopeReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
   void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
-    SharedFrames frames;
-    json profiles = json::array();
-    for (const ProcessProfile& process : profile.processes)
-      profiles.push_back(process_profile(process, options.weight, frames));
-    const json document = {
-        {"$schema", kSchemaUrl},
-        {"shared", {{"frames", frames.frames()}}},
-        {"profiles", profiles},
-        {"name", profile.directory + " (" + weight_title(options.weight) + ")"},
-        {"activeProfileIndex", 0},
-        {"exporter", "lockscope"}};
+    // Streamed, compact, members in name order: the profiles come before the frames they share.
     // A name that is not UTF-8 (a path in another encoding) is written with U+FFFD, not refused.
-    sink.stream() << document.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+    JsonWriter w(sink.stream(), {.indent = -1});
+    w.begin_object()
+        .field("$schema", kSchemaUrl)
+        .field("activeProfileIndex", 0)
+        .field("exporter", "lockscope")
+        .field("name", profile.directory + " (" + weight_title(options.weight) + ")")
+        .array("profiles");
+    SharedFrames frames;
+    for (const ProcessProfile& process : profile.processes)
+      process_profile(w, process, options.weight, frames);
+    w.end_array().object("shared").array("frames");
+    for (const SharedFrames::Frame& frame : frames.frames()) {
+      w.begin_object();
+      if (!frame.file.empty()) w.field("file", frame.file);
+      if (frame.line > 0) w.field("line", frame.line);
+      w.field("name", frame.name).end_object();
+    }
+    w.end_array().end_object().end_object().finish();
+    sink.stream() << '\n';
   }
 };
 
