@@ -15,17 +15,15 @@
 // A profile recorded without --trace has no events to draw: an error, before anything is written.
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <tuple>
 
 #include "analysis/trace_intervals.h"
+#include "report/json_writer.h"
 #include "report/report_writer.h"
 
 namespace lockscope {
 namespace {
-
-using nlohmann::json;
 
 // Synthetic tids of lock tracks: above any kernel's pid_max (2^22), within chrome's 32-bit tids.
 constexpr uint32_t kLockTrackBase = 1u << 30;
@@ -35,41 +33,39 @@ constexpr double kInsideSliceUs = 0.001;
 
 class ProcessTimeline {
  public:
-  ProcessTimeline(const ProcessProfile& process, double offset_us, std::ostream& out, bool& first,
+  ProcessTimeline(const ProcessProfile& process, double offset_us, JsonWriter& w,
                   uint32_t& next_track)
       : process_(process),
         trace_(process.trace),
         offset_us_(offset_us),
-        out_(out),
-        first_(first),
+        w_(w),
         next_track_(next_track),
         names_(process) {}
 
   void write(uint64_t& next_flow) {
-    emit({{"ph", "M"},
-          {"name", "process_name"},
-          {"pid", process_.pid},
-          {"tid", 0},
-          {"args", {{"name", process_frame_name(process_)}}}});
+    metadata("process_name", 0).field("name", process_frame_name(process_));
+    end_event();
     thread_names();
     const TraceIntervals intervals = trace_intervals(trace_);
     for (const TraceWait& wait : intervals.waits) {
       const TraceRecord& call = trace_.events[wait.call];
-      json args = {{"operation", operation_name(call.operation)},
-                   {"site", trace_.sites[call.site].label},
-                   {"wait_ns", wait.wait_ns}};
+      w_.begin_object()
+          .field("ph", "X")
+          .field("cat", "wait")
+          .field("name", "wait " + lock_name(call, call.operation))
+          .field("pid", process_.pid)
+          .field("tid", call.tid)
+          .field("ts", us(wait.begin_ns))
+          .field("dur", duration_us(wait.begin_ns, wait.end_ns))
+          .object("args")
+          .field("operation", operation_name(call.operation))
+          .field("site", trace_.sites[call.site].label)
+          .field("wait_ns", wait.wait_ns);
       if (call.flags & format::kTraceTimedOut)
-        args["timed_out"] = true;
+        w_.field("timed_out", true);
       else if (call.flags & format::kTraceFailed)
-        args["failed"] = true;
-      emit({{"ph", "X"},
-            {"cat", "wait"},
-            {"name", "wait " + lock_name(call, call.operation)},
-            {"pid", process_.pid},
-            {"tid", call.tid},
-            {"ts", us(wait.begin_ns)},
-            {"dur", duration_us(wait.begin_ns, wait.end_ns)},
-            {"args", args}});
+        w_.field("failed", true);
+      end_event();
     }
     const std::vector<uint64_t> ends = hold_ends(intervals.holds);
     for (size_t h = 0; h < intervals.holds.size(); ++h) hold(intervals.holds[h], ends[h]);
@@ -82,33 +78,32 @@ class ProcessTimeline {
       const double released = inside_end(hold.begin_ns, std::min(ends[handoff.hold], wait.end_ns));
       const double acquired = inside_end(wait.begin_ns, wait.end_ns);
       const uint64_t id = next_flow++;
-      emit({{"ph", "s"},
-            {"cat", "handoff"},
-            {"name", "handoff"},
-            {"id", id},
-            {"pid", process_.pid},
-            {"tid", track_of(hold)},
-            {"ts", released}});
-      emit({{"ph", "f"},
-            {"bp", "e"},
-            {"cat", "handoff"},
-            {"name", "handoff"},
-            {"id", id},
-            {"pid", process_.pid},
-            {"tid", waiter},
-            {"ts", acquired}});
+      const uint32_t holder_track = track_of(hold);
+      w_.begin_object()
+          .field("ph", "s")
+          .field("cat", "handoff")
+          .field("name", "handoff")
+          .field("id", id)
+          .field("pid", process_.pid)
+          .field("tid", holder_track)
+          .field("ts", released)
+          .end_object();
+      w_.begin_object()
+          .field("ph", "f")
+          .field("bp", "e")
+          .field("cat", "handoff")
+          .field("name", "handoff")
+          .field("id", id)
+          .field("pid", process_.pid)
+          .field("tid", waiter)
+          .field("ts", acquired)
+          .end_object();
     }
     for (const auto& [key, track] : tracks_) {
-      emit({{"ph", "M"},
-            {"name", "thread_name"},
-            {"pid", process_.pid},
-            {"tid", track.tid},
-            {"args", {{"name", track.name}}}});
-      emit({{"ph", "M"},
-            {"name", "thread_sort_index"},
-            {"pid", process_.pid},
-            {"tid", track.tid},
-            {"args", {{"sort_index", track.tid}}}});
+      metadata("thread_name", track.tid).field("name", track.name);
+      end_event();
+      metadata("thread_sort_index", track.tid).field("sort_index", track.tid);
+      end_event();
     }
   }
 
@@ -127,18 +122,22 @@ class ProcessTimeline {
     return std::max(us(begin_ns), us(end_ns) - kInsideSliceUs);
   }
 
-  void emit(const json& event) {
-    out_ << (first_ ? "\n" : ",\n") << event.dump(-1, ' ', false, json::error_handler_t::replace);
-    first_ = false;
+  // An "M" event naming `tid` (0: the process), open at its args for the caller's fields.
+  JsonWriter& metadata(const char* name, uint32_t tid) {
+    return w_.begin_object()
+        .field("ph", "M")
+        .field("name", name)
+        .field("pid", process_.pid)
+        .field("tid", tid)
+        .object("args");
   }
+  void end_event() { w_.end_object().end_object(); }
 
   void thread_names() {
-    for (const auto& [tid, name] : names_.threads())
-      emit({{"ph", "M"},
-            {"name", "thread_name"},
-            {"pid", process_.pid},
-            {"tid", tid},
-            {"args", {{"name", name}}}});
+    for (const auto& [tid, name] : names_.threads()) {
+      metadata("thread_name", tid).field("name", name);
+      end_event();
+    }
   }
 
   std::string lock_name(const TraceRecord& event, format::Operation operation) const {
@@ -194,31 +193,33 @@ class ProcessTimeline {
 
   void hold(const TraceHold& hold, uint64_t end_ns) {
     const TraceRecord& acquired = trace_.events[hold.acquire];
-    json args = {{"tid", acquired.tid},
-                 {"acquired_at", trace_.sites[acquired.site].label},
-                 {"hold_ns", hold.hold_ns}};
+    const uint32_t track = track_of(hold);
+    w_.begin_object()
+        .field("ph", "X")
+        .field("cat", "hold")
+        .field("name", "held by " + std::to_string(acquired.tid))
+        .field("pid", process_.pid)
+        .field("tid", track)
+        .field("ts", us(hold.begin_ns))
+        .field("dur", duration_us(hold.begin_ns, end_ns))
+        .object("args")
+        .field("tid", acquired.tid)
+        .field("acquired_at", trace_.sites[acquired.site].label)
+        .field("hold_ns", hold.hold_ns);
     if (hold.end == TraceHold::kNoEvent)
-      args["open"] = true;  // still held where the thread's trace ends
+      w_.field("open", true);  // still held where the thread's trace ends
     else if (trace_.events[hold.end].kind == format::TraceKind::kHoldPause)
-      args["let_go_by"] = "condition wait";
+      w_.field("let_go_by", "condition wait");
     else
-      args["released_at"] = trace_.sites[trace_.events[hold.end].site].label;
-    if (hold.resumed) args["taken_back_by"] = "condition wait";
-    emit({{"ph", "X"},
-          {"cat", "hold"},
-          {"name", "held by " + std::to_string(acquired.tid)},
-          {"pid", process_.pid},
-          {"tid", track_of(hold)},
-          {"ts", us(hold.begin_ns)},
-          {"dur", duration_us(hold.begin_ns, end_ns)},
-          {"args", args}});
+      w_.field("released_at", trace_.sites[trace_.events[hold.end].site].label);
+    if (hold.resumed) w_.field("taken_back_by", "condition wait");
+    end_event();
   }
 
   const ProcessProfile& process_;
   const ProcessTrace& trace_;
   double offset_us_;
-  std::ostream& out_;
-  bool& first_;
+  JsonWriter& w_;
   uint32_t& next_track_;  // over the file: images of one pid (exec) have the same pid
   TraceNames names_;
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, Track> tracks_;  // (lock, generation, reader)
@@ -235,20 +236,24 @@ class ChromeTraceReportWriter final : public ReportWriter {
       throw std::invalid_argument(
           "the chrome format draws traced events, and this profile has none: record it with "
           "`lockscope record --trace`");
-    std::ostream& out = sink.stream();
-    out << "{\"displayTimeUnit\": \"ns\", \"otherData\": "
-        << json({{"exporter", "lockscope"}, {"directory", profile.directory}})
-               .dump(-1, ' ', false, json::error_handler_t::replace)
-        << ",\n\"traceEvents\": [";
-    bool first = true;
+    // Compact, streamed as the events are made (a trace may hold millions).
+    JsonWriter w(sink.stream(), {.indent = -1});
+    w.begin_object()
+        .field("displayTimeUnit", "ns")
+        .object("otherData")
+        .field("exporter", "lockscope")
+        .field("directory", profile.directory)
+        .end_object()
+        .array("traceEvents");
     uint64_t next_flow = 1;
     uint32_t next_track = kLockTrackBase;
     for (const ProcessProfile& process : profile.processes) {
       if (!process.trace.present) continue;
       const double offset_us = double(process.start_realtime_ns - first_start) / 1000.0;
-      ProcessTimeline(process, offset_us, out, first, next_track).write(next_flow);
+      ProcessTimeline(process, offset_us, w, next_track).write(next_flow);
     }
-    out << "\n]}\n";
+    w.end_array().end_object().finish();
+    sink.stream() << '\n';
   }
 };
 
