@@ -202,20 +202,20 @@ JsonWriter& JsonWriter::value(std::nullptr_t) {
   return *this;
 }
 
-JsonWriter& JsonWriter::unsigned_value(uint64_t number) {
+template <typename Integer>
+JsonWriter& JsonWriter::integer_value(Integer number) {
   before_value();
-  char digits[24];
+  char digits[24];  // INT64_MIN and UINT64_MAX fit
   const auto end = std::to_chars(digits, digits + sizeof digits, number).ptr;
   raw(std::string_view(digits, size_t(end - digits)));
   return *this;
 }
 
+JsonWriter& JsonWriter::unsigned_value(uint64_t number) {
+  return integer_value(number);
+}
 JsonWriter& JsonWriter::signed_value(int64_t number) {
-  before_value();
-  char digits[24];
-  const auto end = std::to_chars(digits, digits + sizeof digits, number).ptr;
-  raw(std::string_view(digits, size_t(end - digits)));
-  return *this;
+  return integer_value(number);
 }
 
 JsonWriter& JsonWriter::value(double number) {

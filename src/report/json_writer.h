@@ -91,6 +91,8 @@ class JsonWriter {
   void newline_and_indent();
   JsonWriter& unsigned_value(uint64_t number);
   JsonWriter& signed_value(int64_t number);
+  template <typename Integer>
+  JsonWriter& integer_value(Integer number);  // unsigned_value and signed_value
   void raw(std::string_view text);
   void quoted(std::string_view text);
   void end(Scope scope, char closing);
