@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include "runtime/process_exit.h"
+#include "runtime/stack_budget.h"
 #include "runtime/stack_capture.h"
 
 namespace lockscope::runtime {
@@ -127,12 +128,7 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
                           uint8_t unwind_mode, uint64_t& now, uint64_t& spent) {
   Runtime& rt = g_runtime;
   const uint64_t start = now;
-  // Allowed while captures took at most 1 % of the thread's time so far (+ 1 ms to start with):
-  // a DWARF walk costs microseconds, and a lock-heavy program contends hundreds of thousands of
-  // times a second. (Of its time alive, not its CPU time: the CPU time is a system call, and a
-  // thread that mostly waits would keep the stacks of few of its waits.)
-  const uint64_t allowance = static_cast<uint64_t>(rt.clock.ticks_per_second / 1000);
-  if (spent * 100 > start - self.first_ticks + allowance * 100) return 0;
+  if (!StackBudget::allows(spent, start - self.first_ticks, rt.clock.ticks_per_second)) return 0;
   InsideLockscope inside;  // libgcc's unwinder may lock a mutex of its own
   const int saved_errno = errno;
   uintptr_t raw[kMaxStackDepth + 8];
@@ -140,7 +136,7 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
   uint32_t got = capture_stack(raw, max_depth + 8, static_cast<UnwindMode>(unwind_mode));
   errno = saved_errno;
   now = rt.clock.now();
-  spent += now - start;
+  spent += StackBudget::charge(now - start, rt.clock.ticks_per_second);
   // Our own frames come first (this function's, acquire_slow's): the program's starts at `site`.
   uint32_t first = 0;
   while (first < got && first < 8 && raw[first] != site) ++first;
@@ -153,7 +149,7 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
     got = capture_stack(raw, max_depth + 8, UnwindMode::kDwarf);
     errno = errno_before;
     now = rt.clock.now();
-    spent += now - retry_start;
+    spent += StackBudget::charge(now - retry_start, rt.clock.ticks_per_second);
     for (first = 0; first < got && first < 8 && raw[first] != site;) ++first;
   }
   if (first >= got || raw[first] != site) return 0;
