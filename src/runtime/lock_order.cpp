@@ -15,25 +15,34 @@ uint32_t LockOrderTable::find(Index* index, const OrderEdge& edge) const {
   if (index == nullptr) return 0;
   const size_t mask = index->capacity - 1;
   for (size_t i = hash(edge) & mask;; i = (i + 1) & mask) {
-    const uint32_t number = index->numbers()[i].load(std::memory_order_acquire);
-    if (number == 0 || same_locks(edges_[number - 1], edge)) return number;
+    const IndexSlot& slot = index->slots()[i];
+    const uint32_t number = slot.number.load(std::memory_order_acquire);
+    if (number == 0 || same_locks(slot, edge)) return number;
   }
+}
+
+void LockOrderTable::place(Index* index, const OrderEdge& edge, uint32_t number_plus_one) {
+  const size_t mask = index->capacity - 1;
+  size_t i = hash(edge) & mask;
+  while (index->slots()[i].number.load(std::memory_order_relaxed) != 0) i = (i + 1) & mask;
+  IndexSlot& slot = index->slots()[i];
+  slot.from_slot = edge.from_slot;
+  slot.from_generation = edge.from_generation;
+  slot.to_slot = edge.to_slot;
+  slot.to_generation = edge.to_generation;
+  slot.number.store(number_plus_one, std::memory_order_release);
 }
 
 // A twice larger index (the first of 4,096 numbers) holding every edge, published for readers.
 LockOrderTable::Index* LockOrderTable::grow_index() {
   Index* old = index_.load(std::memory_order_relaxed);
   const size_t capacity = old ? old->capacity * 2 : 4096;
-  void* memory = mmap(nullptr, sizeof(Index) + capacity * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+  void* memory = mmap(nullptr, sizeof(Index) + capacity * sizeof(IndexSlot), PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) return nullptr;
   auto* index = static_cast<Index*>(memory);
   index->capacity = capacity;
-  for (size_t n = 0; n < edges_.size(); ++n) {
-    size_t i = hash(edges_[n]) & (capacity - 1);
-    while (index->numbers()[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & (capacity - 1);
-    index->numbers()[i].store(static_cast<uint32_t>(n + 1), std::memory_order_relaxed);
-  }
+  for (size_t n = 0; n < edges_.size(); ++n) place(index, edges_[n], static_cast<uint32_t>(n + 1));
   index_.store(index, std::memory_order_release);
   return index;
 }
@@ -50,12 +59,9 @@ bool LockOrderTable::insert(const OrderEdge& edge) {
     else if (index == nullptr || edges_.size() + 1 >= index->capacity) index = nullptr;
   }
   if (index != nullptr && find(index, edge) == 0) {
-    const size_t mask = index->capacity - 1;
-    size_t i = hash(edge) & mask;
-    while (index->numbers()[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & mask;
     const size_t number = edges_.size();
     if (edges_.append([&](OrderEdge& slot) { slot = edge; })) {
-      index->numbers()[i].store(static_cast<uint32_t>(number + 1), std::memory_order_release);
+      place(index, edge, static_cast<uint32_t>(number + 1));
       added = true;
     } else {
       dropped_.fetch_add(1, std::memory_order_relaxed);
