@@ -5,6 +5,7 @@
 #include "runtime/process_exit.h"
 #include "runtime/stack_budget.h"
 #include "runtime/stack_capture.h"
+#include "runtime/wide_site_cache.h"
 
 namespace lockscope::runtime {
 namespace {
@@ -21,24 +22,45 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   }
   LockSlot& lock_slot = runtime().locks.slot(slot);
   const bool robust = lock_slot.flags.load(std::memory_order_relaxed) & format::kLockRobust;
-  site_cache_slot(self, lock, site, op) =
-      SiteCacheEntry{lock,
-                     &lock_slot,
-                     entry,
-                     slot,
-                     cache_epoch(self),
-                     site,
-                     identity_epoch,
-                     static_cast<uint16_t>(op),
-                     robust,
-                     lock_slot.waited_on.load(std::memory_order_relaxed)};
+  const SiteCacheEntry cached{lock,
+                              &lock_slot,
+                              entry,
+                              slot,
+                              cache_epoch(self),
+                              site,
+                              identity_epoch,
+                              static_cast<uint16_t>(op),
+                              robust,
+                              lock_slot.waited_on.load(std::memory_order_relaxed)};
+  site_cache_slot(self, lock, site, op) = cached;
+  wide_cache_fill(self.wide_cache, site_cache_key(lock, site, static_cast<uint16_t>(op)), cached,
+                  self.sites.used());
   return entry;
+}
+
+// The wide site cache's entry for (lock, site, op), copied into the inline cache; nullptr when
+// it has none.
+SiteCacheEntry* wide_cached_site(ThreadState& self, const void* lock, format::Operation op,
+                                 uintptr_t site) {
+  const uint16_t operation = static_cast<uint16_t>(op);
+  SiteCacheEntry* wide =
+      wide_cache_find(self.wide_cache, site_cache_key(lock, site, operation), lock, site, operation,
+                      cache_epoch(self), g_runtime.identity_epoch.load(std::memory_order_acquire));
+  if (wide == nullptr) return nullptr;
+  __builtin_prefetch(wide->stats, 1);  // both misses at once: the caller counts in the one and
+  __builtin_prefetch(wide->slot, 1);   // reads the other
+  // Waited on since it was filled: its holds are stamped before the trylock from now on.
+  if (!wide->stamp_early) wide->stamp_early = wide->slot->waited_on.load(std::memory_order_relaxed);
+  site_cache_slot(self, lock, site, op) = *wide;
+  return wide;
 }
 
 }  // namespace
 
 LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site) {
   InsideLockscope inside;  // the tables below must not be re-entered by a signal handler
+  if (const SiteCacheEntry* wide = wide_cached_site(self, lock, op, site))
+    return {wide->slot, wide->slot_index, wide->stats};
   Runtime& rt = runtime();
   const uint32_t slot_index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
   if (slot_index == LockTable::kNoSlot) {

@@ -19,6 +19,7 @@
 #include "common/profile_format.h"
 #include "common/trace_format.h"
 #include "runtime/runtime_state.h"
+#include "runtime/wide_site_cache.h"
 
 namespace lockscope::runtime {
 
@@ -159,9 +160,7 @@ inline bool note_owner(LockSlot& slot, const ThreadState& self, uintptr_t site) 
 
 inline SiteCacheEntry& site_cache_slot(ThreadState& self, const void* lock, uintptr_t site,
                                        format::Operation op) {
-  // Fibonacci hashing (one multiply): locks in an array, a cache line apart, and the few call
-  // sites of each must spread over the cache, not alias on a few low bits.
-  const uintptr_t key = reinterpret_cast<uintptr_t>(lock) ^ (site << 7) ^ static_cast<uintptr_t>(op);
+  const uintptr_t key = site_cache_key(lock, site, static_cast<uint16_t>(op));
   static_assert(kSiteCacheSize == 256, "the shift below takes the top 8 bits");
   return self.site_cache[(key * 0x9E3779B97F4A7C15ull) >> 56];
 }
@@ -350,7 +349,10 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     errno = saved_errno;
     return outcome.result;
   }
-  if (first_result == kNotTried) g_runtime.locks.prefetch(reinterpret_cast<uintptr_t>(lock));
+  if (first_result == kNotTried) {
+    wide_cache_prefetch(self->wide_cache, lock, site, static_cast<uint16_t>(Calls::kOperation));
+    g_runtime.locks.prefetch(reinterpret_cast<uintptr_t>(lock));
+  }
   AcquireOutcome outcome{first_result == kNotTried ? calls.try_acquire() : first_result, false, 0,
                          0, Blocker::kUnknown};
   uintptr_t frames[kMaxStackDepth];
@@ -447,6 +449,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
   if (self)
     for (uint32_t i = self->held_depth; i-- > 0;)
       if (self->held[i].lock == lock) {
+        wide_cache_prefetch(self->wide_cache, lock, site, self->held[i].release_operation);
         if (self->held[i].signalled_slot) stamp_release_after_signal(self->held[i]);
         made_wait = self->held[i].stamped && hold_made_wait(self->held[i]);
         if (made_wait) note_release_with_waiters(*self, self->held[i], site);

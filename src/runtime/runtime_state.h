@@ -99,6 +99,16 @@ static_assert(offsetof(SiteCacheEntry, lock) == offsetof(HeldLock, lock) &&
               offsetof(SiteCacheEntry, epoch) == offsetof(HeldLock, epoch) &&
               offsetof(SiteCacheEntry, site) == HeldLock::kIdentityBytes);
 inline constexpr uint32_t kSiteCacheSize = 256;
+// What the site caches hash: locks in an array, a cache line apart, and the few call sites of
+// each must spread over a cache, not alias on a few low bits (Fibonacci hashing of this key).
+inline uintptr_t site_cache_key(const void* lock, uintptr_t site, uint16_t op) {
+  return reinterpret_cast<uintptr_t>(lock) ^ (site << 7) ^ op;
+}
+// A thread's second, larger site cache (wide_site_cache.h); no memory until it needs one.
+struct WideSiteCache {
+  SiteCacheEntry* entries;
+  uint32_t bits;  // 2^bits entries
+};
 
 // The blocking call a thread is inside (a contended acquire, a condition, semaphore or barrier
 // wait), so that a profile written meanwhile counts the wait up to then.
@@ -145,6 +155,7 @@ struct ThreadState {
   // The slot itself (thread_registry.h).
   std::atomic<uint32_t> state;  // SlotState
   uint32_t index;
+  WideSiteCache wide_cache;  // kept across a slot's clear: given back when the slot is claimed
   // Trace mode: the thread's file (kept across a slot's clear: closed when the thread is gone).
   TraceBuffer trace;
 };

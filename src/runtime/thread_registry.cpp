@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "runtime/runtime_state.h"
+#include "runtime/wide_site_cache.h"
 
 namespace lockscope::runtime {
 namespace {
@@ -58,6 +59,8 @@ ThreadState* ThreadRegistry::claim(SiteTable& merged, uint64_t& dropped) {
     if (!thread) return nullptr;
   }
   clear_slot(*thread);
+  // Its epoch starts again at 1, so another thread's wide cache entries could look valid.
+  wide_cache_release(thread->wide_cache);
   thread->epoch = 1;
   thread->state.store(static_cast<uint32_t>(SlotState::kLive), std::memory_order_release);
   return thread;

@@ -2,6 +2,8 @@
 // that lock while the interrupted thread is inside lockscope's own book-keeping.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "lockscope_harness.h"
 
 namespace lockscope::testing {
@@ -103,6 +105,40 @@ TEST(Scale, SeventyThousandDistinctLocksAreAllRecorded) {
     }
   EXPECT_EQ(locks, kLocks);
   EXPECT_EQ(acquisitions, 2 * kLocks);
+}
+
+// A thread with more (lock, site) pairs than its inline site cache holds finds them in its wide
+// cache (wide_site_cache.h): a lock's new generation must not be counted in the old one's
+// entries, nor a thread that gets a finished thread's slot in that thread's entries.
+TEST(Scale, AThreadWithThousandsOfSitesCountsEachGenerationAndEachThreadApart) {
+  constexpr uint64_t kLocks = 3'000, kRounds = 3;
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(
+      dir, "scale", {"generations", std::to_string(kLocks), std::to_string(kRounds)});
+  expect_nothing_dropped(process);
+  const int first = marker_line("scale", "generation-a");
+  const int second = marker_line("scale", "generation-b");
+  uint64_t first_locks = 0, second_locks = 0;
+  for (const LockSummary& lock : process.locks) {
+    const SiteSummary* a = site_at(lock, "scale.c", first, format::Operation::kLock);
+    const SiteSummary* b = site_at(lock, "scale.c", second, format::Operation::kLock);
+    if (a) {
+      ++first_locks;
+      EXPECT_EQ(a->count, kRounds) << "generation " << lock.generation;
+      EXPECT_EQ(b, nullptr) << "the second part counted in the first generation";
+    }
+    if (b) {
+      ++second_locks;
+      EXPECT_EQ(b->count, 2 * kRounds) << "generation " << lock.generation;
+    }
+  }
+  EXPECT_EQ(first_locks, kLocks);
+  EXPECT_EQ(second_locks, kLocks);
+  std::vector<uint64_t> workers;
+  for (const ThreadSummary& thread : process.threads)
+    if (!(thread.flags & format::kThreadMain)) workers.push_back(thread.acquisitions);
+  std::sort(workers.begin(), workers.end());
+  EXPECT_EQ(workers, (std::vector<uint64_t>{kLocks * kRounds, 2 * kLocks * kRounds}));
 }
 
 TEST(Scale, TwentyThousandShortLivedThreadsAreEachARowWithTheirCounts) {
