@@ -132,7 +132,8 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
                                ? rt.unwind_mode
                                : static_cast<uint8_t>(UnwindMode::kDwarf);
       if (depth != 0)
-        edge.stack_depth = capture_stack_at(self, site, edge.stack, depth, mode, now, self.stack_ticks);
+        edge.stack_depth = capture_stack_at(self, site, edge.stack, depth, mode, now,
+                                            self.stack_ticks, &rt.shared_stack_ticks);
       rt.order.insert(edge);
     }
   }
@@ -147,10 +148,15 @@ void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
 }
 
 uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth,
-                          uint8_t unwind_mode, uint64_t& now, uint64_t& spent) {
+                          uint8_t unwind_mode, uint64_t& now, uint64_t& spent,
+                          std::atomic<uint64_t>* shared) {
   Runtime& rt = g_runtime;
   const uint64_t start = now;
   if (!StackBudget::allows(spent, start - self.first_ticks, rt.clock.ticks_per_second)) return 0;
+  if (shared && !StackBudget::allows(shared->load(std::memory_order_relaxed),
+                                     start - rt.start_ticks, rt.clock.ticks_per_second))
+    return 0;
+  const uint64_t spent_before = spent;
   InsideLockscope inside;  // libgcc's unwinder may lock a mutex of its own
   const int saved_errno = errno;
   uintptr_t raw[kMaxStackDepth + 8];
@@ -174,6 +180,7 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
     spent += StackBudget::charge(now - retry_start, rt.clock.ticks_per_second);
     for (first = 0; first < got && first < 8 && raw[first] != site;) ++first;
   }
+  if (shared) shared->fetch_add(spent - spent_before, std::memory_order_relaxed);
   if (first >= got || raw[first] != site) return 0;
   uint32_t depth = got - first;
   if (depth > max_depth) depth = max_depth;
@@ -299,7 +306,7 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
   } else {
     uint64_t now = end;
     depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode, now,
-                             self.hold_stack_ticks);
+                             self.hold_stack_ticks, &rt.shared_stack_ticks);
   }
   self.released_stack.number = 0;
   if (depth != 0 && !self.sites.record_stack(detail->hold_stacks, frames, depth, weight, hold_ns * weight))

@@ -93,10 +93,13 @@ inline const EventSink& sink() { return *g_runtime.sink; }
 // lockscope's own frames. `max_depth` <= kMaxStackDepth frames (capture_wait_stack: the configured
 // stack_depth), walked the `unwind_mode` way (UnwindMode). Two budgets: waits, blame and lock
 // order spend ThreadState::stack_ticks; timed holds spend hold_stack_ticks, so that a program
-// that holds much and waits little keeps the stacks of its waits.
+// that holds much and waits little keeps the stacks of its waits. `shared` (timed holds, lock
+// order; nullptr for the others): a process-wide budget the capture must also fit, and is charged
+// to (Runtime::shared_stack_ticks): a server's threads each timing thousands of cold holds would
+// otherwise together spend a per-thread budget many times over (memcached: ~3 us per request).
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) uint32_t capture_stack_at(
     ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth, uint8_t unwind_mode,
-    uint64_t& now, uint64_t& spent);
+    uint64_t& now, uint64_t& spent, std::atomic<uint64_t>* shared = nullptr);
 inline uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t* frames,
                                    uint64_t& now) {
   return capture_stack_at(self, site, frames, g_runtime.stack_depth, g_runtime.unwind_mode, now,

@@ -147,6 +147,7 @@ void reset_process_identity(Runtime& rt) {
                          static_cast<uint64_t>(now.tv_nsec);
   rt.start_monotonic_ns = Clock::monotonic_ns();
   rt.start_ticks = rt.clock.now();
+  rt.shared_stack_ticks.store(0, std::memory_order_relaxed);
 }
 
 // Called marked inside lockscope (current_thread_slow), so the merge lock is signal-safe here.

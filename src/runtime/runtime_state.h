@@ -185,6 +185,9 @@ struct Runtime {
   uint64_t start_realtime_ns = 0;
   uint64_t start_monotonic_ns = 0;
   uint64_t start_ticks = 0;  // the clock at start_monotonic_ns (trace time 0)
+  // The stack captures of timed holds and of new lock-order edges, of every thread together: within
+  // a budget of the process's time (StackBudget), besides each thread's own (capture_stack_at).
+  std::atomic<uint64_t> shared_stack_ticks{0};
   std::atomic<bool> profile_written{false};
   uint64_t snapshot_interval_ticks = 0;     // 0: no periodic snapshots
   bool log_writes = false;  // config log_writes=1: say how long each profile write took (benchmarks)

@@ -2,7 +2,9 @@
 // they took at most 1 % of the thread's time alive so far, plus 1 ms to start with. A DWARF walk
 // costs microseconds, and a lock-heavy program contends hundreds of thousands of times a second.
 // (Of its time alive, not its CPU time: the CPU time is a system call, and a thread that mostly
-// waits would keep the stacks of few of its waits.)
+// waits would keep the stacks of few of its waits.) The same rule bounds the process-wide budget
+// of the captures that every thread makes often and no one waits on (timed holds, lock-order
+// edges): `alive` is then the process's time, `spent` all threads' charges.
 //
 // A capture is timed by the clock around it, so a thread descheduled mid-walk (a busy machine) or
 // a walk that first touches cold unwind tables would be charged milliseconds it did not spend
