@@ -33,19 +33,17 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
                               robust,
                               lock_slot.waited_on.load(std::memory_order_relaxed)};
   site_cache_slot(self, lock, site, op) = cached;
-  wide_cache_fill(self.wide_cache, site_cache_key(lock, site, static_cast<uint16_t>(op)), cached,
-                  self.sites.used());
+  wide_cache_fill(self.wide_cache, cached, self.sites.used());
   return entry;
 }
 
-// The wide site cache's entry for (lock, site, op), copied into the inline cache; nullptr when
-// it has none.
-SiteCacheEntry* wide_cached_site(ThreadState& self, const void* lock, format::Operation op,
-                                 uintptr_t site) {
-  const uint16_t operation = static_cast<uint16_t>(op);
+// The wide site cache's entry for (lock, site, op) under the current cache epoch (trace mode's
+// tagged ones too), copied into the inline cache; nullptr when it has none.
+SiteCacheEntry* wide_site_for_slow_path(ThreadState& self, const void* lock, format::Operation op,
+                                        uintptr_t site) {
   SiteCacheEntry* wide =
-      wide_cache_find(self.wide_cache, site_cache_key(lock, site, operation), lock, site, operation,
-                      cache_epoch(self), g_runtime.identity_epoch.load(std::memory_order_acquire));
+      wide_cache_find(self.wide_cache, lock, site, static_cast<uint16_t>(op), cache_epoch(self),
+                      g_runtime.identity_epoch.load(std::memory_order_acquire));
   if (wide == nullptr) return nullptr;
   __builtin_prefetch(wide->stats, 1);  // both misses at once: the caller counts in the one and
   __builtin_prefetch(wide->slot, 1);   // reads the other
@@ -59,7 +57,7 @@ SiteCacheEntry* wide_cached_site(ThreadState& self, const void* lock, format::Op
 
 LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site) {
   InsideLockscope inside;  // the tables below must not be re-entered by a signal handler
-  if (const SiteCacheEntry* wide = wide_cached_site(self, lock, op, site))
+  if (const SiteCacheEntry* wide = wide_site_for_slow_path(self, lock, op, site))
     return {wide->slot, wide->slot_index, wide->stats};
   Runtime& rt = runtime();
   const uint32_t slot_index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));

@@ -334,10 +334,18 @@ __attribute__((noinline)) void note_robust(const void* lock);
 inline constexpr int kNotTried = -1;
 inline constexpr int kSkipTry = -2;
 template <typename Calls>
+inline int acquire_cached(ThreadState* self, SiteCacheEntry* cached, Calls calls);
+template <typename Calls>
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     ThreadState* self, const void* lock, uintptr_t site, int first_result, Calls calls) {
   constexpr bool blocking = Calls::kBlocking;
   if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
+  // A site the inline cache does not hold but the wide one does: the fast path's way from there
+  // (before the check below, whose plain read of the mutex would cost a contended one's line a
+  // second transfer).
+  if (self && first_result == kNotTried && self->held_depth < kMaxHeldLocks)
+    if (SiteCacheEntry* wide = wide_cached_site(*self, lock, site, Calls::kOperation))
+      return acquire_cached(self, wide, calls);
   if constexpr (requires { calls.try_is_unsafe(); })
     if (first_result == kNotTried && calls.try_is_unsafe()) first_result = kSkipTry;
   if (self == nullptr) return blocking ? calls.blocking_acquire() : calls.try_acquire();
@@ -352,10 +360,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     errno = saved_errno;
     return outcome.result;
   }
-  if (first_result == kNotTried) {
-    wide_cache_prefetch(self->wide_cache, lock, site, static_cast<uint16_t>(Calls::kOperation));
-    g_runtime.locks.prefetch(reinterpret_cast<uintptr_t>(lock));
-  }
+  if (first_result == kNotTried) g_runtime.locks.prefetch(reinterpret_cast<uintptr_t>(lock));
   AcquireOutcome outcome{first_result == kNotTried ? calls.try_acquire() : first_result, false, 0,
                          0, Blocker::kUnknown};
   uintptr_t frames[kMaxStackDepth];
@@ -405,22 +410,18 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   return outcome.result;
 }
 
+// An acquisition at a site a cache holds (`cached`: an entry of the inline cache, or of the wide
+// one), with room on the held stack: the trylock and inline stores, the slow path only when the
+// trylock fails. Shared by the fast path and acquire_slow's wide cache hit.
 template <typename Calls>
-inline int acquire(const void* lock, uintptr_t site, Calls calls) {
-  // Only the TLS pointer: a thread without one yet goes to the slow path, which finds (or makes)
-  // it. No call here but the trylock, so the fast path keeps a small stack frame.
-  ThreadState* self = tls_thread;
-  if (__builtin_expect(self == nullptr, 0)) return acquire_slow(nullptr, lock, site, kNotTried, calls);
-  // The cache is consulted before the lock is taken, so the critical section only sees the stores.
-  SiteCacheEntry* cached = cached_site(*self, lock, site, Calls::kOperation);
-  if (__builtin_expect(cached == nullptr || self->held_depth >= kMaxHeldLocks, 0))
-    return acquire_slow(self, lock, site, kNotTried, calls);
+__attribute__((always_inline)) inline int acquire_cached(ThreadState* self, SiteCacheEntry* cached,
+                                                         Calls calls) {
   // Keep the entry's address in a register across the trylock rather than have the compiler
   // recompute it from the hash (which costs it more saved registers).
   asm("" : "+r"(cached));
   if constexpr (requires { calls.try_is_unsafe(); })
     if (__builtin_expect(cached->robust, 0) && calls.try_is_unsafe())
-      return acquire_slow(self, lock, site, kSkipTry, calls);
+      return acquire_slow(self, cached->lock, cached->site, kSkipTry, calls);
   if constexpr (format::operation_class(Calls::kOperation) != format::OperationClass::kAcquire) {
     // A semaphore wait: nothing is held afterwards, so no owner, no held entry, no hold to time.
     const int result = calls.try_acquire();
@@ -443,6 +444,20 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   return 0;
 }
 
+template <typename Calls>
+inline int acquire(const void* lock, uintptr_t site, Calls calls) {
+  // Only the TLS pointer: a thread without one yet goes to the slow path, which finds (or makes)
+  // it. No call here but the trylock, so the fast path keeps a small stack frame.
+  ThreadState* self = tls_thread;
+  if (__builtin_expect(self == nullptr, 0))
+    return acquire_slow(nullptr, lock, site, kNotTried, calls);
+  // The cache is consulted before the lock is taken, so the critical section only sees the stores.
+  SiteCacheEntry* cached = cached_site(*self, lock, site, Calls::kOperation);
+  if (__builtin_expect(cached == nullptr || self->held_depth >= kMaxHeldLocks, 0))
+    return acquire_slow(self, lock, site, kNotTried, calls);
+  return acquire_cached(self, cached, calls);
+}
+
 template <typename Release>
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(ThreadState* self, const void* lock, uintptr_t site,
                                            Release real_release,
@@ -452,7 +467,6 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
   if (self)
     for (uint32_t i = self->held_depth; i-- > 0;)
       if (self->held[i].lock == lock) {
-        wide_cache_prefetch(self->wide_cache, lock, site, self->held[i].release_operation);
         if (self->held[i].signalled_slot) stamp_release_after_signal(self->held[i]);
         made_wait = self->held[i].stamped && hold_made_wait(self->held[i]);
         if (made_wait) note_release_with_waiters(*self, self->held[i], site);
@@ -477,8 +491,9 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
   HeldLock& top = self->held[self->held_depth - 1];
   SiteStats* stats = top.epoch == self->epoch ? top.entry->release_stats : nullptr;
   if (stats == nullptr || stats->key.site != site) {
-    SiteCacheEntry* cached =
-        cached_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
+    const auto op = static_cast<format::Operation>(top.release_operation);
+    SiteCacheEntry* cached = cached_site(*self, lock, site, op);
+    if (cached == nullptr) cached = wide_cached_site(*self, lock, site, op);
     if (cached == nullptr) return release_slow(self, lock, site, real_release, default_operation);
     stats = cached->stats;
   }

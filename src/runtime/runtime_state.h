@@ -104,11 +104,7 @@ inline constexpr uint32_t kSiteCacheSize = 256;
 inline uintptr_t site_cache_key(const void* lock, uintptr_t site, uint16_t op) {
   return reinterpret_cast<uintptr_t>(lock) ^ (site << 7) ^ op;
 }
-// A thread's second, larger site cache (wide_site_cache.h); no memory until it needs one.
-struct WideSiteCache {
-  SiteCacheEntry* entries;
-  uint32_t bits;  // 2^bits entries
-};
+struct WideSiteCache;  // a thread's second, larger site cache (wide_site_cache.h)
 
 // The blocking call a thread is inside (a contended acquire, a condition, semaphore or barrier
 // wait), so that a profile written meanwhile counts the wait up to then.
@@ -155,7 +151,8 @@ struct ThreadState {
   // The slot itself (thread_registry.h).
   std::atomic<uint32_t> state;  // SlotState
   uint32_t index;
-  WideSiteCache wide_cache;  // kept across a slot's clear: given back when the slot is claimed
+  // Kept across a slot's clear, given back when the slot is claimed; nullptr until needed.
+  WideSiteCache* wide_cache;
   // Trace mode: the thread's file (kept across a slot's clear: closed when the thread is gone).
   TraceBuffer trace;
 };

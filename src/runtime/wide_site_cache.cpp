@@ -6,6 +6,8 @@
 namespace lockscope::runtime {
 namespace {
 
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+
 // The size, in bits, a table of `table_size` entries asks for: twice its size, within the bounds;
 // 0 while the inline cache is enough.
 uint32_t wanted_bits(size_t table_size) {
@@ -15,39 +17,47 @@ uint32_t wanted_bits(size_t table_size) {
   return bits;
 }
 
-constexpr size_t kHugePageBytes = size_t{2} << 20;
-
 size_t bytes_of(uint32_t bits) {
-  return (size_t{1} << bits) * sizeof(SiteCacheEntry);
+  return sizeof(WideSiteCache) + (size_t{1} << bits) * sizeof(SiteCacheEntry);
 }
 
 }  // namespace
 
-void wide_cache_fill(WideSiteCache& cache, uintptr_t key, const SiteCacheEntry& entry,
-                     size_t table_size) {
+void wide_cache_fill(WideSiteCache*& cache, const SiteCacheEntry& entry, size_t table_size) {
   const uint32_t bits = wanted_bits(table_size);
-  if (bits == 0 && cache.entries == nullptr) return;
-  if (bits > cache.bits) {
+  if (bits > (cache ? cache->bits : 0)) {
     const int saved_errno = errno;
     void* memory = mmap(nullptr, bytes_of(bits), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (memory != MAP_FAILED) {
       // Looked up at random: on 4 KiB pages nearly every lookup would also miss the TLB.
       if (bytes_of(bits) >= kHugePageBytes) madvise(memory, bytes_of(bits), MADV_HUGEPAGE);
-      wide_cache_release(cache);
-      cache.entries = static_cast<SiteCacheEntry*>(memory);
-      cache.bits = bits;
+      auto* grown = static_cast<WideSiteCache*>(memory);
+      grown->bits = bits;
+      grown->replaced = cache;
+      // Published after it is filled in: a signal handler's lookup on this thread may read it.
+      std::atomic_signal_fence(std::memory_order_release);
+      cache = grown;
     }
     errno = saved_errno;
-    if (cache.entries == nullptr) return;
   }
-  cache.entries[wide_cache_index(key, cache.bits)] = entry;
+  if (cache == nullptr) return;
+  const size_t i =
+      wide_cache_index(site_cache_key(entry.lock, entry.site, entry.operation), cache->bits);
+  SiteCacheEntry* entries = cache->entries();
+  // The pair's other entry keeps the one filled before, unless that was this key's.
+  if (!(entries[i].lock == entry.lock && entries[i].site == entry.site &&
+        entries[i].operation == entry.operation))
+    entries[i ^ 1] = entries[i];
+  entries[i] = entry;
 }
 
-void wide_cache_release(WideSiteCache& cache) {
-  if (cache.entries != nullptr) munmap(cache.entries, bytes_of(cache.bits));
-  cache.entries = nullptr;
-  cache.bits = 0;
+void wide_cache_release(WideSiteCache*& cache) {
+  while (cache != nullptr) {
+    WideSiteCache* replaced = cache->replaced;
+    munmap(cache, bytes_of(cache->bits));
+    cache = replaced;
+  }
 }
 
 }  // namespace lockscope::runtime

@@ -108,13 +108,14 @@ TEST(Scale, SeventyThousandDistinctLocksAreAllRecorded) {
 }
 
 // A thread with more (lock, site) pairs than its inline site cache holds finds them in its wide
-// cache (wide_site_cache.h): a lock's new generation must not be counted in the old one's
-// entries, nor a thread that gets a finished thread's slot in that thread's entries.
-TEST(Scale, AThreadWithThousandsOfSitesCountsEachGenerationAndEachThreadApart) {
+// cache (wide_site_cache.h), from its slow paths and, in summary mode, the way the fast path goes:
+// a lock's new generation must not be counted in the old one's entries, nor a thread that gets a
+// finished thread's slot in that thread's entries; trace mode (whose entries are tagged) the same.
+void expect_generations_counted_apart(const std::vector<std::string>& options) {
   constexpr uint64_t kLocks = 3'000, kRounds = 3;
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(
-      dir, "scale", {"generations", std::to_string(kLocks), std::to_string(kRounds)});
+      dir, "scale", {"generations", std::to_string(kLocks), std::to_string(kRounds)}, options);
   expect_nothing_dropped(process);
   const int first = marker_line("scale", "generation-a");
   const int second = marker_line("scale", "generation-b");
@@ -139,6 +140,14 @@ TEST(Scale, AThreadWithThousandsOfSitesCountsEachGenerationAndEachThreadApart) {
     if (!(thread.flags & format::kThreadMain)) workers.push_back(thread.acquisitions);
   std::sort(workers.begin(), workers.end());
   EXPECT_EQ(workers, (std::vector<uint64_t>{kLocks * kRounds, 2 * kLocks * kRounds}));
+}
+
+TEST(Scale, AThreadWithThousandsOfSitesCountsEachGenerationAndEachThreadApart) {
+  expect_generations_counted_apart({});
+}
+
+TEST(Scale, AThreadWithThousandsOfSitesCountsEachGenerationApartInTraceMode) {
+  expect_generations_counted_apart({"--trace"});
 }
 
 TEST(Scale, TwentyThousandShortLivedThreadsAreEachARowWithTheirCounts) {
