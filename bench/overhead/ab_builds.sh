@@ -4,7 +4,8 @@
 #   micro:     lockscope_overhead_bench's uncontended pthread_mutex pair, runtime preloaded
 #              directly (CPU ns added to plain)
 #   heavy:     lockscope_lock_heavy under `lockscope record` (wall ratio to plain)
-#   memcached: memcached -t 4 on 127.0.0.1 under memcaslap, 3 s per run (throughput, % of plain)
+#   memcached: memcached -t 4 on 127.0.0.1 under memcaslap, 3 s per run (MEMCACHED_SECONDS: other
+#              lengths; throughput, % of plain)
 # Usage: ab_builds.sh [-n ROUNDS] BUILD_A BUILD_B micro|heavy|memcached...
 # (a BUILD is a build directory with bin/lockscope and lib/liblockscope.so; micro and heavy take
 # their benchmark binaries from BUILD_B)
@@ -56,7 +57,7 @@ tps() {  # tps [BUILD]: memcached's throughput under memcaslap, plain or recorde
   if [ -z "${1:-}" ]; then "${command[@]}" & else "$1/bin/lockscope" record -o "$work/p" -- "${command[@]}" 2>/dev/null & fi
   server=$!
   sleep 0.5
-  memcaslap -s "127.0.0.1:$port" -t 3s -T 2 -c 16 2>&1 | awk '/^Run time/ { for (i = 1; i <= NF; ++i) if ($i == "TPS:") print $(i + 1) }'
+  memcaslap -s "127.0.0.1:$port" -t "${MEMCACHED_SECONDS:-3}s" -T 2 -c 16 2>&1 | awk '/^Run time/ { for (i = 1; i <= NF; ++i) if ($i == "TPS:") print $(i + 1) }'
   kill -TERM "$server" 2>/dev/null || true
   wait "$server" 2>/dev/null || true
 }
@@ -78,7 +79,7 @@ for part in "$@"; do
         { echo "memcached or memcaslap is not installed (apt-get install memcached libmemcached-tools)"; continue; }
       for ((i = 0; i < rounds; ++i)); do echo "$(tps) $(tps "$a") $(tps "$b")"; done |
         awk '{ print 100 * $2 / $1, 100 * $3 / $1 }' >"$work/rows"
-      echo "== memcached -t 4 under memcaslap (2 threads, 16 connections, 3 s), % of plain, median of $rounds rounds"
+      echo "== memcached -t 4 under memcaslap (2 threads, 16 connections, ${MEMCACHED_SECONDS:-3} s), % of plain, median of $rounds rounds"
       echo "A $(median_of 1 <"$work/rows") %   B $(median_of 2 <"$work/rows") %" ;;
     *) echo "ab_builds.sh: unknown part '$part' (micro, heavy, memcached)" >&2; exit 2 ;;
   esac

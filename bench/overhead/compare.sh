@@ -6,8 +6,9 @@
 #   git:   git repack -a -f -d on a generated repository (make_git_repo.sh)
 #   sysbench: sysbench mutex, 2 threads over 4,096 mutexes (wall time, whole program)
 #   threads: 10,000 short-lived threads, 4 at a time (wall time, and peak memory of the process)
-#   memcached: memcached -t 4 on 127.0.0.1 under memcaslap (2 threads, 16 connections, 3 s): the
-#          throughput (TPS) plain and under lockscope record, alternating; median ratio
+#   memcached: memcached -t 4 on 127.0.0.1 under memcaslap (2 threads, 16 connections, 3 s, or
+#          MEMCACHED_SECONDS): the throughput (TPS) plain and under lockscope record, alternating;
+#          median ratio
 #   write: the profile write of memcached -t 4 after 2 s of memcaslap (runtime preloaded directly,
 #          log_writes=1: the runtime says how long each write took)
 #   scale: 10^6 distinct locks and 10^5 threads over one process's life, once each: time, and the
@@ -150,7 +151,8 @@ once() {
   python3 "$here/count_profile.py" "$work/prof"
 }
 
-# memcached_tps CONFIG: one memcached run (plain or recorded), loaded for 3 s; prints its TPS.
+# memcached_tps CONFIG: one memcached run (plain or recorded), loaded for 3 s (MEMCACHED_SECONDS);
+# prints its TPS.
 memcached_tps() {
   local port=$((20000 + RANDOM % 20000)) server
   local command=(memcached -t 4 -p "$port" -U 0 -l 127.0.0.1)
@@ -159,7 +161,7 @@ memcached_tps() {
   if [ "$1" = plain ]; then "${command[@]}" & else "$lockscope" record -o "$work/prof" -- "${command[@]}" 2>/dev/null & fi
   server=$!
   for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
-  memcaslap -s "127.0.0.1:$port" -t 3s -T 2 -c 16 2>&1 | awk '/^Run time/ { for (i = 1; i <= NF; ++i) if ($i == "TPS:") print $(i + 1) }'
+  memcaslap -s "127.0.0.1:$port" -t "${MEMCACHED_SECONDS:-3}s" -T 2 -c 16 2>&1 | awk '/^Run time/ { for (i = 1; i <= NF; ++i) if ($i == "TPS:") print $(i + 1) }'
   kill -TERM "$server"
   wait "$server" 2>/dev/null || true
 }
@@ -191,10 +193,10 @@ memcached_part() {
     echo "plain $plain"
     echo "profiled $profiled"
     echo "ratio $(echo "$profiled / $plain" | bc -l)"
-  done | medians | awk -v runs="$runs" '
+  done | medians | awk -v runs="$runs" -v seconds="${MEMCACHED_SECONDS:-3}" '
     { m[$1] = $2; lo[$1] = $3; hi[$1] = $4 }
     END {
-      printf "== memcached -t 4 under memcaslap (2 threads, 16 connections, 3 s), median of %d alternating runs\n", runs
+      printf "== memcached -t 4 under memcaslap (2 threads, 16 connections, %s s), median of %d alternating runs\n", seconds, runs
       printf "plain %.0f TPS (%.0f…%.0f), recorded %.0f TPS (%.0f…%.0f): %.1f %% of plain (median of per-round ratios)\n",
              m["plain"], lo["plain"], hi["plain"], m["profiled"], lo["profiled"], hi["profiled"], 100 * m["ratio"]
     }'
