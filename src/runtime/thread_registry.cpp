@@ -108,6 +108,7 @@ void ThreadRegistry::reset_after_fork(ThreadState* keep) {
     if (&thread == keep) continue;
     // Another thread may have been changing its table at the fork: forget it, never touch it.
     thread.sites.abandon();
+    thread.wide_cache = nullptr;  // likewise (left mapped)
     clear_slot(thread);
     thread.state.store(static_cast<uint32_t>(SlotState::kFree), std::memory_order_relaxed);
     free_.push(static_cast<uint32_t>(i));
