@@ -27,7 +27,9 @@
 
 namespace lockscope::runtime {
 
-inline constexpr uint32_t kMinWideCacheBits = 12;  // 4,096 entries, 192 KiB
+// A thread just past the inline cache's size gets a small table: its memory counts once for each
+// of a server's threads. (The tables a larger one replaced stay mapped: less than it, in all.)
+inline constexpr uint32_t kMinWideCacheBits = 10;  // 1,024 entries, 48 KiB
 inline constexpr uint32_t kMaxWideCacheBits = 16;  // 65,536 entries, 3 MiB
 
 struct alignas(64) WideSiteCache {
