@@ -150,6 +150,38 @@ TEST(Scale, AThreadWithThousandsOfSitesCountsEachGenerationApartInTraceMode) {
   expect_generations_counted_apart({"--trace"});
 }
 
+// The same wide cache in a forked child (made by the thread that filled it) and in a pthread key
+// destructor that locks after lockscope's own exit destructor ran: every count exact, each in its
+// process.
+TEST(Scale, AThreadWithThousandsOfSitesForksAndLocksAtItsExitWithExactCounts) {
+  constexpr uint64_t kLocks = 3'000, kRounds = 2;
+  TemporaryDirectory dir;
+  const Profile profile = record_all_unchanged(
+      dir, {fixture("scale"), "late", std::to_string(kLocks), std::to_string(kRounds)});
+  ASSERT_EQ(profile.processes.size(), 2u);
+  const bool parent_first = profile.processes[1].ppid == profile.processes[0].pid;
+  const ProcessProfile& parent = profile.processes[parent_first ? 0 : 1];
+  const ProcessProfile& child = profile.processes[parent_first ? 1 : 0];
+  ASSERT_EQ(child.ppid, parent.pid);
+  // Counts of the site at `marker` over the process's locks, and how many locks have it.
+  const auto counts = [](const ProcessProfile& process, const char* marker) {
+    uint64_t locks = 0, total = 0;
+    for (const LockSummary& lock : process.locks)
+      if (const SiteSummary* site =
+              site_at(lock, "scale.c", marker_line("scale", marker), format::Operation::kLock)) {
+        ++locks;
+        total += site->count;
+      }
+    return std::pair{locks, total};
+  };
+  for (const ProcessProfile* process : {&parent, &child}) expect_nothing_dropped(*process);
+  EXPECT_EQ(counts(parent, "late-a"), std::pair(kLocks, kLocks * kRounds));
+  EXPECT_EQ(counts(parent, "late-destructor"), std::pair(kLocks, kLocks));
+  EXPECT_EQ(counts(parent, "late-child"), std::pair(uint64_t{0}, uint64_t{0}));
+  EXPECT_EQ(counts(child, "late-child"), std::pair(kLocks, kLocks * kRounds));
+  EXPECT_EQ(counts(child, "late-a"), std::pair(uint64_t{0}, uint64_t{0}));
+}
+
 TEST(Scale, TwentyThousandShortLivedThreadsAreEachARowWithTheirCounts) {
   constexpr uint64_t kThreads = 20'000;
   TemporaryDirectory dir;
