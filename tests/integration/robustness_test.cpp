@@ -150,9 +150,10 @@ TEST(Scale, AThreadWithThousandsOfSitesCountsEachGenerationApartInTraceMode) {
   expect_generations_counted_apart({"--trace"});
 }
 
-// The same wide cache in a forked child (made by the thread that filled it) and in a pthread key
-// destructor that locks after lockscope's own exit destructor ran: every count exact, each in its
-// process.
+// The same wide cache in a forked child (made by the thread that filled it, locking at the same
+// line: its caches hold entries of the parent's table, which the child empties) and in a pthread
+// key destructor that locks after lockscope's own exit destructor ran: every count exact, each in
+// its process.
 TEST(Scale, AThreadWithThousandsOfSitesForksAndLocksAtItsExitWithExactCounts) {
   constexpr uint64_t kLocks = 3'000, kRounds = 2;
   TemporaryDirectory dir;
@@ -177,9 +178,8 @@ TEST(Scale, AThreadWithThousandsOfSitesForksAndLocksAtItsExitWithExactCounts) {
   for (const ProcessProfile* process : {&parent, &child}) expect_nothing_dropped(*process);
   EXPECT_EQ(counts(parent, "late-a"), std::pair(kLocks, kLocks * kRounds));
   EXPECT_EQ(counts(parent, "late-destructor"), std::pair(kLocks, kLocks));
-  EXPECT_EQ(counts(parent, "late-child"), std::pair(uint64_t{0}, uint64_t{0}));
-  EXPECT_EQ(counts(child, "late-child"), std::pair(kLocks, kLocks * kRounds));
-  EXPECT_EQ(counts(child, "late-a"), std::pair(uint64_t{0}, uint64_t{0}));
+  EXPECT_EQ(counts(child, "late-a"), std::pair(kLocks, kLocks * kRounds));
+  EXPECT_EQ(counts(child, "late-destructor"), std::pair(uint64_t{0}, uint64_t{0}));
 }
 
 TEST(Scale, TwentyThousandShortLivedThreadsAreEachARowWithTheirCounts) {
