@@ -42,8 +42,7 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
 SiteCacheEntry* wide_site_for_slow_path(ThreadState& self, const void* lock, format::Operation op,
                                         uintptr_t site) {
   SiteCacheEntry* wide =
-      wide_cache_find(self.wide_cache, lock, site, static_cast<uint16_t>(op), cache_epoch(self),
-                      g_runtime.identity_epoch.load(std::memory_order_acquire));
+      wide_cache_find(self.wide_cache, lock, site, static_cast<uint16_t>(op), cache_epoch(self));
   if (wide == nullptr) return nullptr;
   __builtin_prefetch(wide->stats, 1);  // both misses at once: the caller counts in the one and
   __builtin_prefetch(wide->slot, 1);   // reads the other

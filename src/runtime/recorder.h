@@ -179,11 +179,8 @@ inline uint32_t cache_epoch(const ThreadState& self) {
 inline SiteCacheEntry* cached_site_of_epoch(ThreadState& self, const void* lock, uintptr_t site,
                                             format::Operation op, uint32_t epoch) {
   SiteCacheEntry& entry = site_cache_slot(self, lock, site, op);
-  if (entry.lock == lock && entry.site == site && entry.operation == static_cast<uint16_t>(op) &&
-      entry.epoch == epoch &&
-      entry.identity_epoch == g_runtime.identity_epoch.load(std::memory_order_relaxed))
-    return &entry;
-  return nullptr;
+  return site_cache_entry_is(entry, lock, site, static_cast<uint16_t>(op), epoch) ? &entry
+                                                                                  : nullptr;
 }
 inline SiteCacheEntry* cached_site(ThreadState& self, const void* lock, uintptr_t site,
                                    format::Operation op) {

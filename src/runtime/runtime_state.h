@@ -211,6 +211,15 @@ struct Runtime {
 extern Runtime g_runtime;
 inline Runtime& runtime() { return g_runtime; }
 
+// Whether a site cache entry (inline or wide) is the one of (lock, site, op) and still valid:
+// filled under cache epoch `epoch` of its thread and the process's current identity epoch.
+inline bool site_cache_entry_is(const SiteCacheEntry& entry, const void* lock, uintptr_t site,
+                                uint16_t op, uint32_t epoch) {
+  return entry.lock == lock && entry.site == site && entry.operation == op &&
+         entry.epoch == epoch &&
+         entry.identity_epoch == g_runtime.identity_epoch.load(std::memory_order_relaxed);
+}
+
 // The calling thread's state, or nullptr when it must not record: runtime not ready, a call made
 // from inside lockscope (or a signal handler that interrupted it), or a thread that could not get a
 // slot.

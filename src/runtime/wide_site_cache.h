@@ -43,20 +43,14 @@ inline size_t wide_cache_index(uintptr_t key, uint32_t bits) {
   return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
 }
 
-inline bool wide_entry_is(const SiteCacheEntry& entry, const void* lock, uintptr_t site,
-                          uint16_t op, uint32_t epoch, uint32_t identity_epoch) {
-  return entry.lock == lock && entry.site == site && entry.operation == op &&
-         entry.epoch == epoch && entry.identity_epoch == identity_epoch;
-}
-
 // The valid entry for (lock, site, op) with cache epoch `epoch`, or nullptr.
 inline SiteCacheEntry* wide_cache_find(WideSiteCache* cache, const void* lock, uintptr_t site,
-                                       uint16_t op, uint32_t epoch, uint32_t identity_epoch) {
+                                       uint16_t op, uint32_t epoch) {
   if (cache == nullptr) return nullptr;
   const size_t i = wide_cache_index(site_cache_key(lock, site, op), cache->bits);
   SiteCacheEntry* entries = cache->entries();
-  if (wide_entry_is(entries[i], lock, site, op, epoch, identity_epoch)) return &entries[i];
-  if (wide_entry_is(entries[i ^ 1], lock, site, op, epoch, identity_epoch)) return &entries[i ^ 1];
+  if (site_cache_entry_is(entries[i], lock, site, op, epoch)) return &entries[i];
+  if (site_cache_entry_is(entries[i ^ 1], lock, site, op, epoch)) return &entries[i ^ 1];
   return nullptr;
 }
 
@@ -64,8 +58,7 @@ inline SiteCacheEntry* wide_cache_find(WideSiteCache* cache, const void* lock, u
 // epoch), or nullptr.
 inline SiteCacheEntry* wide_cached_site(ThreadState& self, const void* lock, uintptr_t site,
                                         format::Operation op) {
-  return wide_cache_find(self.wide_cache, lock, site, static_cast<uint16_t>(op), self.epoch,
-                         g_runtime.identity_epoch.load(std::memory_order_relaxed));
+  return wide_cache_find(self.wide_cache, lock, site, static_cast<uint16_t>(op), self.epoch);
 }
 
 // Remembers `entry` (under its lock, site and operation), allocating or enlarging the cache for a
