@@ -28,38 +28,112 @@ size_t read_at(const RegularFile& in, uint64_t offset, void* into, size_t size) 
   return done;
 }
 
-// The events a file's counters say were kept, read in the order they were written. Never more
-// than the file holds: a damaged header may claim 2^40 events of a 6 KB file.
-void read_events(const RegularFile& in, const format::TraceHeader& header, uint64_t file_size,
-                 TraceFile& out) {
+void name_missing(TraceFile& out, uint64_t missing, uint64_t of, uint64_t file_size) {
+  if (missing)
+    out.thread.problem = fmt::format(
+        "{} of its {} events are missing or damaged (file of {} "
+        "bytes)",
+        missing, of, file_size);
+}
+
+// The `kept` slots of `size` bytes a file's counters say it holds, at `offset`, in the order they
+// were written; `missing` gets those the file does not have. Never more than the file holds: a
+// damaged header may claim 2^40 events of a 6 KB file. A wrapped ring (its oldest slot at written
+// % capacity) needs its whole file, else none of it is trusted.
+template <typename Slot>
+std::vector<Slot> read_slots(const RegularFile& in, const format::TraceHeader& header,
+                             uint64_t offset, uint64_t file_size, uint64_t& missing) {
   const uint64_t kept = std::min(header.written, header.capacity);
-  const uint64_t room = (file_size - header.header_size) / sizeof(format::TraceEvent);
-  const bool wrapped = header.written > header.capacity;  // a ring past its first lap
-  out.thread.overwritten = header.written - kept;
-  // Unwrapped: events 0 .. kept-1; a wrapped ring needs its whole file (its oldest event is at
-  // written % capacity), else none of it is trusted.
+  const uint64_t room = file_size > offset ? (file_size - offset) / sizeof(Slot) : 0;
+  const bool wrapped = header.written > header.capacity;
   const uint64_t present = wrapped ? (room >= header.capacity ? kept : 0) : std::min(kept, room);
-  uint64_t missing = kept - present;
-  std::vector<format::TraceEvent> slots(present);
-  const size_t wanted = slots.size() * sizeof(format::TraceEvent);
-  if (const size_t got = read_at(in, header.header_size, slots.data(), wanted); got != wanted) {
+  std::vector<Slot> slots(present);
+  const size_t wanted = slots.size() * sizeof(Slot);
+  if (const size_t got = read_at(in, offset, slots.data(), wanted); got != wanted)
     // Shorter than its size said (it changed while read): what was read, in order, if unwrapped.
-    slots.resize(wrapped ? 0 : got / sizeof(format::TraceEvent));
-    missing = kept - slots.size();
-  }
-  const uint64_t first = wrapped ? header.written % header.capacity : 0;
+    slots.resize(wrapped ? 0 : got / sizeof(Slot));
+  missing = kept - slots.size();
+  if (wrapped)
+    std::rotate(slots.begin(), slots.begin() + header.written % header.capacity, slots.end());
+  return slots;
+}
+
+bool known_kind(uint8_t kind) {
+  return kind != 0 && kind <= static_cast<uint8_t>(format::TraceKind::kLast);
+}
+
+// Version 1: the events themselves.
+void read_events_v1(const RegularFile& in, const format::TraceHeader& header, uint64_t file_size,
+                    TraceFile& out) {
+  uint64_t missing = 0;
+  std::vector<format::TraceEvent> slots =
+      read_slots<format::TraceEvent>(in, header, header.header_size, file_size, missing);
+  out.thread.overwritten = header.written - std::min(header.written, header.capacity);
   out.events.reserve(slots.size());
-  for (uint64_t i = 0; i < slots.size(); ++i) {
-    const format::TraceEvent& event = slots[wrapped ? (first + i) % header.capacity : i];
-    if (event.kind == 0 || event.kind > static_cast<uint8_t>(format::TraceKind::kLast)) {
+  for (const format::TraceEvent& event : slots) {
+    if (!known_kind(event.kind)) {
       ++missing;
       continue;
     }
     out.events.push_back(event);
   }
-  if (missing)
-    out.thread.problem = fmt::format("{} of its {} events are missing or damaged (file of {} "
-                                     "bytes)", missing, kept, file_size);
+  name_missing(out, missing, std::min(header.written, header.capacity), file_size);
+}
+
+// Version 2: slots, decoded through the key table and the steps between their times.
+void read_events_v2(const RegularFile& in, const format::TraceHeader& header, uint64_t file_size,
+                    TraceFile& out) {
+  std::vector<format::TraceKey> keys(std::min<uint64_t>(header.keys, header.key_capacity));
+  keys.resize(read_at(in, header.keys_offset, keys.data(), keys.size() * sizeof(format::TraceKey)) /
+              sizeof(format::TraceKey));
+  uint64_t missing = 0;
+  const std::vector<uint64_t> slots =
+      read_slots<uint64_t>(in, header, header.events_offset, file_size, missing);
+  const bool wrapped = header.written > header.capacity;
+  // A ring's oldest slots were overwritten, and with them the time its steps count from: its
+  // events before the first anchor have no time, and count as overwritten.
+  bool timed = !wrapped;
+  uint64_t base = header.start_ticks, in_file = 0, untimed = 0;
+  out.events.reserve(slots.size());
+  for (const uint64_t slot : slots) {
+    const uint8_t kind = format::trace_slot_kind(slot);
+    if (kind == format::kTraceAnchor) {
+      base = format::trace_anchor_ticks(slot);
+      timed = true;
+      continue;
+    }
+    ++in_file;
+    if (!known_kind(kind)) {
+      ++missing;
+      continue;
+    }
+    if (!timed) {
+      ++untimed;
+      continue;
+    }
+    base += static_cast<uint64_t>(int64_t{format::trace_slot_step(slot)});
+    format::TraceEvent event{base, 0, 0, 0, 0, kind, format::trace_slot_flags(slot)};
+    if (format::is_thread_event(static_cast<format::TraceKind>(kind))) {
+      event.value = header.tid;
+    } else {
+      const uint32_t number = format::trace_slot_key(slot);
+      if (number == 0 || number > keys.size()) {
+        ++missing;
+        continue;
+      }
+      const format::TraceKey& key = keys[number - 1];
+      event.object = key.object;
+      event.site = key.site;
+      event.value = key.value;
+      event.operation = key.operation;
+    }
+    out.events.push_back(event);
+  }
+  // Events ever written, less those the file holds (missing slots are counted as events).
+  const uint64_t events = header.written - std::min(header.anchors, header.written);
+  const uint64_t held = in_file + (slots.empty() ? missing : 0);
+  out.thread.overwritten = (events > held ? events - held : 0) + untimed;
+  name_missing(out, missing, out.events.size() + missing, file_size);
 }
 
 }  // namespace
@@ -69,17 +143,31 @@ std::variant<TraceFile, std::string> read_trace_file(const std::string& path) {
   if (std::string problem = in.open(path); !problem.empty()) return problem;
   const uint64_t file_size = in.size();
   format::TraceHeader header{};
-  if (file_size < sizeof(header) || read_at(in, 0, &header, sizeof(header)) != sizeof(header))
+  if (file_size < format::kTraceHeaderV1Size ||
+      read_at(in, 0, &header, std::min<uint64_t>(sizeof(header), file_size)) <
+          format::kTraceHeaderV1Size)
     return fmt::format("truncated: {} bytes, shorter than the trace header", file_size);
   if (std::memcmp(header.magic, format::kTraceMagic, sizeof(header.magic)) != 0)
     return "not a lockscope trace (bad magic)";
-  if (header.version != format::kTraceVersion)
-    return fmt::format("trace format version {}; this lockscope reads version {}", header.version,
-                       format::kTraceVersion);
-  if (header.event_size != sizeof(format::TraceEvent) ||
-      header.header_size < sizeof(format::TraceHeader) || header.header_size > file_size ||
-      header.capacity == 0 || header.capacity > (uint64_t{1} << 40) ||
-      !(header.ticks_per_second >= 1000) || header.ns_per_tick_q32 == 0 ||
+  if (header.version != format::kTraceVersion && header.version != format::kTraceVersion1)
+    return fmt::format("trace format version {}; this lockscope reads versions 1 and {}",
+                       header.version, format::kTraceVersion);
+  const bool v1 = header.version == format::kTraceVersion1;
+  if (!v1 && file_size < sizeof(header))
+    return fmt::format("truncated: {} bytes, shorter than the trace header", file_size);
+  const bool layout_ok =
+      v1 ? header.event_size == sizeof(format::TraceEvent) &&
+               header.header_size >= format::kTraceHeaderV1Size
+         : header.event_size == sizeof(uint64_t) && header.key_size == sizeof(format::TraceKey) &&
+               header.header_size >= sizeof(format::TraceHeader) &&
+               header.keys_offset >= header.header_size && header.key_capacity > 0 &&
+               header.key_capacity <= format::kTraceMaxKeys &&
+               header.events_offset >=
+                   header.keys_offset + uint64_t{header.key_capacity} * sizeof(format::TraceKey) &&
+               header.events_offset <= (uint64_t{1} << 40) && header.keys <= header.key_capacity;
+  if (!layout_ok || header.header_size > file_size || header.capacity == 0 ||
+      header.capacity > (uint64_t{1} << 40) || !(header.ticks_per_second >= 1000) ||
+      header.ns_per_tick_q32 == 0 ||
       (header.written > header.capacity && !(header.flags & format::kTraceRing)))
     return "corrupt trace header";
   TraceFile out;
@@ -96,7 +184,10 @@ std::variant<TraceFile, std::string> read_trace_file(const std::string& path) {
   out.thread.filtered = header.filtered;
   out.thread.closed = header.closed != 0;
   try {
-    read_events(in, header, file_size, out);
+    if (v1)
+      read_events_v1(in, header, file_size, out);
+    else
+      read_events_v2(in, header, file_size, out);
   } catch (const std::bad_alloc&) {  // a sparse file claiming more events than memory holds
     return fmt::format("unreadable: {} bytes of events do not fit in memory", file_size);
   }

@@ -283,6 +283,55 @@ inline HeldLock& record_cached_hold(ThreadState& self, SiteCacheEntry& cached,
   }
   return held;
 }
+// Trace mode: a call that did not wait, written unless --min-wait leaves such calls out (then
+// counted as filtered). `ticks`: the clock read that timed the hold it began or ended, if any (a
+// hold in the trace is then the same number as in the tables), else 0 (read now).
+inline void trace_call(ThreadState& self, const void* object, uintptr_t site, format::Operation op,
+                       uint32_t generation, uint8_t flags, uint64_t ticks) {
+  if (g_runtime.trace.min_wait_ticks != 0) return count_filtered(self.trace);
+  append_trace(self.trace, format::TraceKind::kCall, ticks ? ticks : g_runtime.clock.now(), object,
+               site, op, generation, flags);
+}
+
+// Trace mode, an uncontended acquisition at a site the thread used before (its trace-tagged cache
+// entry), after the real call succeeded: the summary's book-keeping, as the inline fast path does
+// it, then the event. An acquire operation needs room on the held stack (the caller checked).
+inline void record_traced_acquire(ThreadState& self, SiteCacheEntry& cached, format::Operation op,
+                                  uint64_t early_ticks) {
+  uint64_t ticks = 0;
+  uint8_t flags = 0;
+  if (format::operation_class(op) == format::OperationClass::kAcquire) {
+    if (!format::is_read_side(op) && note_owner(*cached.slot, self, cached.site))
+      flags = format::kTraceOwnerChanged;
+    HeldLock& held = record_cached_hold(self, cached, release_operation_for(op), early_ticks);
+    held.epoch = self.epoch;  // the entry's is tagged; the held stack's must be the thread's
+    if (held.stamped) ticks = held.start_ticks;
+  } else {
+    ++cached.stats->count;  // a semaphore wait: nothing held
+  }
+  InsideLockscope inside;
+  trace_call(self, cached.lock, cached.site, op,
+             cached.slot->generation.load(std::memory_order_relaxed), flags, ticks);
+}
+
+// Trace mode, the release of the thread's innermost hold `top` at a site used before (`cached`,
+// its trace-tagged entry), after the real unlock succeeded: as release_innermost, then the event.
+// `made_wait`: hold_made_wait() of the hold, read before the real unlock.
+inline void record_traced_release(ThreadState& self, HeldLock& top, SiteCacheEntry& cached,
+                                  bool made_wait) {
+  const bool timed = top.weight != 0 || made_wait;
+  const uint64_t ticks = timed ? finish_timed_hold(self, top, made_wait, cached.site) : 0;
+  --self.held_depth;
+  ++cached.stats->count;
+  ++self.releases;
+  {
+    InsideLockscope inside;
+    trace_call(self, cached.lock, cached.site, static_cast<format::Operation>(cached.operation),
+               cached.slot->generation.load(std::memory_order_relaxed), 0, ticks);
+  }
+  if (timed) snapshot_if_due(self);
+}
+
 template <format::Operation kOperation>
 inline void record_cached_acquire(ThreadState& self, SiteCacheEntry& cached, uint64_t early_ticks) {
   record_cached_hold(self, cached, release_operation_for(kOperation), early_ticks);
@@ -333,6 +382,8 @@ inline constexpr int kSkipTry = -2;
 template <typename Calls>
 inline int acquire_cached(ThreadState* self, SiteCacheEntry* cached, Calls calls);
 template <typename Calls>
+inline int acquire_traced(ThreadState* self, SiteCacheEntry* cached, Calls calls);
+template <typename Calls>
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     ThreadState* self, const void* lock, uintptr_t site, int first_result, Calls calls) {
   constexpr bool blocking = Calls::kBlocking;
@@ -340,9 +391,16 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   // A site the inline cache does not hold but the wide one does: the fast path's way from there
   // (before the check below, whose plain read of the mutex would cost a contended one's line a
   // second transfer).
-  if (self && first_result == kNotTried && self->held_depth < kMaxHeldLocks)
-    if (SiteCacheEntry* wide = wide_cached_site(*self, lock, site, Calls::kOperation))
+  if (self && first_result == kNotTried && self->held_depth < kMaxHeldLocks) {
+    // Trace mode (whose cache entries are tagged, so that the inline fast path never takes them):
+    // a site used before goes the fast path's way here, plus its event.
+    if (g_runtime.trace.enabled) {
+      if (SiteCacheEntry* traced = traced_site(*self, lock, site, Calls::kOperation))
+        return acquire_traced(self, traced, calls);
+    } else if (SiteCacheEntry* wide = wide_cached_site(*self, lock, site, Calls::kOperation)) {
       return acquire_cached(self, wide, calls);
+    }
+  }
   if constexpr (requires { calls.try_is_unsafe(); })
     if (first_result == kNotTried && calls.try_is_unsafe()) first_result = kSkipTry;
   if (self == nullptr) return blocking ? calls.blocking_acquire() : calls.try_acquire();
@@ -441,6 +499,25 @@ __attribute__((always_inline)) inline int acquire_cached(ThreadState* self, Site
   return 0;
 }
 
+// acquire_cached in trace mode, from acquire_slow: the same steps, and the event.
+template <typename Calls>
+__attribute__((always_inline)) inline int acquire_traced(ThreadState* self, SiteCacheEntry* cached,
+                                                         Calls calls) {
+  if constexpr (requires { calls.try_is_unsafe(); })
+    if (__builtin_expect(cached->robust, 0) && calls.try_is_unsafe())
+      return acquire_slow(self, cached->lock, cached->site, kSkipTry, calls);
+  constexpr bool holds =
+      format::operation_class(Calls::kOperation) == format::OperationClass::kAcquire;
+  if constexpr (holds && orders_locks<Calls>())
+    if (__builtin_expect(order_unknown(*self, *cached), 0)) note_order_cached(*self, *cached);
+  const uint64_t early_ticks = holds && cached->stamp_early ? g_runtime.clock.now() : 0;
+  const int result = calls.try_acquire();
+  if (__builtin_expect(result != 0, 0))
+    return acquire_slow(self, cached->lock, cached->site, result, calls);
+  record_traced_acquire(*self, *cached, Calls::kOperation, early_ticks);
+  return 0;
+}
+
 template <typename Calls>
 inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   // Only the TLS pointer: a thread without one yet goes to the slow path, which finds (or makes)
@@ -486,6 +563,25 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
                                                 uintptr_t site, Release real_release,
                                                 format::Operation default_operation) {
   HeldLock& top = self->held[self->held_depth - 1];
+  if (g_runtime.trace.enabled) {  // the same steps at the site's trace-tagged entry, and the event
+    SiteCacheEntry* traced =
+        top.epoch == self->epoch
+            ? traced_site(*self, lock, site, static_cast<format::Operation>(top.release_operation))
+            : nullptr;
+    if (traced == nullptr) return release_slow(self, lock, site, real_release, default_operation);
+    if (top.signalled_slot != 0) stamp_release_after_signal(top);
+    const bool made_wait = top.stamped && hold_made_wait(top);
+    if (made_wait) note_release_with_waiters(*self, top, site);
+    const int result = real_release();
+    if (__builtin_expect(result != 0, 0)) {
+      const int saved_errno = errno;
+      sink().release(*self, lock, site, result, default_operation, made_wait);
+      errno = saved_errno;
+      return result;
+    }
+    record_traced_release(*self, top, *traced, made_wait);
+    return 0;
+  }
   SiteStats* stats = top.epoch == self->epoch ? top.entry->release_stats : nullptr;
   if (stats == nullptr || stats->key.site != site) {
     const auto op = static_cast<format::Operation>(top.release_operation);

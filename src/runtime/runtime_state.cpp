@@ -119,7 +119,7 @@ void parse_config(Runtime& rt, uint64_t& tsc_hz, uint64_t& snapshot_ms) {
       rt.trace.ring = value_is(value, value_length, "1");
     } else if (key_is(config::kTraceSizeKey) &&
                number_in(config::kMinTraceSize, config::kMaxTraceSize)) {
-      rt.trace.capacity = trace_capacity_for(number);
+      rt.trace.layout = trace_layout_for(number);
     } else if (key_is(config::kMinWaitKey) && number_in(0, UINT64_MAX)) {
       rt.trace.min_wait_ns = number;
     } else if (key_is(config::kLogWritesKey)) {

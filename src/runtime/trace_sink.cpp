@@ -14,22 +14,10 @@
 namespace lockscope::runtime {
 namespace {
 
-using format::TraceEvent;
 using format::TraceKind;
 
 uint32_t generation_of(const Recorded& recorded) {
   return recorded.slot ? recorded.slot->generation.load(std::memory_order_relaxed) : 0;
-}
-
-TraceEvent event_of(TraceKind kind, uint64_t ticks, const void* object, uintptr_t site,
-                    format::Operation op, uint32_t value, uint8_t flags) {
-  return TraceEvent{ticks,
-                    reinterpret_cast<uint64_t>(object),
-                    site,
-                    value,
-                    static_cast<uint16_t>(op),
-                    static_cast<uint8_t>(kind),
-                    flags};
 }
 
 // Writes the wait from `start` to `end` (kCall flags `flags`): its begin unless already marked.
@@ -41,66 +29,33 @@ void write_wait(ThreadState& self, const void* object, uintptr_t site, format::O
     begun = false;  // begins are not marked under a filter
   }
   if ((flags & format::kTraceWaited) && !begun)
-    append_trace(self.trace, event_of(TraceKind::kWaitBegin, start, object, site, op, 0, 0));
-  append_trace(self.trace, event_of(TraceKind::kCall, end, object, site, op, generation, flags));
+    append_trace(self.trace, TraceKind::kWaitBegin, start, object, site, op, 0, 0);
+  append_trace(self.trace, TraceKind::kCall, end, object, site, op, generation, flags);
 }
 
-// A call that did not wait: kept only without a filter. `ticks`: the clock read that timed the
-// hold it began or ended, if any (then a hold in the trace is the same number as in the tables),
-// else 0 (read now).
-void write_call(ThreadState& self, const void* object, uintptr_t site, format::Operation op,
-                uint32_t generation, uint8_t flags, uint64_t ticks) {
-  if (g_runtime.trace.min_wait_ticks != 0) return count_filtered(self.trace);
-  append_trace(self.trace, event_of(TraceKind::kCall, ticks ? ticks : g_runtime.clock.now(),
-                                    object, site, op, generation, flags));
-}
-
-// An uncontended acquisition at a site the thread used before: what the inline fast path does in
-// summary mode (its tagged cache entry, no table lookup), then the event. False when it is not one.
+// An uncontended acquisition at a site the thread used before, reached through the sink (the
+// fast path in acquire_slow takes most of them): false when it is not one.
 bool acquire_at_traced_site(ThreadState& self, const void* lock, format::Operation op,
                             uintptr_t site) {
   SiteCacheEntry* cached = traced_site(self, lock, site, op);
   if (cached == nullptr) return false;
-  const uint32_t generation = cached->slot->generation.load(std::memory_order_relaxed);
   if (format::operation_class(op) == format::OperationClass::kAcquire &&
       self.held_depth >= kMaxHeldLocks)
     return false;
-  uint64_t ticks = 0;
-  uint8_t flags = 0;
-  if (format::operation_class(op) == format::OperationClass::kAcquire) {
-    if (!format::is_read_side(op) && note_owner(*cached->slot, self, site))
-      flags = format::kTraceOwnerChanged;
-    HeldLock& held = record_cached_hold(self, *cached, release_operation_for(op));
-    held.epoch = self.epoch;
-    if (held.stamped) ticks = held.start_ticks;
-  } else {
-    ++cached->stats->count;  // a semaphore wait: nothing held
-  }
-  InsideLockscope inside;
-  write_call(self, lock, site, op, generation, flags, ticks);
+  record_traced_acquire(self, *cached, op, 0);
   return true;
 }
 
-// The release of the thread's innermost hold at a site used before, as release_innermost does in
-// summary mode. False when it is not one.
+// The release of the thread's innermost hold at a site used before, reached through the sink:
+// false when it is not one.
 bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site, bool made_wait) {
   if (self.held_depth == 0) return false;
   HeldLock& top = self.held[self.held_depth - 1];
   if (top.lock != lock || top.epoch != self.epoch) return false;
-  const auto op = static_cast<format::Operation>(top.release_operation);
-  SiteCacheEntry* cached = traced_site(self, lock, site, op);
+  SiteCacheEntry* cached =
+      traced_site(self, lock, site, static_cast<format::Operation>(top.release_operation));
   if (cached == nullptr) return false;
-  const bool timed = top.weight != 0 || made_wait;
-  const uint64_t ticks = timed ? finish_timed_hold(self, top, made_wait, site) : 0;
-  --self.held_depth;
-  ++cached->stats->count;
-  ++self.releases;
-  {
-    InsideLockscope inside;
-    write_call(self, lock, site, op, cached->slot->generation.load(std::memory_order_relaxed), 0,
-               ticks);
-  }
-  if (timed) snapshot_if_due(self);
+  record_traced_release(self, top, *cached, made_wait);
   return true;
 }
 
@@ -120,7 +75,7 @@ Recorded trace_acquire(ThreadState& self, const void* lock, format::Operation op
     write_wait(self, lock, site, op, generation_of(recorded), outcome.start_ticks,
                outcome.end_ticks, format::kTraceWaited | failed, true);
   else
-    write_call(self, lock, site, op, generation_of(recorded), failed, recorded.ticks);
+    trace_call(self, lock, site, op, generation_of(recorded), failed, recorded.ticks);
   return recorded;
 }
 
@@ -129,7 +84,7 @@ Recorded trace_release(ThreadState& self, const void* lock, uintptr_t site, int 
   if (result == 0 && release_at_traced_site(self, lock, site, made_wait)) return {};
   const Recorded recorded = record_release(self, lock, site, result, default_operation, made_wait);
   InsideLockscope inside;
-  write_call(self, lock, site, recorded.operation, generation_of(recorded),
+  trace_call(self, lock, site, recorded.operation, generation_of(recorded),
              result == 0 ? 0 : format::kTraceFailed, recorded.ticks);
   return recorded;
 }
@@ -141,7 +96,7 @@ Recorded trace_event(ThreadState& self, const void* lock, format::Operation op, 
   const uint8_t flags = waiters_seen > 0    ? format::kTraceWithWaiters
                         : waiters_seen == 0 ? format::kTraceNoWaiters
                                             : 0;
-  write_call(self, lock, site, op, generation_of(recorded), flags, 0);
+  trace_call(self, lock, site, op, generation_of(recorded), flags, 0);
   return recorded;
 }
 
@@ -156,8 +111,8 @@ Recorded trace_wait(ThreadState& self, const void* lock, format::Operation op, u
     write_wait(self, lock, site, op, generation_of(recorded), wait.start_ticks, wait.end_ticks,
                flags, wait.begun);
   else  // did not block: one event, at its end
-    append_trace(self.trace, event_of(TraceKind::kCall, wait.end_ticks, lock, site, op,
-                                      generation_of(recorded), flags));
+    append_trace(self.trace, TraceKind::kCall, wait.end_ticks, lock, site, op,
+                 generation_of(recorded), flags);
   return recorded;
 }
 
@@ -165,7 +120,7 @@ void trace_mark(ThreadState& self, TraceKind kind, const void* object, format::O
                 uintptr_t site, uint64_t ticks, uint8_t flags) {
   if (g_runtime.trace.min_wait_ticks != 0) return;  // begins are written with their wait's end
   InsideLockscope inside;
-  append_trace(self.trace, event_of(kind, ticks, object, site, op, 0, flags));
+  append_trace(self.trace, kind, ticks, object, site, op, 0, flags);
 }
 
 void trace_thread_event(ThreadState& self, TraceKind kind) {
@@ -180,10 +135,10 @@ void trace_thread_event(ThreadState& self, TraceKind kind) {
   if (kind == TraceKind::kThreadExit) {  // the name it ends with (read by the caller)
     uint64_t name[2] = {};
     std::memcpy(name, self.name, sizeof(self.name));
-    append_trace(self.trace, TraceEvent{now, name[1], name[0], self.tid, 0,
-                                        static_cast<uint8_t>(TraceKind::kThreadName), 0});
+    append_trace(self.trace, TraceKind::kThreadName, now, reinterpret_cast<const void*>(name[1]),
+                 name[0], format::Operation{}, self.tid, 0);
   }
-  append_trace(self.trace, event_of(kind, now, nullptr, 0, format::Operation{}, self.tid, 0));
+  append_thread_trace(self.trace, kind, now);
 }
 
 }  // namespace

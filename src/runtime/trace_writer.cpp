@@ -44,8 +44,9 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
   const int saved_errno = errno;
   char path[4200];
   const uint32_t number = rt.trace_files.fetch_add(1, std::memory_order_relaxed) + 1;
-  const uint64_t capacity = rt.trace.capacity;
-  const size_t bytes = format::kTraceHeaderSize + capacity * sizeof(format::TraceEvent);
+  const TraceLayout layout = rt.trace.layout;
+  const uint64_t events_offset = format::kTraceHeaderSize + trace_key_bytes(layout.keys);
+  const size_t bytes = events_offset + layout.slots * sizeof(uint64_t);
   int fd = -1;
   void* mapped = MAP_FAILED;
   format::TraceHeader header_value{};
@@ -53,9 +54,9 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
   std::memcpy(header->magic, format::kTraceMagic, sizeof(header->magic));
   header->version = format::kTraceVersion;
   header->header_size = format::kTraceHeaderSize;
-  header->event_size = sizeof(format::TraceEvent);
+  header->event_size = sizeof(uint64_t);
   header->flags = rt.trace.ring ? uint32_t{format::kTraceRing} : 0u;
-  header->capacity = capacity;
+  header->capacity = layout.slots;
   header->pid = rt.pid;
   header->tid = tid;
   header->process_start_realtime_ns = rt.start_realtime_ns;
@@ -64,6 +65,10 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
   header->start_ticks = now_ticks;
   header->process_start_ticks = rt.start_ticks;
   header->min_wait_ticks = rt.trace.min_wait_ticks;
+  header->keys_offset = format::kTraceHeaderSize;
+  header->events_offset = events_offset;
+  header->key_size = sizeof(format::TraceKey);
+  header->key_capacity = layout.keys;
   // No readahead (MADV_RANDOM): a first store into a page of a file mapping faults it in as a
   // read, and readahead then zeroed far more than the page (~8 ms a thread here, for a thread
   // that may lock once; 2,000 short threads took 16.6 s instead of 1.0 s). Every page is new and
@@ -80,9 +85,12 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
   if (mapped == MAP_FAILED) return false;
   header = static_cast<format::TraceHeader*>(mapped);
   buffer.header = header;
-  buffer.events = reinterpret_cast<format::TraceEvent*>(static_cast<char*>(mapped) +
-                                                        format::kTraceHeaderSize);
-  buffer.capacity = capacity;
+  buffer.keys =
+      reinterpret_cast<format::TraceKey*>(static_cast<char*>(mapped) + format::kTraceHeaderSize);
+  buffer.slots = reinterpret_cast<uint64_t*>(static_cast<char*>(mapped) + events_offset);
+  buffer.capacity = layout.slots;
+  buffer.key_capacity = layout.keys;
+  buffer.base = now_ticks;
   buffer.mapped_bytes = bytes;
   return true;
 }
@@ -97,11 +105,11 @@ void close_trace(TraceBuffer& buffer) {
 }
 
 void forget_trace(TraceBuffer& buffer) {
-  if (void* mapped = buffer.header ? buffer.header : buffer.parked) {
-    const int saved_errno = errno;
+  const int saved_errno = errno;
+  if (void* mapped = buffer.header ? buffer.header : buffer.parked)
     munmap(mapped, buffer.mapped_bytes);
-    errno = saved_errno;
-  }
+  if (buffer.index) munmap(buffer.index, (size_t{buffer.index_mask} + 1) * sizeof(uint32_t));
+  errno = saved_errno;
   std::memset(&buffer, 0, sizeof(buffer));
 }
 
@@ -123,25 +131,6 @@ void mark_process_traces_closed(bool from_signal) {
   if (from_signal ? !rt.merge_lock.try_lock_for(100) : (rt.merge_lock.lock(), false)) return;
   for (size_t i = 0; i < rt.threads.slot_count(); ++i) mark_trace_closed(rt.threads.slot(i).trace);
   rt.merge_lock.unlock();
-}
-
-bool populate_trace(TraceBuffer& buffer) {
-  // 64 KiB at a time (2,048 events): one system call for many pages, which the kernel zeroes
-  // anyway. After a ring's first lap every page is populated.
-  constexpr uint64_t kStep = 65536 / sizeof(format::TraceEvent);
-  if (buffer.populated >= buffer.capacity) return true;
-  uint64_t end = buffer.populated + kStep;
-  if (end > buffer.capacity) end = buffer.capacity;
-  const int saved_errno = errno;
-  const bool ok = madvise(buffer.events + buffer.populated,
-                          (end - buffer.populated) * sizeof(format::TraceEvent),
-                          MADV_POPULATE_WRITE) == 0;
-  const bool unsupported = !ok && errno == EINVAL;  // a kernel before 5.14: stores fault pages in
-  errno = saved_errno;
-  if (unsupported) end = buffer.capacity;
-  else if (!ok) return !(buffer.refused = true);
-  buffer.populated = end;
-  return true;
 }
 
 }  // namespace lockscope::runtime

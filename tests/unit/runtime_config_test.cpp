@@ -33,13 +33,19 @@ TEST(RuntimeConfig, LaunchSettingsStartWithTheSharedDefaults) {
 
 TEST(RuntimeConfig, TheRuntimesTraceFilesHoldTheDefaultSize) {
   const runtime::TraceSettings trace;
-  EXPECT_EQ(trace.capacity, config::kDefaultTraceSize / sizeof(format::TraceEvent));
-  EXPECT_EQ(trace.capacity, 262144u);
+  // A 256th for the keys (24 bytes each, to a page), the rest for 8-byte slots: the file is the
+  // size.
+  EXPECT_EQ(trace.layout.keys, 32768u);
+  EXPECT_EQ(trace.layout.slots, (config::kDefaultTraceSize - 4096 - 32768 * 24) / 8);
+  EXPECT_EQ(trace.layout.slots, 949760u);
   EXPECT_EQ(trace.min_wait_ns, config::kDefaultMinWaitNs);
-  // Not a power of two of events: rounded down to one; below the minimum: 64 events.
-  EXPECT_EQ(runtime::trace_capacity_for(3 * 4096), 256u);
-  EXPECT_EQ(runtime::trace_capacity_for(config::kMinTraceSize), 128u);
-  EXPECT_EQ(runtime::trace_capacity_for(0), 64u);
+  // Small files: 64 keys (a page) and the rest, 64 slots at least.
+  EXPECT_EQ(runtime::trace_layout_for(3 * 4096).keys, 64u);
+  EXPECT_EQ(runtime::trace_layout_for(3 * 4096).slots, 512u);
+  EXPECT_EQ(runtime::trace_layout_for(config::kMinTraceSize).slots, 64u);
+  EXPECT_EQ(runtime::trace_layout_for(0).slots, 64u);
+  // Large ones: no more keys than a slot can number.
+  EXPECT_EQ(runtime::trace_layout_for(config::kMaxTraceSize).keys, format::kTraceMaxKeys);
 }
 
 TEST(RuntimeConfig, EveryKeyIsDistinctAndDirectoryTakesTheRest) {

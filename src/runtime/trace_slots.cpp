@@ -1,0 +1,87 @@
+// The trace file's slots and key table (trace_writer.h): pages made writable ahead of the stores,
+// and the keys' numbers. Apart from the file's life (trace_writer.cpp), and free of the runtime's
+// state, so that the unit tests write and read a file through the very code the runtime uses.
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "runtime/trace_writer.h"
+
+namespace lockscope::runtime {
+
+namespace {
+
+// Makes [*done, wanted) of `count` items of `size` bytes at `base` writable, 64 KiB at a time
+// (one system call for many pages, which the kernel zeroes anyway); false when refused.
+template <typename Count>
+bool populate(char* base, size_t size, Count& done, Count wanted, Count count, bool& refused) {
+  const Count step = static_cast<Count>(65536 / size);
+  Count end = done + step;
+  if (end < wanted) end = wanted;
+  if (end > count) end = count;
+  const int saved_errno = errno;
+  const bool ok =
+      madvise(base + uint64_t{done} * size, uint64_t{end - done} * size, MADV_POPULATE_WRITE) == 0;
+  const bool unsupported = !ok && errno == EINVAL;  // a kernel before 5.14: stores fault pages in
+  errno = saved_errno;
+  if (unsupported)
+    end = count;
+  else if (!ok)
+    return !(refused = true);
+  done = end;
+  return true;
+}
+
+// A new index of `entries` (a power of two) with every key written so far; false when the
+// kernel refused memory (the old index stays).
+bool grow_index(TraceBuffer& buffer, uint32_t entries) {
+  const size_t bytes = size_t{entries} * sizeof(uint32_t);
+  const int saved_errno = errno;
+  void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) {
+    errno = saved_errno;
+    return false;
+  }
+  auto* index = static_cast<uint32_t*>(mapped);
+  const uint32_t mask = entries - 1;
+  for (uint32_t number = 1; number <= buffer.key_count; ++number) {
+    uint32_t at = trace_key_hash(buffer.keys[number - 1]) & mask;
+    while (index[at] != 0) at = (at + 1) & mask;
+    index[at] = number;
+  }
+  if (buffer.index) munmap(buffer.index, (size_t{buffer.index_mask} + 1) * sizeof(uint32_t));
+  errno = saved_errno;
+  buffer.index = index;
+  buffer.index_mask = mask;
+  return true;
+}
+
+}  // namespace
+
+bool populate_trace(TraceBuffer& buffer) {
+  // After a ring's first lap every page is populated.
+  if (buffer.populated >= buffer.capacity) return true;
+  return populate(reinterpret_cast<char*>(buffer.slots), sizeof(uint64_t), buffer.populated,
+                  buffer.populated + 2, buffer.capacity, buffer.refused);
+}
+
+uint32_t trace_key_slow(TraceBuffer& buffer, const format::TraceKey& key, uint32_t hash) {
+  if (buffer.key_count >= buffer.key_capacity || buffer.refused) return 0;
+  if (buffer.key_count >= buffer.keys_populated &&
+      !populate(reinterpret_cast<char*>(buffer.keys), sizeof(format::TraceKey),
+                buffer.keys_populated, buffer.key_count + 1, buffer.key_capacity, buffer.refused))
+    return 0;
+  const uint32_t entries = buffer.index ? buffer.index_mask + 1 : 0;
+  if ((buffer.key_count + 1) * 4 > entries && !grow_index(buffer, entries ? entries * 2 : 1024))
+    return 0;
+  const uint32_t number = buffer.key_count + 1;
+  buffer.keys[number - 1] = key;
+  uint32_t at = hash & buffer.index_mask;
+  while (buffer.index[at] != 0) at = (at + 1) & buffer.index_mask;
+  buffer.index[at] = number;
+  buffer.key_count = number;
+  // Before any slot names it: the slot's `written` (release) publishes the key with it.
+  __atomic_store_n(&buffer.header->keys, uint64_t{number}, __ATOMIC_RELAXED);
+  return number;
+}
+
+}  // namespace lockscope::runtime
