@@ -76,6 +76,9 @@ struct TraceBuffer {
 // Creates and maps the calling thread's file in the profile directory; false (and `buffer` left
 // empty) when the system refused, which the caller counts.
 bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks);
+// Sizes the open file `fd` for `layout`, writes `header` (with the layout's fields filled in) and
+// maps the file into `buffer`; false when the system refused (errno not kept).
+bool map_trace_file(TraceBuffer& buffer, int fd, format::TraceHeader header, TraceLayout layout);
 // The thread is gone (or the process ends normally): marks the file closed and unmaps it.
 void close_trace(TraceBuffer& buffer);
 // Marks the file closed, leaving it mapped: the process is about to end, a thread may still write.
