@@ -53,7 +53,7 @@ std::vector<Slot> read_slots(const RegularFile& in, const format::TraceHeader& h
     // Shorter than its size said (it changed while read): what was read, in order, if unwrapped.
     slots.resize(wrapped ? 0 : got / sizeof(Slot));
   missing = kept - slots.size();
-  if (wrapped)
+  if (wrapped && !slots.empty())
     std::rotate(slots.begin(), slots.begin() + header.written % header.capacity, slots.end());
   return slots;
 }
@@ -83,12 +83,18 @@ void read_events_v1(const RegularFile& in, const format::TraceHeader& header, ui
 // Version 2: slots, decoded through the key table and the steps between their times.
 void read_events_v2(const RegularFile& in, const format::TraceHeader& header, uint64_t file_size,
                     TraceFile& out) {
-  std::vector<format::TraceKey> keys(std::min<uint64_t>(header.keys, header.key_capacity));
+  // No more than the file has room for (a damaged header may claim 2^21 keys of a short file).
+  const uint64_t key_room = file_size > header.keys_offset
+                                ? (file_size - header.keys_offset) / sizeof(format::TraceKey)
+                                : 0;
+  std::vector<format::TraceKey> keys(
+      std::min<uint64_t>({header.keys, header.key_capacity, key_room}));
   keys.resize(read_at(in, header.keys_offset, keys.data(), keys.size() * sizeof(format::TraceKey)) /
               sizeof(format::TraceKey));
   uint64_t missing = 0;
   const std::vector<uint64_t> slots =
       read_slots<uint64_t>(in, header, header.events_offset, file_size, missing);
+  const uint64_t unread = missing;  // slots the file does not have (counted as events)
   const bool wrapped = header.written > header.capacity;
   // A ring's oldest slots were overwritten, and with them the time its steps count from: its
   // events before the first anchor have no time, and count as overwritten.
@@ -131,7 +137,7 @@ void read_events_v2(const RegularFile& in, const format::TraceHeader& header, ui
   }
   // Events ever written, less those the file holds (missing slots are counted as events).
   const uint64_t events = header.written - std::min(header.anchors, header.written);
-  const uint64_t held = in_file + (slots.empty() ? missing : 0);
+  const uint64_t held = in_file + unread;
   out.thread.overwritten = (events > held ? events - held : 0) + untimed;
   name_missing(out, missing, out.events.size() + missing, file_size);
 }
@@ -160,7 +166,8 @@ std::variant<TraceFile, std::string> read_trace_file(const std::string& path) {
                header.header_size >= format::kTraceHeaderV1Size
          : header.event_size == sizeof(uint64_t) && header.key_size == sizeof(format::TraceKey) &&
                header.header_size >= sizeof(format::TraceHeader) &&
-               header.keys_offset >= header.header_size && header.key_capacity > 0 &&
+               header.keys_offset >= header.header_size &&
+               header.keys_offset <= (uint64_t{1} << 40) && header.key_capacity > 0 &&
                header.key_capacity <= format::kTraceMaxKeys &&
                header.events_offset >=
                    header.keys_offset + uint64_t{header.key_capacity} * sizeof(format::TraceKey) &&

@@ -12,8 +12,8 @@
 // thread uses them) and its time as a signed 32-bit step from the event before it. An anchor slot
 // sets the time from which the next step counts: where a step does not fit 32 bits, and in a ring
 // at every 512th slot (so that a reader of a ring, whose oldest slots were overwritten, finds
-// one within a page of where it starts). Events are a quarter of version 1's 32 bytes, and so are
-// the fresh pages of the file the kernel must supply and zero, which were most of trace mode's
+// one within two pages of where it starts). Events are a quarter of version 1's 32 bytes, and so
+// are the fresh pages of the file the kernel must supply and zero, which were most of trace mode's
 // cost.
 //
 // The writer stores slot i at index i % capacity, then publishes `written` = i + 1 (release), so a

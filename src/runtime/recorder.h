@@ -286,8 +286,10 @@ inline HeldLock& record_cached_hold(ThreadState& self, SiteCacheEntry& cached,
 // Trace mode: a call that did not wait, written unless --min-wait leaves such calls out (then
 // counted as filtered). `ticks`: the clock read that timed the hold it began or ended, if any (a
 // hold in the trace is then the same number as in the tables), else 0 (read now).
-inline void trace_call(ThreadState& self, const void* object, uintptr_t site, format::Operation op,
-                       uint32_t generation, uint8_t flags, uint64_t ticks) {
+__attribute__((always_inline)) inline void trace_call(ThreadState& self, const void* object,
+                                                      uintptr_t site, format::Operation op,
+                                                      uint32_t generation, uint8_t flags,
+                                                      uint64_t ticks) {
   if (g_runtime.trace.min_wait_ticks != 0) return count_filtered(self.trace);
   append_trace(self.trace, format::TraceKind::kCall, ticks ? ticks : g_runtime.clock.now(), object,
                site, op, generation, flags);
@@ -296,8 +298,10 @@ inline void trace_call(ThreadState& self, const void* object, uintptr_t site, fo
 // Trace mode, an uncontended acquisition at a site the thread used before (its trace-tagged cache
 // entry), after the real call succeeded: the summary's book-keeping, as the inline fast path does
 // it, then the event. An acquire operation needs room on the held stack (the caller checked).
-inline void record_traced_acquire(ThreadState& self, SiteCacheEntry& cached, format::Operation op,
-                                  uint64_t early_ticks) {
+__attribute__((always_inline)) inline void record_traced_acquire(ThreadState& self,
+                                                                 SiteCacheEntry& cached,
+                                                                 format::Operation op,
+                                                                 uint64_t early_ticks) {
   uint64_t ticks = 0;
   uint8_t flags = 0;
   if (format::operation_class(op) == format::OperationClass::kAcquire) {
@@ -317,8 +321,9 @@ inline void record_traced_acquire(ThreadState& self, SiteCacheEntry& cached, for
 // Trace mode, the release of the thread's innermost hold `top` at a site used before (`cached`,
 // its trace-tagged entry), after the real unlock succeeded: as release_innermost, then the event.
 // `made_wait`: hold_made_wait() of the hold, read before the real unlock.
-inline void record_traced_release(ThreadState& self, HeldLock& top, SiteCacheEntry& cached,
-                                  bool made_wait) {
+__attribute__((always_inline)) inline void record_traced_release(ThreadState& self, HeldLock& top,
+                                                                 SiteCacheEntry& cached,
+                                                                 bool made_wait) {
   const bool timed = top.weight != 0 || made_wait;
   const uint64_t ticks = timed ? finish_timed_hold(self, top, made_wait, cached.site) : 0;
   --self.held_depth;
@@ -394,9 +399,12 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   if (self && first_result == kNotTried && self->held_depth < kMaxHeldLocks) {
     // Trace mode (whose cache entries are tagged, so that the inline fast path never takes them):
     // a site used before goes the fast path's way here, plus its event.
+    // Not with --stacks all, whose stack of every acquisition the sink's path captures.
     if (g_runtime.trace.enabled) {
-      if (SiteCacheEntry* traced = traced_site(*self, lock, site, Calls::kOperation))
-        return acquire_traced(self, traced, calls);
+      SiteCacheEntry* traced = g_runtime.all_stacks && g_runtime.stack_depth != 0
+                                   ? nullptr
+                                   : traced_site(*self, lock, site, Calls::kOperation);
+      if (traced) return acquire_traced(self, traced, calls);
     } else if (SiteCacheEntry* wide = wide_cached_site(*self, lock, site, Calls::kOperation)) {
       return acquire_cached(self, wide, calls);
     }

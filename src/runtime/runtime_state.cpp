@@ -210,8 +210,13 @@ void after_fork_in_child() {
   for (auto& counter : rt.counters) counter.store(0, std::memory_order_relaxed);
   // The parent's other threads do not exist here, and the child's profile starts empty.
   rt.threads.reset_after_fork(self);
-  // Every mapped trace file is the parent's: let go of them, untouched.
-  for (size_t i = 0; i < rt.threads.slot_count(); ++i) forget_trace(rt.threads.slot(i).trace);
+  // Every mapped trace file is the parent's: let go of them, untouched. Another thread's key index
+  // is left mapped (a few KiB): the fork may have come while that thread replaced it.
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
+    TraceBuffer& trace = rt.threads.slot(i).trace;
+    if (&rt.threads.slot(i) != self) trace.index = nullptr;
+    forget_trace(trace);
+  }
   rt.trace_files.store(0, std::memory_order_relaxed);
   rt.merged.reset();
   rt.locks.reset_after_fork();

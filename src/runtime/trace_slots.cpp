@@ -14,7 +14,9 @@ namespace lockscope::runtime {
 namespace {
 
 // Makes [*done, wanted) of `count` items of `size` bytes at `base` writable, 64 KiB at a time
-// (one system call for many pages, which the kernel zeroes anyway); false when refused.
+// (one system call for many pages, which the kernel zeroes anyway); false when refused. The range
+// starts at the page that holds `done` (madvise takes only a page-aligned start: a 24-byte key's
+// 64 KiB step ends mid-page), which is inside the file's one mapping.
 template <typename Count>
 bool populate(char* base, size_t size, Count& done, Count wanted, Count count, bool& refused) {
   const Count step = static_cast<Count>(65536 / size);
@@ -22,8 +24,10 @@ bool populate(char* base, size_t size, Count& done, Count wanted, Count count, b
   if (end < wanted) end = wanted;
   if (end > count) end = count;
   const int saved_errno = errno;
-  const bool ok =
-      madvise(base + uint64_t{done} * size, uint64_t{end - done} * size, MADV_POPULATE_WRITE) == 0;
+  const uintptr_t page = static_cast<uintptr_t>(getpagesize());
+  const uintptr_t from = reinterpret_cast<uintptr_t>(base + uint64_t{done} * size) & ~(page - 1);
+  const uintptr_t to = reinterpret_cast<uintptr_t>(base + uint64_t{end} * size);
+  const bool ok = madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE) == 0;
   const bool unsupported = !ok && errno == EINVAL;  // a kernel before 5.14: stores fault pages in
   errno = saved_errno;
   if (unsupported)
@@ -51,10 +55,14 @@ bool grow_index(TraceBuffer& buffer, uint32_t entries) {
     while (index[at] != 0) at = (at + 1) & mask;
     index[at] = number;
   }
-  if (buffer.index) munmap(buffer.index, (size_t{buffer.index_mask} + 1) * sizeof(uint32_t));
-  errno = saved_errno;
+  // The new index is in place before the old one goes (a fork child forgets the parent's threads'
+  // indexes without unmapping them, so it never reads a pointer and a size that do not match).
+  uint32_t* const old = buffer.index;
+  const size_t old_bytes = (size_t{buffer.index_mask} + 1) * sizeof(uint32_t);
   buffer.index = index;
   buffer.index_mask = mask;
+  if (old) munmap(old, old_bytes);
+  errno = saved_errno;
   return true;
 }
 
@@ -63,8 +71,17 @@ bool grow_index(TraceBuffer& buffer, uint32_t entries) {
 bool populate_trace(TraceBuffer& buffer) {
   // After a ring's first lap every page is populated.
   if (buffer.populated >= buffer.capacity) return true;
-  return populate(reinterpret_cast<char*>(buffer.slots), sizeof(uint64_t), buffer.populated,
-                  buffer.populated + 2, buffer.capacity, buffer.refused);
+  // 64 KiB at a time for the first MiB (a thread that locks a few times pays for a few pages),
+  // 256 KiB after. The pages are written first (TraceBuffer::supply), when the writer can.
+  constexpr uint64_t kSmallSteps = (uint64_t{1} << 20) / sizeof(uint64_t);
+  const uint64_t step = (buffer.populated < kSmallSteps ? 65536 : 262144) / sizeof(uint64_t);
+  uint64_t end = buffer.populated + step;
+  if (end > buffer.capacity) end = buffer.capacity;
+  if (buffer.supply)
+    buffer.supply(buffer, buffer.header->events_offset + buffer.populated * sizeof(uint64_t),
+                  (end - buffer.populated) * sizeof(uint64_t));
+  return populate(reinterpret_cast<char*>(buffer.slots), sizeof(uint64_t), buffer.populated, end,
+                  buffer.capacity, buffer.refused);
 }
 
 uint32_t trace_key_slow(TraceBuffer& buffer, const format::TraceKey& key, uint32_t hash) {

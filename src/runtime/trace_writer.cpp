@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "common/decimal_text.h"
@@ -36,6 +37,44 @@ bool trace_path(char* out, size_t size, uint32_t number) {
   return true;
 }
 
+// 256 KiB of zeros to write from: an anonymous read-only mapping, which reads as the kernel's zero
+// page and so costs no memory. Made once, by the first thread that needs it.
+constexpr size_t kZerosBytes = 262144;
+std::atomic<const void*> g_zeros{nullptr};
+
+const void* zeros() {
+  if (const void* made = g_zeros.load(std::memory_order_acquire)) return made;
+  void* mapped = mmap(nullptr, kZerosBytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return nullptr;
+  const void* expected = nullptr;
+  if (!g_zeros.compare_exchange_strong(expected, mapped, std::memory_order_acq_rel)) {
+    munmap(mapped, kZerosBytes);  // another thread's came first
+    return expected;
+  }
+  return mapped;
+}
+
+// TraceBuffer::supply: the file opened again by its name for the write (a thread keeps no
+// descriptor open, which would count against the program's own limit). A file that cannot be
+// opened or written is left to populate_trace, which finds out whether its pages can be had.
+void supply_trace_pages(TraceBuffer& buffer, uint64_t offset, uint64_t bytes) {
+  char path[4200];
+  const void* source = zeros();
+  if (source == nullptr || !trace_path(path, sizeof(path), buffer.file_number)) return;
+  const int saved_errno = errno;
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  while (fd >= 0 && bytes != 0) {
+    const ssize_t done =
+        pwrite(fd, source, bytes < kZerosBytes ? bytes : kZerosBytes, static_cast<off_t>(offset));
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) break;
+    offset += static_cast<uint64_t>(done);
+    bytes -= static_cast<uint64_t>(done);
+  }
+  if (fd >= 0) close(fd);
+  errno = saved_errno;
+}
+
 }  // namespace
 
 bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
@@ -60,6 +99,10 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
                       map_trace_file(buffer, fd, header, rt.trace.layout);
   if (fd >= 0) close(fd);
   errno = saved_errno;
+  if (mapped) {
+    buffer.supply = supply_trace_pages;
+    buffer.file_number = number;
+  }
   return mapped;
 }
 

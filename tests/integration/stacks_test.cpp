@@ -62,25 +62,34 @@ TEST(Stacks, TimedHoldsGoToTheStacksTheyWereReleasedFrom) {
 }
 
 // --stacks all: every acquisition, contended or not, is counted by its whole stack; the counts per
-// stack add up to the site's acquisitions. A value it does not know is refused in one line.
+// stack add up to the site's acquisitions, in trace mode too (whose fast path once skipped the
+// stacks). A value it does not know is refused in one line.
 TEST(Stacks, StacksAllCountsEveryAcquisitionByItsWholeStack) {
+  TemporaryDirectory traced;
+  const CommandResult traced_run =
+      run_lockscope({"record", "-o", traced.path(), "--trace", "--stacks", "all", "--",
+                     fixture("wrapped_locks"), "50"});
+  ASSERT_EQ(traced_run.exit_status, 0) << traced_run.err;
   TemporaryDirectory dir;
   const CommandResult recorded = run_lockscope(
       {"record", "-o", dir.path(), "--stacks", "all", "--", fixture("wrapped_locks"), "50"});
   ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
-  const Profile profile = load_profile(dir.path());
-  ASSERT_EQ(profile.processes.size(), 1u);
-  const ProcessProfile& process = profile.processes[0];
-  const FoundSite lock = find_site(process, "wrapped_locks", "level3", Operation::kLock);
-  ASSERT_NE(lock.site, nullptr);
-  EXPECT_EQ(lock.site->acquisitions(), 100u);
-  uint64_t counted = 0;
-  for (const SiteStack& row : lock.site->acquire_stacks) {
-    counted += row.waits;
-    ASSERT_LT(row.stack, process.stacks.size());
-    expect_wrapped_locks_stack(process.stacks[row.stack], "level3");
+  for (const std::string& path : {traced.path(), dir.path()}) {
+    SCOPED_TRACE(path);
+    const Profile profile = load_profile(path);
+    ASSERT_EQ(profile.processes.size(), 1u);
+    const ProcessProfile& process = profile.processes[0];
+    const FoundSite lock = find_site(process, "wrapped_locks", "level3", Operation::kLock);
+    ASSERT_NE(lock.site, nullptr);
+    EXPECT_EQ(lock.site->acquisitions(), 100u);
+    uint64_t counted = 0;
+    for (const SiteStack& row : lock.site->acquire_stacks) {
+      counted += row.waits;
+      ASSERT_LT(row.stack, process.stacks.size());
+      expect_wrapped_locks_stack(process.stacks[row.stack], "level3");
+    }
+    EXPECT_EQ(counted, lock.site->acquisitions());
   }
-  EXPECT_EQ(counted, lock.site->acquisitions());
   const CommandResult json_run = run_lockscope({"report", "-f", "json", dir.path()});
   ASSERT_EQ(json_run.exit_status, 0) << json_run.err;
   EXPECT_NE(json_run.out.find("\"acquire_stacks\""), std::string::npos);

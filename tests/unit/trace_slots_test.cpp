@@ -24,6 +24,20 @@ using format::TraceKind;
 
 constexpr uint64_t kStart = 1'000'000;
 
+// TraceBuffer::supply as the runtime's: zeros written into the file ahead of the stores, at the
+// offsets populate_trace asks for (a wrong one would wipe events already written).
+std::string g_supplied_path;
+uint64_t g_supplied_bytes = 0;
+void supply_zeros(runtime::TraceBuffer&, uint64_t offset, uint64_t bytes) {
+  const int fd = open(g_supplied_path.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  const std::vector<char> zeros(bytes);
+  EXPECT_EQ(pwrite(fd, zeros.data(), bytes, static_cast<off_t>(offset)),
+            static_cast<ssize_t>(bytes));
+  close(fd);
+  g_supplied_bytes += bytes;
+}
+
 // A trace file in a directory of its own, written through a TraceBuffer as the runtime does.
 class TraceFileUnderTest {
  public:
@@ -45,6 +59,9 @@ class TraceFileUnderTest {
     header.process_start_ticks = kStart;
     EXPECT_TRUE(runtime::map_trace_file(buffer_, fd, header, layout));
     close(fd);
+    g_supplied_path = path_;
+    g_supplied_bytes = 0;
+    buffer_.supply = supply_zeros;
   }
   ~TraceFileUnderTest() {
     runtime::forget_trace(buffer_);
@@ -148,6 +165,17 @@ TEST(TraceSlots, ARingKeepsItsLastEventsEachWithItsTime) {
     expect_same(read.events[i], file.written()[first + i], first + i);
 }
 
+// A ring's file shorter than its header says (damaged): named, never read out of bounds.
+TEST(TraceSlots, AShortRingFileIsNamedAndNotRead) {
+  TraceFileUnderTest file({100, 64}, true);
+  for (int i = 0; i < 300; ++i) file.append(call(kStart + i, 0x5000, 0x400000, Operation::kLock));
+  const uint64_t events_offset = file.buffer().header->events_offset;
+  ASSERT_EQ(truncate(file.path().c_str(), static_cast<off_t>(events_offset + 80)), 0);
+  const TraceFile read = file.read();
+  EXPECT_TRUE(read.events.empty());
+  EXPECT_NE(read.thread.problem.find("missing"), std::string::npos) << read.thread.problem;
+}
+
 TEST(TraceSlots, AFullFileAndAFullKeyTableDropAndCountTheRest) {
   {
     TraceFileUnderTest file({64, 64}, false);
@@ -171,6 +199,20 @@ TEST(TraceSlots, AFullFileAndAFullKeyTableDropAndCountTheRest) {
   }
 }
 
+TEST(TraceSlots, PagesWrittenAheadNeverWipeAnEvent) {
+  constexpr uint64_t kSlots = 400000;  // 3.2 MB: 64 KiB steps, then 256 KiB ones
+  TraceFileUnderTest file({kSlots, 64}, false);
+  for (uint64_t i = 0; i + 1 < kSlots; ++i)
+    file.append(call(kStart + i * 3, 0x5000 + (i % 4) * 64, 0x400000, Operation::kLock, 1));
+  EXPECT_EQ(g_supplied_bytes, kSlots * sizeof(uint64_t));  // each page once
+  const TraceFile read = file.read();
+  ASSERT_EQ(read.events.size(), kSlots - 1);
+  for (size_t i = 0; i < read.events.size(); ++i) {
+    expect_same(read.events[i], file.written()[i], i);
+    if (HasFailure()) break;
+  }
+}
+
 TEST(TraceSlots, TheKeyIndexGrowsAndFindsEveryKey) {
   TraceFileUnderTest file({40000, 20000}, false);
   for (int round = 0; round < 2; ++round)
@@ -178,6 +220,10 @@ TEST(TraceSlots, TheKeyIndexGrowsAndFindsEveryKey) {
       file.append(call(kStart + round * 15000 + i, 0x10000 + uint64_t(i) * 64, 0x400000 + (i % 7),
                        Operation::kLock, 1));
   EXPECT_EQ(file.buffer().header->keys, 15000u);
+  // The key table's pages were made writable as it filled (a misaligned step once stopped that
+  // after 2,730 keys, leaving later keys to a SIGBUS on a full disk).
+  EXPECT_GE(file.buffer().keys_populated, 15000u);
+  EXPECT_LT(file.buffer().keys_populated, 15000u + 65536 / sizeof(format::TraceKey));
   EXPECT_GE(file.buffer().index_mask + 1, 4u * 15000);
   const TraceFile read = file.read();
   ASSERT_EQ(read.events.size(), 30000u);
