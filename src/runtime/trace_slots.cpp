@@ -13,15 +13,12 @@ namespace lockscope::runtime {
 
 namespace {
 
-// Makes [*done, wanted) of `count` items of `size` bytes at `base` writable, 64 KiB at a time
-// (one system call for many pages, which the kernel zeroes anyway); false when refused. The range
-// starts at the page that holds `done` (madvise takes only a page-aligned start: a 24-byte key's
-// 64 KiB step ends mid-page), which is inside the file's one mapping.
+// Makes items [done, end) of `count` items of `size` bytes at `base` writable (one system call for
+// many pages, which the kernel zeroes anyway); false when refused. The range starts at the page
+// that holds `done` (madvise takes only a page-aligned start, and a 24-byte key's step may end
+// mid-page), which is inside the file's one mapping.
 template <typename Count>
-bool populate(char* base, size_t size, Count& done, Count wanted, Count count, bool& refused) {
-  const Count step = static_cast<Count>(65536 / size);
-  Count end = done + step;
-  if (end < wanted) end = wanted;
+bool populate(char* base, size_t size, Count& done, Count end, Count count, bool& refused) {
   if (end > count) end = count;
   const int saved_errno = errno;
   const uintptr_t page = static_cast<uintptr_t>(getpagesize());
@@ -36,6 +33,16 @@ bool populate(char* base, size_t size, Count& done, Count wanted, Count count, b
     return !(refused = true);
   done = end;
   return true;
+}
+
+// Items of `size` bytes to populate next when `done` are: as many bytes as are done already, from
+// `least` to `most`: a thread that locks a few times pays for a few pages, a busy one makes few
+// system calls.
+uint64_t next_step(uint64_t done, size_t size, uint64_t least, uint64_t most) {
+  uint64_t bytes = done * size;
+  if (bytes < least) bytes = least;
+  if (bytes > most) bytes = most;
+  return bytes / size;
 }
 
 // A new index of `entries` (a power of two) with every key written so far; false when the
@@ -71,11 +78,9 @@ bool grow_index(TraceBuffer& buffer, uint32_t entries) {
 bool populate_trace(TraceBuffer& buffer) {
   // After a ring's first lap every page is populated.
   if (buffer.populated >= buffer.capacity) return true;
-  // 64 KiB at a time for the first MiB (a thread that locks a few times pays for a few pages),
-  // 256 KiB after. The pages are written first (TraceBuffer::supply), when the writer can.
-  constexpr uint64_t kSmallSteps = (uint64_t{1} << 20) / sizeof(uint64_t);
-  const uint64_t step = (buffer.populated < kSmallSteps ? 65536 : 262144) / sizeof(uint64_t);
-  uint64_t end = buffer.populated + step;
+  // From 16 KiB (a short thread's few events) doubling to 256 KiB. The pages are written first
+  // (TraceBuffer::supply), when the writer can.
+  uint64_t end = buffer.populated + next_step(buffer.populated, sizeof(uint64_t), 16384, 262144);
   if (end > buffer.capacity) end = buffer.capacity;
   if (buffer.supply)
     buffer.supply(buffer, buffer.header->events_offset + buffer.populated * sizeof(uint64_t),
@@ -88,7 +93,11 @@ uint32_t trace_key_slow(TraceBuffer& buffer, const format::TraceKey& key, uint32
   if (buffer.key_count >= buffer.key_capacity || buffer.refused) return 0;
   if (buffer.key_count >= buffer.keys_populated &&
       !populate(reinterpret_cast<char*>(buffer.keys), sizeof(format::TraceKey),
-                buffer.keys_populated, buffer.key_count + 1, buffer.key_capacity, buffer.refused))
+                buffer.keys_populated,
+                buffer.keys_populated +
+                    static_cast<uint32_t>(
+                        next_step(buffer.keys_populated, sizeof(format::TraceKey), 4096, 65536)),
+                buffer.key_capacity, buffer.refused))
     return 0;
   const uint32_t entries = buffer.index ? buffer.index_mask + 1 : 0;
   if ((buffer.key_count + 1) * 4 > entries && !grow_index(buffer, entries ? entries * 2 : 1024))
