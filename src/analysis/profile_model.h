@@ -214,6 +214,7 @@ struct TraceThread {
   uint64_t events = 0;       // events read from it
   uint64_t overwritten = 0;  // a ring's oldest events, written over
   uint64_t dropped = 0;      // not written: the file was full
+  uint64_t dropped_no_key = 0;  // of those: its key table was full (version 2)
   uint64_t filtered = 0;     // left out by --min-wait
   bool closed = false;       // the thread ended, or the process wrote its final profile
   std::string problem;       // the file is damaged: what was read of it, and why not the rest

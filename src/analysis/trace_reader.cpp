@@ -188,6 +188,7 @@ std::variant<TraceFile, std::string> read_trace_file(const std::string& path) {
   out.thread.tid = header.tid;
   out.thread.file = path;
   out.thread.dropped = header.dropped;
+  if (!v1) out.thread.dropped_no_key = std::min(header.dropped_no_key, header.dropped);
   out.thread.filtered = header.filtered;
   out.thread.closed = header.closed != 0;
   try {

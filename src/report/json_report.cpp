@@ -323,6 +323,7 @@ void trace_field(JsonWriter& w, const ProcessProfile& process) {
         .field("events", t.events)
         .field("overwritten", t.overwritten)
         .field("dropped", t.dropped)
+        .field("dropped_no_key", t.dropped_no_key)
         .field("filtered", t.filtered)
         .field("closed", t.closed)
         .key("problem");

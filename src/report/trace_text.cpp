@@ -23,9 +23,10 @@ void add_trace_notes(const Profile& profile, std::vector<std::string>& notes) {
   for (const ProcessProfile& process : profile.processes) {
     const ProcessTrace& trace = process.trace;
     if (!trace.present) continue;
-    uint64_t dropped = 0, overwritten = 0, filtered = 0;
+    uint64_t dropped = 0, dropped_no_key = 0, overwritten = 0, filtered = 0;
     for (const TraceThread& thread : trace.threads) {
       dropped += thread.dropped;
+      dropped_no_key += thread.dropped_no_key;
       overwritten += thread.overwritten;
       filtered += thread.filtered;
     }
@@ -36,9 +37,14 @@ void add_trace_notes(const Profile& profile, std::vector<std::string>& notes) {
                                   format_duration_ns(double(trace.min_wait_ns)),
                                   format_count(filtered)));
     if (dropped)
-      parts.push_back(fmt::format("{} events dropped: a thread's trace file was full (raise "
-                                  "--trace-size, or --trace-full ring to keep the latest)",
-                                  format_count(dropped)));
+      parts.push_back(fmt::format(
+          "{} events dropped: a thread's trace file was full{} (raise "
+          "--trace-size, or --trace-full ring to keep the latest)",
+          format_count(dropped),
+          dropped_no_key == 0 ? std::string()
+                              : fmt::format(", {} of them its table of distinct lock, "
+                                            "site and operation keys (a 256th of the file)",
+                                            format_count(dropped_no_key))));
     if (overwritten)
       parts.push_back(fmt::format("{} oldest events overwritten by the ring", format_count(overwritten)));
     if (!parts.empty())

@@ -168,7 +168,7 @@ uint64_t expected_events(const ProcessProfile& process, uint32_t tid) {
   return 0;
 }
 
-// 4096 bytes hold 128 events: the rest are dropped, and counted, one by one.
+// The smallest file holds 64 events: the rest are dropped, and counted, one by one.
 TEST(Trace, AFullFileDropsTheLaterEventsAndCountsThem) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "counter_threads", {},
@@ -188,7 +188,31 @@ TEST(Trace, AFullFileDropsTheLaterEventsAndCountsThem) {
       << text.out;
 }
 
-// A ring keeps the latest 128: the thread's exit is among them.
+// A thread of more distinct (lock, site, operation) keys than its file's key table holds (64 in
+// the smallest file): the events of the keys beyond are dropped, counted and named, the tables
+// keep every count, and a ring's slots never fill.
+TEST(Trace, AFullKeyTableDropsTheEventsOfNewKeysAndSaysSo) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(
+      dir, "scale", {"locks", "500"}, {"--trace", "--trace-size", "4K", "--trace-full", "ring"});
+  uint64_t dropped_no_key = 0;
+  for (const TraceThread& thread : process.trace.threads) {
+    EXPECT_EQ(thread.events + thread.overwritten + thread.dropped,
+              expected_events(process, thread.tid))
+        << thread.tid;
+    EXPECT_EQ(thread.dropped, thread.dropped_no_key) << "a ring drops only for its keys";
+    dropped_no_key += thread.dropped_no_key;
+  }
+  // Two threads, each 1,000 keys (a lock and an unlock of 500 mutexes) past the table's 64.
+  EXPECT_GE(dropped_no_key, 2u * (1000 - 64));
+  EXPECT_EQ(process.locks.size(), 500u) << "the tables keep every count";
+  const CommandResult text = run_lockscope({"report", dir.path()});
+  EXPECT_NE(text.out.find("of them its table of distinct lock, site and operation keys"),
+            std::string::npos)
+      << text.out;
+}
+
+// A ring keeps the latest 64 slots: the thread's exit is among them.
 TEST(Trace, ARingKeepsTheLatestEventsAndCountsTheOverwritten) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(
