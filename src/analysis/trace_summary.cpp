@@ -239,6 +239,10 @@ void rebuild_from_trace(ProcessProfile& process) {
   }
   process.locks = std::move(rebuilt.locks);
   process.threads = std::move(rebuilt.threads);
+  // The snapshot's duration is that of its start-up; the figures now go on to the last event, and
+  // so did the run (shares of it, such as OF RUN, stay within it).
+  for (const TraceRecord& event : process.trace.events)
+    process.duration_ns = std::max(process.duration_ns, event.time_ns);
 }
 
 }  // namespace lockscope

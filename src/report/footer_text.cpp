@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,8 +77,9 @@ void write_footer(const Profile& profile, std::ostream& out) {
                       process.unknown_sections == 1 ? "" : "s", process.file));
   // Call sites shown as module+offset: say which modules lack debug info and exactly how to get
   // it (debug_info_hint.h).
+  // Each code address once: a server's thousands of locks share a few dozen call sites.
   struct ModuleSites {
-    size_t without_lines = 0, with_lines = 0;
+    std::set<uint64_t> without_lines, with_lines;
     std::string build_id;
   };
   std::map<std::string, ModuleSites> by_module;  // each module once, whatever the processes
@@ -87,17 +89,18 @@ void write_footer(const Profile& profile, std::ostream& out) {
         if (site.location.module < process.modules.size()) {
           const ModuleSummary& module = process.modules[site.location.module];
           ModuleSites& sites = by_module[module.path];
-          ++(site.location.line == 0 ? sites.without_lines : sites.with_lines);
+          (site.location.line == 0 ? sites.without_lines : sites.with_lines)
+              .insert(site.location.offset);
           if (sites.build_id.empty()) sites.build_id = module.build_id_hex;
         }
   const char* debuginfod_urls = std::getenv("DEBUGINFOD_URLS");
   for (const auto& [module, sites] : by_module)
-    if (sites.without_lines > 0)
-      notes.push_back(
-          fmt::format("{} call site{} in {} without file:line: {}", sites.without_lines,
-                      sites.without_lines == 1 ? "" : "s", module,
-                      debug_info_hint({module, sites.build_id,
-                                       debuginfod_urls ? debuginfod_urls : "", sites.with_lines})));
+    if (!sites.without_lines.empty())
+      notes.push_back(fmt::format(
+          "{} call site{} in {} without file:line: {}", sites.without_lines.size(),
+          sites.without_lines.size() == 1 ? "" : "s", module,
+          debug_info_hint({module, sites.build_id, debuginfod_urls ? debuginfod_urls : "",
+                           sites.with_lines.size()})));
   for (const ProfileProblem& problem : profile.problems)
     notes.push_back(fmt::format("not read: {}: {}", problem.file, problem.message));
   if (profile.repaired_strings)

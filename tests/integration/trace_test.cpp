@@ -151,6 +151,13 @@ TEST(Trace, AProcessKilledBySigkillKeepsEveryEventUpToTheKill) {
   }
   EXPECT_EQ(begun, 1u);
   EXPECT_EQ(ended, 0u);
+  // Its run lasted at least to its last event (the snapshot's duration is that of its start-up):
+  // no thread waited longer than the run.
+  uint64_t last_ns = 0;
+  for (const TraceRecord& event : process.trace.events) last_ns = std::max(last_ns, event.time_ns);
+  EXPECT_GE(process.duration_ns, last_ns);
+  for (const ThreadSummary& thread : process.threads)
+    EXPECT_LE(thread.wait_sum_ns, process.duration_ns) << thread.tid;
 
   const CommandResult text = run_lockscope({"report", dir.path()});
   ASSERT_EQ(text.exit_status, 0) << text.err;
