@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -164,6 +165,15 @@ std::string why_no_profile(const std::string& directory) {
     return fmt::format("no profile was written: the profile directory '{}' is no longer "
                        "writable ({})",
                        directory, std::strerror(errno));
+  // The program runs with this process's file size limit (unless it changed its own): the
+  // runtime writes no file past it (the kernel would end the program with SIGXFSZ).
+  if (struct rlimit limit{};
+      getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    return fmt::format(
+        "no profile was written to {}/ (the program was killed by SIGKILL, "
+        "cleared LD_PRELOAD from its environment, or its profile was larger than "
+        "the file size limit of {} bytes: ulimit -f)",
+        directory, static_cast<uint64_t>(limit.rlim_cur));
   return fmt::format("no profile was written to {}/ (the program was killed by SIGKILL, or "
                      "cleared LD_PRELOAD from its environment)",
                      directory);

@@ -11,11 +11,12 @@
 
 #include "common/crc32.h"
 #include "runtime/byte_buffer.h"
+#include "runtime/file_size_limit.h"
 #include "runtime/module_map.h"
 #include "runtime/raw_log.h"
-#include "runtime/unloaded_modules.h"
 #include "runtime/recorder.h"
 #include "runtime/runtime_state.h"
+#include "runtime/unloaded_modules.h"
 
 namespace lockscope::runtime {
 namespace {
@@ -499,12 +500,21 @@ bool append_section(ByteBuffer& file, SectionType type, size_t record_size, Byte
   return file.append_record(header) && (payload.size() == 0 || file.append(payload.data(), payload.size()));
 }
 
+// The whole file from its start; false (errno EFBIG) where the next write would start at the
+// program's file size limit (the kernel would end the program with SIGXFSZ).
 bool write_all(int fd, const unsigned char* data, size_t size) {
+  const uint64_t limit = file_size_limit();
+  uint64_t offset = 0;
   while (size) {
+    if (offset >= limit) {
+      errno = EFBIG;
+      return false;
+    }
     const ssize_t n = write(fd, data, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     data += n;
+    offset += static_cast<uint64_t>(n);
     size -= static_cast<size_t>(n);
   }
   return true;

@@ -210,11 +210,12 @@ void after_fork_in_child() {
   for (auto& counter : rt.counters) counter.store(0, std::memory_order_relaxed);
   // The parent's other threads do not exist here, and the child's profile starts empty.
   rt.threads.reset_after_fork(self);
-  // Every mapped trace file is the parent's: let go of them, untouched. Another thread's key index
-  // is left mapped (a few KiB): the fork may have come while that thread replaced it.
+  // Every mapped trace file is the parent's: let go of them, untouched, and of the descriptor
+  // another thread's supply had open when the program forked.
   for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
     TraceBuffer& trace = rt.threads.slot(i).trace;
-    if (&rt.threads.slot(i) != self) trace.index = nullptr;
+    if (const int fd_plus_one = __atomic_load_n(&trace.supply_fd_plus_one, __ATOMIC_RELAXED))
+      close(fd_plus_one - 1);
     forget_trace(trace);
   }
   rt.trace_files.store(0, std::memory_order_relaxed);

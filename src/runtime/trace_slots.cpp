@@ -35,6 +35,13 @@ bool populate(char* base, size_t size, Count& done, Count end, Count count, bool
   return true;
 }
 
+// Unmaps an index (nullptr: none), by the size its mapping holds.
+void unmap_index(uint32_t* index) {
+  if (index == nullptr) return;
+  char* mapped = reinterpret_cast<char*>(index) - kIndexHeader;
+  munmap(mapped, *reinterpret_cast<size_t*>(mapped));
+}
+
 // Items of `size` bytes to populate next when `done` are: as many bytes as are done already, from
 // `least` to `most`: a thread that locks a few times pays for a few pages, a busy one makes few
 // system calls.
@@ -48,27 +55,26 @@ uint64_t next_step(uint64_t done, size_t size, uint64_t least, uint64_t most) {
 // A new index of `entries` (a power of two) with every key written so far; false when the
 // kernel refused memory (the old index stays).
 bool grow_index(TraceBuffer& buffer, uint32_t entries) {
-  const size_t bytes = size_t{entries} * sizeof(uint32_t);
+  const size_t bytes = kIndexHeader + size_t{entries} * sizeof(uint32_t);
   const int saved_errno = errno;
   void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) {
     errno = saved_errno;
     return false;
   }
-  auto* index = static_cast<uint32_t*>(mapped);
+  *static_cast<size_t*>(mapped) = bytes;
+  auto* index = reinterpret_cast<uint32_t*>(static_cast<char*>(mapped) + kIndexHeader);
   const uint32_t mask = entries - 1;
   for (uint32_t number = 1; number <= buffer.key_count; ++number) {
     uint32_t at = trace_key_hash(buffer.keys[number - 1]) & mask;
     while (index[at] != 0) at = (at + 1) & mask;
     index[at] = number;
   }
-  // The new index is in place before the old one goes (a fork child forgets the parent's threads'
-  // indexes without unmapping them, so it never reads a pointer and a size that do not match).
+  // The new index is in place before the old one goes: a fork child sees one that is mapped.
   uint32_t* const old = buffer.index;
-  const size_t old_bytes = (size_t{buffer.index_mask} + 1) * sizeof(uint32_t);
-  buffer.index = index;
+  __atomic_store_n(&buffer.index, index, __ATOMIC_RELEASE);
   buffer.index_mask = mask;
-  if (old) munmap(old, old_bytes);
+  unmap_index(old);
   errno = saved_errno;
   return true;
 }
@@ -82,7 +88,8 @@ bool populate_trace(TraceBuffer& buffer) {
   // (TraceBuffer::supply), when the writer can.
   uint64_t end = buffer.populated + next_step(buffer.populated, sizeof(uint64_t), 16384, 262144);
   if (end > buffer.capacity) end = buffer.capacity;
-  if (buffer.supply)
+  constexpr uint64_t kSupplyFrom = (uint64_t{1} << 20) / sizeof(uint64_t);
+  if (buffer.supply && buffer.populated >= kSupplyFrom)
     buffer.supply(buffer, buffer.header->events_offset + buffer.populated * sizeof(uint64_t),
                   (end - buffer.populated) * sizeof(uint64_t));
   return populate(reinterpret_cast<char*>(buffer.slots), sizeof(uint64_t), buffer.populated, end,
@@ -116,7 +123,7 @@ uint32_t trace_key_slow(TraceBuffer& buffer, const format::TraceKey& key, uint32
 bool map_trace_file(TraceBuffer& buffer, int fd, format::TraceHeader header, TraceLayout layout) {
   std::memset(&buffer, 0, sizeof(buffer));
   const uint64_t events_offset = format::kTraceHeaderSize + trace_key_bytes(layout.keys);
-  const size_t bytes = events_offset + layout.slots * sizeof(uint64_t);
+  const size_t bytes = trace_file_bytes(layout);
   std::memcpy(header.magic, format::kTraceMagic, sizeof(header.magic));
   header.version = format::kTraceVersion;
   header.header_size = format::kTraceHeaderSize;
@@ -152,7 +159,7 @@ void forget_trace(TraceBuffer& buffer) {
   const int saved_errno = errno;
   if (void* mapped = buffer.header ? buffer.header : buffer.parked)
     munmap(mapped, buffer.mapped_bytes);
-  if (buffer.index) munmap(buffer.index, (size_t{buffer.index_mask} + 1) * sizeof(uint32_t));
+  unmap_index(buffer.index);
   errno = saved_errno;
   std::memset(&buffer, 0, sizeof(buffer));
 }

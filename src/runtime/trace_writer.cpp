@@ -3,12 +3,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstring>
 
 #include "common/decimal_text.h"
+#include "runtime/file_size_limit.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -55,24 +58,53 @@ const void* zeros() {
 }
 
 // TraceBuffer::supply: the file opened again by its name for the write (a thread keeps no
-// descriptor open, which would count against the program's own limit). A file that cannot be
-// opened or written is left to populate_trace, which finds out whether its pages can be had.
+// descriptor open, which would count against the program's own limit), and checked to be the
+// thread's file. Never past RLIMIT_FSIZE (the write would raise SIGXFSZ, which ends the program;
+// stores through the mapping are not held to it). A file that cannot be opened or written is left
+// to populate_trace, which finds out whether its pages can be had.
 void supply_trace_pages(TraceBuffer& buffer, uint64_t offset, uint64_t bytes) {
+  const int saved_errno = errno;
   char path[4200];
   const void* source = zeros();
-  if (source == nullptr || !trace_path(path, sizeof(path), buffer.file_number)) return;
-  const int saved_errno = errno;
-  const int fd = open(path, O_WRONLY | O_CLOEXEC);
-  while (fd >= 0 && bytes != 0) {
-    const ssize_t done =
-        pwrite(fd, source, bytes < kZerosBytes ? bytes : kZerosBytes, static_cast<off_t>(offset));
-    if (done < 0 && errno == EINTR) continue;
-    if (done <= 0) break;
-    offset += static_cast<uint64_t>(done);
-    bytes -= static_cast<uint64_t>(done);
+  if (source == nullptr || offset + bytes > file_size_limit() ||
+      !trace_path(path, sizeof(path), buffer.file_number)) {
+    errno = saved_errno;
+    return;
   }
-  if (fd >= 0) close(fd);
+  const int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd >= 0) {
+    __atomic_store_n(&buffer.supply_fd_plus_one, fd + 1, __ATOMIC_RELAXED);
+    struct stat file {};
+    bool same = fstat(fd, &file) == 0 && file.st_dev == buffer.file_device &&
+                file.st_ino == buffer.file_inode;
+    while (same && bytes != 0) {
+      const ssize_t done =
+          pwrite(fd, source, bytes < kZerosBytes ? bytes : kZerosBytes, static_cast<off_t>(offset));
+      if (done < 0 && errno == EINTR) continue;
+      if (done <= 0) break;
+      offset += static_cast<uint64_t>(done);
+      bytes -= static_cast<uint64_t>(done);
+    }
+    __atomic_store_n(&buffer.supply_fd_plus_one, 0, __ATOMIC_RELAXED);  // before the close
+    close(fd);
+  }
   errno = saved_errno;
+}
+
+// File systems whose page cache a write fills in large folios, and whose close does not flush
+// (NFS's would write the file out at each step).
+bool supplies_pages(int fd) {
+  struct statfs system {};
+  if (fstatfs(fd, &system) != 0) return false;
+  switch (static_cast<unsigned long>(system.f_type)) {
+    case 0xEF53:      // ext2/3/4
+    case 0x58465342:  // XFS
+    case 0x9123683E:  // Btrfs
+    case 0x01021994:  // tmpfs
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -93,16 +125,28 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
   header.start_ticks = now_ticks;
   header.process_start_ticks = rt.start_ticks;
   header.min_wait_ticks = rt.trace.min_wait_ticks;
+  // A file the program's file size limit allows (ftruncate past it would raise SIGXFSZ): a
+  // smaller one when it is below the asked size, none when below the smallest.
+  TraceLayout layout = rt.trace.layout;
+  const uint64_t limit = file_size_limit();
+  if (trace_file_bytes(layout) > limit) layout = trace_layout_for(limit);
+  if (trace_file_bytes(layout) > limit) {
+    errno = saved_errno;
+    return false;
+  }
   int fd = -1;
   const bool mapped = trace_path(path, sizeof(path), number) &&
                       (fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0 &&
-                      map_trace_file(buffer, fd, header, rt.trace.layout);
-  if (fd >= 0) close(fd);
-  errno = saved_errno;
-  if (mapped) {
+                      map_trace_file(buffer, fd, header, layout);
+  struct stat file {};
+  if (mapped && supplies_pages(fd) && fstat(fd, &file) == 0) {
     buffer.supply = supply_trace_pages;
     buffer.file_number = number;
+    buffer.file_device = file.st_dev;
+    buffer.file_inode = file.st_ino;
   }
+  if (fd >= 0) close(fd);
+  errno = saved_errno;
   return mapped;
 }
 

@@ -35,6 +35,11 @@ constexpr TraceLayout trace_layout_for(uint64_t bytes) {
   return {slots < 64 ? 64 : slots, static_cast<uint32_t>(keys)};
 }
 
+// The bytes of a file of `layout`.
+constexpr uint64_t trace_file_bytes(const TraceLayout& layout) {
+  return format::kTraceHeaderSize + trace_key_bytes(layout.keys) + layout.slots * sizeof(uint64_t);
+}
+
 struct TraceSettings {
   bool enabled = false;  // config trace=1
   bool ring = false;     // config trace_ring=1: a full file overwrites its oldest events
@@ -63,15 +68,23 @@ struct TraceBuffer {
   uint32_t key_count;  // keys written
   uint32_t key_capacity;
   // The key table's index in the thread's memory: key numbers by hash of the key (0: empty),
-  // open addressing, `index_mask` + 1 entries, at most a quarter used (grown by doubling).
+  // open addressing, `index_mask` + 1 entries, at most a quarter used (grown by doubling). Its
+  // mapping starts kIndexHeader bytes before it, with the mapping's size (so that a fork child,
+  // which may see the pointer of a new index with the mask of the old, unmaps what is mapped).
   uint32_t* index;
   uint32_t index_mask;
   // Writes `bytes` of zeros into the file at `offset`, ahead of populate_trace's madvise: the
   // kernel then supplies the page cache in large folios, where a first store (or the madvise)
   // takes a page at a time (measured here, 6.18, ext4, a guest: 2 us a 4 KiB page instead of
-  // 7.3, so 4 ns an event instead of 14). Best effort; nullptr: not done.
+  // 7.3, so 4 ns an event instead of 14). Only past a thread's first MiB of slots (a busy
+  // thread: a system call per 32,768 events), on a local file system. Best effort; nullptr: not
+  // done.
   void (*supply)(TraceBuffer& buffer, uint64_t offset, uint64_t bytes);
   uint32_t file_number;  // the n of its name (trace_writer.cpp)
+  // The descriptor supply has open (+ 1; 0: none), for a fork child to close: another thread's
+  // supply may be in progress when the program forks.
+  int supply_fd_plus_one;
+  uint64_t file_device, file_inode;  // what supply checks it opened
   bool refused;  // the file system refused the next pages: the file is full from there
   // While the thread forks: `header` is parked here (appends see none), so that nothing the child
   // runs before lockscope's own fork handler (another library's handlers) writes into the parent's
@@ -104,6 +117,8 @@ void forget_trace(TraceBuffer& buffer);
 // Around a fork, in the forking thread: appends stop before it, and resume after it in the parent.
 void park_trace(TraceBuffer& buffer);
 void unpark_trace(TraceBuffer& buffer);
+
+inline constexpr size_t kIndexHeader = 64;
 
 inline uint32_t trace_key_hash(uint64_t object, uint64_t site, uint32_t value, uint16_t op) {
   uint64_t h = object * 0x9E3779B97F4A7C15ull;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "lockscope_harness.h"
 
@@ -61,6 +62,41 @@ TEST(Robustness, SignalHandlerThatLocksDuringInternalBookKeepingNeverHangs) {
 // the releases that leave a thread waiting publish their stacks to a process-wide table, whose
 // internal lock once left EAGAIN (a failed futex wait) in errno after the unlock (20…39 of
 // 640,000 calls).
+// Under a file size limit (ulimit -f) the runtime's files never cross it: a write or ftruncate
+// past it raises SIGXFSZ, which ended the program (exit 153) in both modes. Summary mode: a
+// profile larger than the limit (1 KiB here) is not written, and both lockscope and the runtime say
+// why. Trace mode: each thread's file shrinks to the limit.
+TEST(Robustness, AFileSizeLimitNeverKillsTheProgram) {
+  for (const bool trace : {false, true}) {
+    SCOPED_TRACE(trace ? "trace" : "summary");
+    TemporaryDirectory dir;
+    const uint64_t limit = trace ? 2u << 20 : 1024;  // bytes (prlimit, util-linux)
+    std::vector<std::string> command = {
+        "/usr/bin/prlimit", "--fsize=" + std::to_string(limit), LOCKSCOPE_CLI, "record", "-o",
+        dir.path()};
+    if (trace) command.push_back("--trace");
+    command.insert(command.end(), {"--", fixture("counter_threads")});
+    const CommandResult result = run_command(command);
+    EXPECT_EQ(result.signal, 0) << result.err;
+    EXPECT_EQ(result.exit_status, 0) << result.err;
+    EXPECT_EQ(result.out, "counter=4000\n");
+    if (!trace) {
+      EXPECT_NE(result.err.find("File too large"), std::string::npos) << result.err;
+      EXPECT_NE(result.err.find("file size limit of 1024 bytes"), std::string::npos) << result.err;
+      continue;
+    }
+    const Profile profile = load_profile(dir.path());
+    ASSERT_EQ(profile.processes.size(), 1u) << result.err;
+    const ProcessProfile& process = profile.processes[0];
+    ASSERT_EQ(process.trace.threads.size(), process.threads.size());
+    for (const TraceThread& thread : process.trace.threads) {
+      EXPECT_LE(std::filesystem::file_size(thread.file), limit) << thread.file;
+      EXPECT_EQ(thread.dropped, 0u);
+      EXPECT_TRUE(thread.problem.empty()) << thread.problem;
+    }
+  }
+}
+
 TEST(Robustness, ContendedUnlocksPublishingStacksLeaveErrnoAlone) {
   TemporaryDirectory dir;
   const CommandResult recorded =
