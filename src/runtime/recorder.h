@@ -318,23 +318,34 @@ __attribute__((always_inline)) inline void record_traced_acquire(ThreadState& se
              cached.slot->generation.load(std::memory_order_relaxed), flags, ticks);
 }
 
+// The book-keeping of the release of the thread's innermost hold `top` at the site of `stats`,
+// after the real unlock succeeded: the hold timed if it is a sample or made a thread wait
+// (`made_wait`: hold_made_wait(), read before the unlock), popped and counted. Returns the clock
+// read that timed it, 0 when it was not timed (then no snapshot is due either).
+__attribute__((always_inline)) inline uint64_t count_release(ThreadState& self, HeldLock& top,
+                                                             SiteStats& stats, bool made_wait,
+                                                             uintptr_t site) {
+  const bool timed = top.weight != 0 || made_wait;
+  const uint64_t ticks = timed ? finish_timed_hold(self, top, made_wait, site) : 0;
+  --self.held_depth;
+  ++stats.count;
+  ++self.releases;
+  return ticks;
+}
+
 // Trace mode, the release of the thread's innermost hold `top` at a site used before (`cached`,
 // its trace-tagged entry), after the real unlock succeeded: as release_innermost, then the event.
 // `made_wait`: hold_made_wait() of the hold, read before the real unlock.
 __attribute__((always_inline)) inline void record_traced_release(ThreadState& self, HeldLock& top,
                                                                  SiteCacheEntry& cached,
                                                                  bool made_wait) {
-  const bool timed = top.weight != 0 || made_wait;
-  const uint64_t ticks = timed ? finish_timed_hold(self, top, made_wait, cached.site) : 0;
-  --self.held_depth;
-  ++cached.stats->count;
-  ++self.releases;
+  const uint64_t ticks = count_release(self, top, *cached.stats, made_wait, cached.site);
   {
     InsideLockscope inside;
     trace_call(self, cached.lock, cached.site, static_cast<format::Operation>(cached.operation),
                cached.slot->generation.load(std::memory_order_relaxed), 0, ticks);
   }
-  if (timed) snapshot_if_due(self);
+  if (ticks) snapshot_if_due(self);
 }
 
 template <format::Operation kOperation>
@@ -571,32 +582,23 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
                                                 uintptr_t site, Release real_release,
                                                 format::Operation default_operation) {
   HeldLock& top = self->held[self->held_depth - 1];
-  if (g_runtime.trace.enabled) {  // the same steps at the site's trace-tagged entry, and the event
-    SiteCacheEntry* traced =
-        top.epoch == self->epoch
-            ? traced_site(*self, lock, site, static_cast<format::Operation>(top.release_operation))
-            : nullptr;
+  // Trace mode: the site's trace-tagged entry, and the event after the same steps.
+  SiteCacheEntry* traced = nullptr;
+  SiteStats* stats = nullptr;
+  if (g_runtime.trace.enabled) {
+    if (top.epoch == self->epoch)
+      traced =
+          traced_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
     if (traced == nullptr) return release_slow(self, lock, site, real_release, default_operation);
-    if (top.signalled_slot != 0) stamp_release_after_signal(top);
-    const bool made_wait = top.stamped && hold_made_wait(top);
-    if (made_wait) note_release_with_waiters(*self, top, site);
-    const int result = real_release();
-    if (__builtin_expect(result != 0, 0)) {
-      const int saved_errno = errno;
-      sink().release(*self, lock, site, result, default_operation, made_wait);
-      errno = saved_errno;
-      return result;
+  } else {
+    stats = top.epoch == self->epoch ? top.entry->release_stats : nullptr;
+    if (stats == nullptr || stats->key.site != site) {
+      const auto op = static_cast<format::Operation>(top.release_operation);
+      SiteCacheEntry* cached = cached_site(*self, lock, site, op);
+      if (cached == nullptr) cached = wide_cached_site(*self, lock, site, op);
+      if (cached == nullptr) return release_slow(self, lock, site, real_release, default_operation);
+      stats = cached->stats;
     }
-    record_traced_release(*self, top, *traced, made_wait);
-    return 0;
-  }
-  SiteStats* stats = top.epoch == self->epoch ? top.entry->release_stats : nullptr;
-  if (stats == nullptr || stats->key.site != site) {
-    const auto op = static_cast<format::Operation>(top.release_operation);
-    SiteCacheEntry* cached = cached_site(*self, lock, site, op);
-    if (cached == nullptr) cached = wide_cached_site(*self, lock, site, op);
-    if (cached == nullptr) return release_slow(self, lock, site, real_release, default_operation);
-    stats = cached->stats;
   }
   if (top.signalled_slot != 0) stamp_release_after_signal(top);
   // Only a hold whose start was read can be timed: other releases skip the check.
@@ -609,12 +611,10 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
     errno = saved_errno;
     return result;
   }
-  const bool timed = top.weight != 0 || made_wait;
-  if (timed) finish_timed_hold(*self, top, made_wait, site);
-  --self->held_depth;
-  ++stats->count;
-  ++self->releases;
-  if (timed) snapshot_if_due(*self);
+  if (traced)
+    record_traced_release(*self, top, *traced, made_wait);
+  else if (count_release(*self, top, *stats, made_wait, site) != 0)
+    snapshot_if_due(*self);
   return 0;
 }
 
