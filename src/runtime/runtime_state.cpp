@@ -317,11 +317,15 @@ ThreadState* current_thread_slow() {
   }
   const int saved_errno = errno;
   tls_inside = true;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
   ThreadState* self = register_thread();
-  tls_inside = false;
-  errno = saved_errno;
+  // The thread (or its refusal) before the mark goes (see InsideLockscope): a signal handler that
+  // locks in between must not register the thread again.
   tls_thread = self;
   if (!self) tls_unregistered = true;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  tls_inside = false;
+  errno = saved_errno;
   return self;
 }
 

@@ -104,7 +104,11 @@ INSTANTIATE_TEST_SUITE_P(
                       TracedFixture{"rwlock_sides", {"3", "200"}},
                       TracedFixture{"semaphores", {"100"}}, TracedFixture{"barrier_rounds", {"50"}},
                       TracedFixture{"spin_counter", {"2000"}},
-                      TracedFixture{"condvar_wakeups", {"50"}}, TracedFixture{"condvar_split", {}}),
+                      TracedFixture{"condvar_wakeups", {"50"}}, TracedFixture{"condvar_split", {}},
+                      // Signal handlers that lock while the trace is being appended to (and
+                      // thousands of keys); locks after the thread-exit destructor.
+                      TracedFixture{"signal_during_merge", {"2"}},
+                      TracedFixture{"thread_exit_locks", {"4"}}),
     [](const ::testing::TestParamInfo<TracedFixture>& param_info) {
       return param_info.param.name;
     });
