@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "analysis/hold_bounds.h"
 #include "analysis/regular_file.h"
 #include "analysis/trace_reader.h"
 #include "common/crc32.h"
@@ -257,28 +258,6 @@ class HistogramBins {
   ReferenceBudget budget_;
 };
 
-// The most hold time physically possible for holds taken by `op` in `process`: an exclusive lock
-// is held by one thread at a time, so at most for the process's lifetime; a read side by each
-// thread at once. Sampled hold estimates (one timed hold standing for N) are capped at this:
-// a preempted sampled hold must not make a lock held longer than the run.
-uint64_t most_held(const ProcessProfile& process, format::Operation op) {
-  if (format::is_read_side(op))
-    return process.duration_ns * std::max<uint64_t>(1, process.threads.size());
-  return process.duration_ns;
-}
-
-void cap_hold_estimates(const ProcessProfile& process, LockSummary& lock) {
-  const uint64_t lifetime = process.duration_ns;
-  const uint64_t shared = lifetime * std::max<uint64_t>(1, process.threads.size());
-  const auto cap = [](SideSummary& side, uint64_t most) {
-    side.hold_sum_ns = std::min(side.hold_sum_ns, most);
-    side.hold_error_ns = std::min(side.hold_error_ns, side.hold_sum_ns);
-  };
-  cap(lock.write_side, lifetime);
-  cap(lock.read_side, shared);
-  cap(lock, lock.read_side.acquisitions ? shared : lifetime);
-}
-
 CodeLocation location(uint32_t module, uint64_t offset, size_t module_count) {
   if (module != format::kNoModule && module >= module_count)
     throw BadFile("a call site refers to a module that is not in the module map");
@@ -375,12 +354,13 @@ ProcessProfile decode(const SectionSet& file) {
     site.failed = std::min(s.failed, s.count);
     site.wait_sum_ns = s.wait_sum_ns;
     site.wait_max_ns = s.wait_max_ns;
-    site.hold_sum_ns = std::min(s.hold_sum_ns, most_held(out, site.operation));
+    site.hold_sum_ns = s.hold_sum_ns;
+    site.hold_max_ns = s.hold_max_ns;
     // A bound wider than the estimate (one preempted sample among few) says only that the holds
-    // lie between none and twice the estimate: capped there, as a lock's is (cap_hold_estimates).
+    // lie between none and twice the estimate: capped there, as a lock's is (cap_lock_holds).
+    cap_site_holds(site, out.duration_ns, out.threads.size());
     site.hold_error_ns = std::min(
         site.hold_sum_ns, static_cast<uint64_t>(double(site.hold_sum_ns) * s.hold_error_ppm / 1e6));
-    site.hold_max_ns = std::min(s.hold_max_ns, out.duration_ns);
     site.hold_samples = s.hold_samples;
     site.behind_readers = s.behind_readers;
     site.behind_writer = s.behind_writer;
@@ -477,7 +457,7 @@ ProcessProfile decode(const SectionSet& file) {
   }
   for (LockSummary& lock : out.locks) {
     lock.finish();
-    cap_hold_estimates(out, lock);
+    cap_lock_holds(lock, out.duration_ns, out.threads.size());
   }
   // Version 3: lock order (a version 2 file has none: it was not recorded).
   for (const auto& e : file.records<format::LockOrderRecord>(SectionType::kLockOrder, false)) {

@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/hold_bounds.h"
+
 namespace lockscope {
 namespace {
 
@@ -76,11 +78,18 @@ class Summarizer {
     out_.threads.push_back(std::move(thread));
   }
 
-  TraceSummary finish() {
+  // `duration_ns`, `threads`: the process's run (to its last event at least) and threads, whose
+  // physical bounds cap the holds as the profile reader caps the tables' (hold_bounds.h).
+  TraceSummary finish(uint64_t duration_ns, size_t threads) {
+    threads = std::max(threads, out_.threads.size());
     for (auto& [key, lock] : locks_) {
       lock.owner_changes = owner_changes_[key];
-      for (auto& [site_key, site] : sites_[key]) lock.sites.push_back(site);
+      for (auto& [site_key, site] : sites_[key]) {
+        cap_site_holds(site, duration_ns, threads);
+        lock.sites.push_back(site);
+      }
       lock.finish();
+      cap_lock_holds(lock, duration_ns, threads);
       out_.locks.push_back(std::move(lock));
     }
     return std::move(out_);
@@ -201,7 +210,9 @@ TraceSummary summarize_trace(const ProcessProfile& process) {
     thread.tid = events[at].tid;
     summarizer.thread_events(thread, events.data() + at, events.data() + end);
   }
-  return summarizer.finish();
+  uint64_t duration_ns = process.duration_ns;
+  for (const TraceRecord& event : events) duration_ns = std::max(duration_ns, event.time_ns);
+  return summarizer.finish(duration_ns, process.threads.size());
 }
 
 void rebuild_from_trace(ProcessProfile& process) {
