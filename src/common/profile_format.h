@@ -342,11 +342,13 @@ enum class Counter : uint32_t {
   kDroppedOrderEdges = 14,     // lock-order edges not kept (memory refused)
   kTraceFilesFailed = 15,      // threads whose trace file could not be made: their events are not
                                // in the trace (they are in the tables)
+  kThreadsNotPaused = 16,      // running threads the writer could not stop at a call boundary for
+                               // its snapshot: each may be one call off (in flight then)
   // New counters go here and move kLast; the reports' description of each counter
   // (report/counter_descriptions.h) then fails to compile until it describes it.
-  kLast = kTraceFilesFailed,
+  kLast = kThreadsNotPaused,
 };
-inline constexpr uint32_t kCounterSlots = 16;  // ids 0..kLast: Runtime::counters, the writer's copy
+inline constexpr uint32_t kCounterSlots = 32;  // ids 0..kLast: Runtime::counters, the writer's copy
 static_assert(static_cast<uint32_t>(Counter::kLast) < kCounterSlots,
               "a counter beyond kCounterSlots needs bigger counter arrays (a format change)");
 

@@ -63,6 +63,10 @@ constexpr CounterDescription describe_counter(format::Counter counter) {
       return {"trace_files_failed",
               "threads whose trace file could not be made (their events "
               "are only in the counts)"};
+    case Counter::kThreadsNotPaused:
+      return {"threads_not_paused",
+              "running threads the profile's snapshot could not stop at a "
+              "lock call (their figures may be one call off)"};
   }
   return {};
 }

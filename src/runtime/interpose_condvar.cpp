@@ -70,7 +70,7 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
     held_before = lockscope::runtime::holder_site(rt.locks.slot(mutex_slot))
                       .load(std::memory_order_relaxed);
     // Inside its section. The hold goes on from where the mutex was acquired: that site holds it.
-    const bool known = held && held->entry && held->epoch == self->epoch;
+    const bool known = held && held->entry && held->epoch == lockscope::runtime::own_epoch(*self);
     owner_changed = lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), *self,
                                                    known ? held->entry->key.site : 0);
     // Re-taken while holding locks taken since it was first acquired: an order like any other.

@@ -397,8 +397,11 @@ uint64_t calls_in(const SiteTable& table) {
 // The wait a thread is blocked in, and the timed holds it has, counted up to `now` into `all` and
 // its record (so that the profile of a server stopped with threads in a wait shows them waiting).
 void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThread& live,
-                     uint64_t now, uint64_t (&counters)[16]) {
-  const BlockedCall blocked = t.blocked;  // a racy copy: the thread runs on
+                     uint64_t now, uint64_t (&counters)[format::kCounterSlots]) {
+  // The lock first (BlockedScope stores it last): the rest is then the same call's.
+  const void* const blocked_lock = __atomic_load_n(&t.blocked.lock, __ATOMIC_ACQUIRE);
+  BlockedCall blocked = t.blocked;
+  blocked.lock = blocked_lock;
   if (blocked.lock && blocked.since_ticks < now) {
     const uint32_t slot = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(blocked.lock));
     const uint64_t ns = rt.clock.to_ns(now - blocked.since_ticks);
@@ -412,6 +415,9 @@ void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThre
       all.record_duration(ns, 1, detail->wait_sum_ns, detail->wait_max_ns, detail->wait_histogram);
       const format::Primitive primitive = format::operation_primitive(op);
       live.record.wait_ns_by_primitive[static_cast<uint32_t>(primitive)] += ns;
+      // Counted as its site counts it (a call, contended): the thread's totals agree.
+      if (format::operation_class(op) == format::OperationClass::kAcquire)
+        ++live.record.acquisitions;
       if (is_lock_wait(primitive)) {
         live.record.wait_sum_ns += ns;
         if (ns > live.record.wait_max_ns) live.record.wait_max_ns = ns;
@@ -426,7 +432,9 @@ void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThre
     const HeldLock held = t.held[i];
     ++counters[static_cast<int>(format::Counter::kHoldsInProgress)];
     const bool timed = held.weight != 0 || (held.stamped && hold_made_wait(held));
-    if (!timed || held.entry == nullptr || held.epoch != t.epoch) continue;
+    // A thread that could not be paused may have begun it after `now`: not a hold yet.
+    if (!timed || held.entry == nullptr || held.epoch != own_epoch(t) || held.start_ticks > now)
+      continue;
     // A condition wait's mutex is not held while it waits: its hold so far is what was paused.
     const uint64_t ticks = held.lock == blocked.released && blocked.lock
                                ? held.paused_ticks
@@ -440,7 +448,8 @@ void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThre
 
 // One pass over the slots, under the merge lock: each thread's sites, totals and in-progress calls
 // are read together, so that a profile's thread totals and site totals agree.
-uint64_t snapshot_threads(Runtime& rt, SiteTable& all, ByteBuffer& live, uint64_t (&counters)[16]) {
+uint64_t snapshot_threads(Runtime& rt, SiteTable& all, ByteBuffer& live,
+                          uint64_t (&counters)[format::kCounterSlots]) {
   uint64_t dropped = 0;
   const uint64_t now = rt.clock.now();
   for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
@@ -545,8 +554,12 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
         .append(" not written: the signal arrived while lockscope's own lock was held").emit();
     return false;
   }
+  // The other threads stopped at a call boundary (thread_pause.h) until the locks' owner changes
+  // and the threads' histograms are read too: one moment's figures.
+  const uint32_t not_paused = pause_other_threads(rt, from_signal);
   uint64_t counter_values[format::kCounterSlots];
   for (uint32_t i = 0; i < format::kCounterSlots; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
+  counter_values[static_cast<int>(format::Counter::kThreadsNotPaused)] += not_paused;
   ByteBuffer live;
   dropped += all.merge_from(rt.merged);
   dropped += snapshot_threads(rt, all, live, counter_values);
@@ -556,6 +569,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   fill_modules(out, modules);
   fill_locks_and_sites(out, rt, modules, all);
   const uint64_t live_threads = fill_threads(out, rt, live);
+  resume_other_threads(rt);
   counter_values[static_cast<int>(format::Counter::kCallsAfterSnapshot)] =
       calls_since_snapshot(rt, live);
   rt.merge_lock.unlock();

@@ -106,7 +106,7 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
   const int saved_errno = errno;  // the lock table's insertion may mmap
   if (slot == LockTable::kNoSlot) slot = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
   if (slot != LockTable::kNoSlot) {
-    const bool entry_valid = held.entry != nullptr && held.epoch == self.epoch;
+    const bool entry_valid = held.entry != nullptr && held.epoch == own_epoch(self);
     OrderEdge edge{};
     edge.from_slot = held.slot;
     edge.from_generation = entry_valid ? held.entry->key.generation
@@ -141,7 +141,8 @@ void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
   note_order(self, cached.lock, cached.slot_index, cached.site,
              static_cast<format::Operation>(cached.operation));
   HeldLock& outer = self.held[self.held_depth - 1];
-  if (outer.entry != nullptr && outer.epoch == self.epoch) outer.entry->order_to = cached.stats;
+  if (outer.entry != nullptr && outer.epoch == own_epoch(self))
+    outer.entry->order_to = cached.stats;
 }
 
 uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth,
@@ -225,7 +226,7 @@ void note_blocking_release(ThreadState& self, const HeldLock& held, uintptr_t si
   uint32_t stack = 0;
   const HeldStack& own = self.held_stacks[&held - self.held];
   uintptr_t frames[StackStore::kMaxDepth];
-  if (own.number != 0 && own.start_ticks == held.start_ticks && own.epoch == self.epoch &&
+  if (own.number != 0 && own.start_ticks == held.start_ticks && own.epoch == own_epoch(self) &&
       own.number <= self.sites.stacks().size()) {
     InsideLockscope inside;  // the table's lock is internal
     const uint32_t depth = self.sites.stacks().copy(own.number, frames);
@@ -277,7 +278,7 @@ struct ErrnoKeeper {
 uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, uintptr_t site) {
   const uint64_t end = g_runtime.clock.now();
   ErrnoKeeper keep_errno;  // the program's unlock returned; a refused mmap must not show
-  if (held.entry == nullptr || held.epoch != self.epoch || !held.stamped) return end;
+  if (held.entry == nullptr || held.epoch != own_epoch(self) || !held.stamped) return end;
   uint64_t weight = held.weight;
   if (made_wait) {
     // Timed exactly. A sample that turns out to be one leaves the sample, and the next
@@ -427,7 +428,7 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   held.lock = lock;
   held.lock_slot = located.slot;
   held.slot = located.slot_index;
-  held.epoch = self.epoch;
+  held.epoch = own_epoch(self);
   held.entry = entry;
   held.release_operation = static_cast<uint16_t>(release_operation_for(op));
   held.signalled_slot = 0;
@@ -448,7 +449,7 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   // Its stack (a contended acquisition's, or any with --stacks all), for the waiters this hold
   // may make (note_blocking_release): only a stamped hold can be told apart from the next.
   if (own_stack != 0 && held.stamped)
-    self.held_stacks[self.held_depth - 1] = HeldStack{held.start_ticks, own_stack, self.epoch};
+    self.held_stacks[self.held_depth - 1] = HeldStack{held.start_ticks, own_stack, own_epoch(self)};
   return {recorded.slot, op, held.stamped ? held.start_ticks : 0, owner_changed};
 }
 
@@ -465,7 +466,7 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
     for (uint32_t i = self.held_depth; i-- > 0;) {
       if (self.held[i].lock != lock) continue;
       HeldLock held = self.held[i];
-      if (held.epoch == self.epoch) acquire_entry = held.entry;
+      if (held.epoch == own_epoch(self)) acquire_entry = held.entry;
       for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
       --self.held_depth;
       op = static_cast<format::Operation>(held.release_operation);

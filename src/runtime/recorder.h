@@ -308,7 +308,7 @@ __attribute__((always_inline)) inline void record_traced_acquire(ThreadState& se
     if (!format::is_read_side(op) && note_owner(*cached.slot, self, cached.site))
       flags = format::kTraceOwnerChanged;
     HeldLock& held = record_cached_hold(self, cached, release_operation_for(op), early_ticks);
-    held.epoch = self.epoch;  // the entry's is tagged; the held stack's must be the thread's
+    held.epoch = own_epoch(self);  // the entry's is tagged; the held stack's must be the thread's
     if (held.stamped) ticks = held.start_ticks;
   } else {
     ++cached.stats->count;  // a semaphore wait: nothing held
@@ -404,6 +404,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     ThreadState* self, const void* lock, uintptr_t site, int first_result, Calls calls) {
   constexpr bool blocking = Calls::kBlocking;
   if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
+  if (self) pause_point(*self);
   // A site the inline cache does not hold but the wide one does: the fast path's way from there
   // (before the check below, whose plain read of the mutex would cost a contended one's line a
   // second transfer).
@@ -556,6 +557,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
                                            Release real_release,
                                            format::Operation default_operation) {
   if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
+  if (self) pause_point(*self);
   bool made_wait = false;
   if (self)
     for (uint32_t i = self->held_depth; i-- > 0;)
@@ -581,17 +583,18 @@ template <typename Release>
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermost(ThreadState* self, const void* lock,
                                                 uintptr_t site, Release real_release,
                                                 format::Operation default_operation) {
+  pause_point(*self);
   HeldLock& top = self->held[self->held_depth - 1];
   // Trace mode: the site's trace-tagged entry, and the event after the same steps.
   SiteCacheEntry* traced = nullptr;
   SiteStats* stats = nullptr;
   if (g_runtime.trace.enabled) {
-    if (top.epoch == self->epoch)
+    if (top.epoch == own_epoch(*self))
       traced =
           traced_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
     if (traced == nullptr) return release_slow(self, lock, site, real_release, default_operation);
   } else {
-    stats = top.epoch == self->epoch ? top.entry->release_stats : nullptr;
+    stats = top.epoch == own_epoch(*self) ? top.entry->release_stats : nullptr;
     if (stats == nullptr || stats->key.site != site) {
       const auto op = static_cast<format::Operation>(top.release_operation);
       SiteCacheEntry* cached = cached_site(*self, lock, site, op);

@@ -196,6 +196,8 @@ void after_fork_in_child() {
   ThreadState* self = tls_thread;
   rt.merge_lock.reset();
   rt.file_lock.reset();
+  // A writer of the parent may have been pausing its threads: none does here.
+  rt.pause_requested.store(0, std::memory_order_relaxed);
   if (rt.snapshot_interval_ticks)
     rt.next_snapshot_ticks.store(rt.clock.now() + rt.snapshot_interval_ticks);
   // The forking process, which getppid() no longer names if it has ended already (a daemon's
@@ -235,7 +237,8 @@ void after_fork_in_child() {
   self->tid = rt.pid;
   self->handle = pthread_self();
   self->flags = format::kThreadMain;
-  ++self->epoch;
+  self->epoch = own_epoch(*self) + 1;
+  self->paused.store(0, std::memory_order_relaxed);
   self->held_depth = depth;
   for (uint32_t i = 0; i < depth; ++i) {
     self->held[i] = held[i];

@@ -26,6 +26,7 @@
 #include "runtime/lock_order.h"
 #include "runtime/lock_table.h"
 #include "runtime/site_table.h"
+#include "runtime/thread_pause.h"
 #include "runtime/thread_registry.h"
 #include "runtime/trace_writer.h"
 
@@ -138,7 +139,10 @@ struct ThreadState {
   uint64_t hold_stack_ticks;  // timed holds
   // Recording state, used only by the thread itself while it runs.
   SiteTable sites;
-  uint32_t epoch;  // starts at 1; +1 at each flush of `sites`
+  // Starts at 1 (a reused slot's again, and its caches are released); +1 in a fork child. While
+  // a profile writer pauses the threads it carries kPauseEpochBit, which makes every fast path
+  // miss (thread_pause.h): compare held locks' and stacks' epochs with own_epoch().
+  uint32_t epoch;
   uint32_t held_depth;
   BlockedCall blocked;
   HeldLock held[kMaxHeldLocks];
@@ -150,6 +154,7 @@ struct ThreadState {
   HolderStackHint holder_stack_hints[kHolderStackHints];  // see HolderStackTable::intern
   // The slot itself (thread_registry.h).
   std::atomic<uint32_t> state;  // SlotState
+  std::atomic<uint32_t> paused;  // 1: at a pause point, for a profile writer (thread_pause.h)
   uint32_t index;
   // Kept across a slot's clear, given back when the slot is claimed; nullptr until needed.
   WideSiteCache* wide_cache;
@@ -163,6 +168,9 @@ struct Runtime {
   // +1 whenever a lock changes generation: invalidates every thread's SiteCacheEntry. Alone on its
   // cache line: read on every cached acquire, written only by init/destroy.
   alignas(64) std::atomic<uint32_t> identity_epoch{0};
+  // 1 while a profile writer has the other threads stop at their next pause point (thread_pause.h):
+  // read at every slow path's entry, so it shares the line read on every cached acquire.
+  std::atomic<uint32_t> pause_requested{0};
   alignas(64) std::atomic<int> status{0};
   Clock clock;
   const EventSink* sink = &kSummarySink;  // chosen once, before the runtime is ready
@@ -220,15 +228,30 @@ inline bool site_cache_entry_is(const SiteCacheEntry& entry, const void* lock, u
          entry.identity_epoch == g_runtime.identity_epoch.load(std::memory_order_relaxed);
 }
 
+inline uint32_t own_epoch(const ThreadState& t) {
+  return t.epoch & ~kPauseEpochBit;
+}
+
+// A slow path's entry, and a blocking call's end: stops here while a profile writer pauses the
+// threads (thread_pause.h). One load of a line the fast path reads anyway.
+inline void pause_point(ThreadState& self) {
+  if (__builtin_expect(g_runtime.pause_requested.load(std::memory_order_relaxed) != 0, 0))
+    wait_while_paused(self);
+}
+
 // The calling thread's state, or nullptr when it must not record: runtime not ready, a call made
 // from inside lockscope (or a signal handler that interrupted it), or a thread that could not get a
 // slot.
 ThreadState* current_thread_slow();
 // __thread, not thread_local: no TLS wrapper call on the hot path (initial-exec, constant init).
 extern __thread ThreadState* tls_thread;
+// The entry of the interposers that have no inline fast path (condvar, semaphore post, barrier):
+// also a pause point.
 inline ThreadState* current_thread() {
   ThreadState* self = tls_thread;
-  return __builtin_expect(self != nullptr, 1) ? self : current_thread_slow();
+  if (__builtin_expect(self == nullptr, 0)) self = current_thread_slow();
+  if (self) pause_point(*self);
+  return self;
 }
 
 // Marks `thread` blocked in a call for the scope's lifetime (see BlockedCall). Signal fences keep
@@ -239,12 +262,17 @@ class BlockedScope {
   BlockedScope(ThreadState& thread, const void* lock, format::Operation op, uintptr_t site,
                uint64_t since_ticks, const void* released = nullptr)
       : thread_(thread) {
-    thread.blocked = BlockedCall{lock, released, site, since_ticks, static_cast<uint16_t>(op)};
+    // The lock last: a writer that sees it reads the rest whole.
+    thread.blocked = BlockedCall{nullptr, released, site, since_ticks, static_cast<uint16_t>(op)};
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    __atomic_store_n(&thread.blocked.lock, lock, __ATOMIC_RELEASE);
     std::atomic_signal_fence(std::memory_order_seq_cst);
   }
+  // Unmarked with a full fence, then a pause point: a profile writer that saw the thread blocked
+  // (and so did not wait for it) is seen here, before anything is recorded (thread_pause.h).
   ~BlockedScope() {
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    thread_.blocked.lock = nullptr;
+    __atomic_store_n(&thread_.blocked.lock, nullptr, __ATOMIC_SEQ_CST);
+    pause_point(thread_);
   }
   BlockedScope(const BlockedScope&) = delete;
   BlockedScope& operator=(const BlockedScope&) = delete;

@@ -51,7 +51,7 @@ bool acquire_at_traced_site(ThreadState& self, const void* lock, format::Operati
 bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site, bool made_wait) {
   if (self.held_depth == 0) return false;
   HeldLock& top = self.held[self.held_depth - 1];
-  if (top.lock != lock || top.epoch != self.epoch) return false;
+  if (top.lock != lock || top.epoch != own_epoch(self)) return false;
   SiteCacheEntry* cached =
       traced_site(self, lock, site, static_cast<format::Operation>(top.release_operation));
   if (cached == nullptr) return false;

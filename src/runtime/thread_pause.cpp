@@ -1,0 +1,123 @@
+#include "runtime/thread_pause.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "runtime/byte_buffer.h"
+#include "runtime/runtime_state.h"
+
+namespace lockscope::runtime {
+namespace {
+
+bool recording(const ThreadState& t) {
+  const auto state = static_cast<SlotState>(t.state.load(std::memory_order_acquire));
+  return (state == SlotState::kLive || state == SlotState::kExiting) && t.tid != 0;
+}
+
+// The kernel's word that the thread sleeps in a system call (state S): not on a fast path, which
+// makes none. A page fault (D) or a stop (T, t) may come anywhere, a fast path included.
+bool asleep_in_kernel(uint32_t pid, uint32_t tid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT;  // gone
+  char stat[512];
+  const ssize_t length = read(fd, stat, sizeof(stat) - 1);
+  close(fd);
+  if (length <= 0) return false;
+  stat[length] = '\0';
+  const char* after_name = nullptr;
+  for (const char* c = stat; *c; ++c)
+    if (*c == ')') after_name = c;
+  return after_name && after_name[1] == ' ' && after_name[2] == 'S';
+}
+
+// Stopped for the writer: at a pause point, or inside a real blocking call (whose end is one).
+bool stopped(const ThreadState& t) {
+  return t.paused.load(std::memory_order_acquire) != 0 ||
+         __atomic_load_n(&t.blocked.lock, __ATOMIC_ACQUIRE) != nullptr;
+}
+
+void futex_wait(std::atomic<uint32_t>& word, uint32_t value) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, value, nullptr,
+          nullptr, 0);
+}
+
+void pause_for_ns(long ns) {
+  const timespec pause{0, ns};
+  syscall(SYS_nanosleep, &pause, nullptr);
+}
+
+}  // namespace
+
+uint32_t pause_other_threads(Runtime& rt, bool from_signal) {
+  (void)from_signal;  // serialised by the merge lock, which a handler's write only tries for
+  const auto me = static_cast<uint32_t>(syscall(SYS_gettid));
+  rt.pause_requested.store(1, std::memory_order_seq_cst);
+  ByteBuffer pending_buffer;
+  size_t pending = 0;
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
+    ThreadState& t = rt.threads.slot(i);
+    if (!recording(t) || t.tid == me) continue;
+    __atomic_fetch_or(&t.epoch, kPauseEpochBit, __ATOMIC_RELAXED);
+    const auto index = static_cast<uint32_t>(i);
+    if (pending_buffer.append(&index, sizeof(index))) ++pending;
+  }
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  auto* slots = reinterpret_cast<uint32_t*>(pending_buffer.data());
+  const uint64_t began = Clock::monotonic_ns();
+  for (uint32_t round = 0; pending != 0; ++round) {
+    const uint64_t waited = Clock::monotonic_ns() - began;
+    // A thread that locks at all reaches a pause point within microseconds: the kernel is only
+    // asked about those that did not.
+    const bool ask_kernel = waited > 500'000;
+    size_t kept = 0;
+    for (size_t i = 0; i < pending; ++i) {
+      const ThreadState& t = rt.threads.slot(slots[i]);
+      if (!recording(t) || stopped(t) || (ask_kernel && asleep_in_kernel(rt.pid, t.tid))) continue;
+      slots[kept++] = slots[i];
+    }
+    pending = kept;
+    if (pending == 0 || waited > kPauseWaitNs) break;
+    if (round < 20)
+      sched_yield();
+    else
+      pause_for_ns(100'000);
+  }
+  return static_cast<uint32_t>(pending);
+}
+
+void resume_other_threads(Runtime& rt) {
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i)
+    __atomic_fetch_and(&rt.threads.slot(i).epoch, ~kPauseEpochBit, __ATOMIC_RELAXED);
+  rt.pause_requested.store(0, std::memory_order_seq_cst);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&rt.pause_requested), FUTEX_WAKE_PRIVATE,
+          0x7fffffff, nullptr, nullptr, 0);
+}
+
+void wait_while_paused(ThreadState& self) {
+  Runtime& rt = g_runtime;
+  const int saved_errno = errno;
+  const uint32_t was_paused = self.paused.load(std::memory_order_relaxed);  // a handler's nest
+  for (;;) {
+    self.paused.store(1, std::memory_order_seq_cst);
+    while (rt.pause_requested.load(std::memory_order_acquire) != 0)
+      futex_wait(rt.pause_requested, 1);
+    if (was_paused) break;
+    // No longer paused, then the request read again: a writer that began meanwhile either sees
+    // the mark gone (and waits for this thread) or is seen here.
+    self.paused.store(0, std::memory_order_seq_cst);
+    if (rt.pause_requested.load(std::memory_order_seq_cst) == 0) break;
+  }
+  errno = saved_errno;
+}
+
+}  // namespace lockscope::runtime

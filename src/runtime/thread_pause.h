@@ -1,0 +1,40 @@
+// Stopping the program's other threads at a call boundary while a profile's snapshot is taken, so
+// that it is one moment's: per lock no more releases than acquisitions, the threads' totals equal
+// to their sites', no hold begun after the clock read that ends it.
+//
+// Nothing on the hot path: the writer sets a bit in each thread's epoch (kPauseEpochBit), which
+// no site cache entry and no held lock carries, so the inline fast paths of that thread all miss
+// and take the slow paths, whose entries (and the end of every blocking call) are pause points:
+// there the thread says it is paused and sleeps on a futex until the writer is done.
+//
+// The writer waits for each other thread, up to kPauseWaitNs, to be seen paused, blocked in a
+// real call (BlockedCall: what it did before is recorded, what comes after waits at the pause
+// point that ends the call), asleep in the kernel outside any lock call, or gone. A thread still
+// running then (computing, or preempted on a fast path) is counted (Counter::kThreadsNotPaused):
+// its figures may be one call off. A thread that registers meanwhile waits at its first call.
+//
+// Dekker on both ends where a thread can slip past unseen: the writer's request and the thread's
+// "paused" or "no longer blocked" mark are each followed by a full fence before the other's read.
+// Only the rare paths pay for it (a blocking call's end, a paused thread's wake-up).
+#pragma once
+
+#include <cstdint>
+
+namespace lockscope::runtime {
+
+struct Runtime;
+struct ThreadState;
+
+inline constexpr uint32_t kPauseEpochBit = 0x40000000u;
+inline constexpr uint64_t kPauseWaitNs = 20'000'000;
+
+// Called with the merge lock held (threads register and leave under it, so the slots hold still).
+// Returns how many threads could not be stopped. `from_signal`: a handler's write, which must not
+// wait for a pause another writer began (its own thread may be that writer): then none is paused.
+uint32_t pause_other_threads(Runtime& rt, bool from_signal);
+// Lets them go on; after pause_other_threads, merge lock still held.
+void resume_other_threads(Runtime& rt);
+// The slow side of pause_point (runtime_state.h): sleeps while a pause is requested.
+void wait_while_paused(ThreadState& self);
+
+}  // namespace lockscope::runtime
