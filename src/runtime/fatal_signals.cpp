@@ -8,6 +8,12 @@
 // interposed. A handler or SIG_IGN the program installs goes to the kernel unchanged (and replaces
 // ours); SIG_DFL puts ours back; a query returns what the program set. Not seen: the raw
 // rt_sigaction system call and sigset() (their SIG_DFL is then the kernel's: no profile).
+//
+// A one-shot handler (SA_RESETHAND, as sysv_signal sets) would have the kernel reset the
+// disposition to its own SIG_DFL on delivery, past us, and a re-raise from it would end the
+// process unrecorded. The kernel gets a trampoline instead, with the program's mask and flags but
+// SA_RESETHAND: on delivery it does the reset itself (to our stand-in, which the program sees as
+// SIG_DFL with its flags kept, as the kernel's reset leaves them), then calls the handler.
 #include <dlfcn.h>
 #include <signal.h>
 #include <string.h>
@@ -31,7 +37,8 @@ constexpr int kFatalSignals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGILL,  SIGABRT, SI
 
 struct Disposition {
   std::atomic<bool> stand_in;  // our handler is in the kernel in place of the program's SIG_DFL
-  struct sigaction program;    // what the program last set (valid while stand_in)
+  std::atomic<bool> one_shot;  // our trampoline is, in place of the program's SA_RESETHAND one
+  struct sigaction program;    // what the program last set (valid while either is)
 };
 Disposition g_dispositions[NSIG];
 
@@ -80,6 +87,21 @@ int install_stand_in(int signal_number) {
   return real_sigaction()(signal_number, &ours, nullptr);
 }
 
+// The program's one-shot handler, delivered: the kernel's reset done here, to the stand-in.
+void on_one_shot_signal(int signal_number, siginfo_t* info, void* context) {
+  Disposition& d = g_dispositions[signal_number];
+  const struct sigaction handler = d.program;
+  d.program.sa_handler = SIG_DFL;  // the kernel's reset changes the handler alone
+  d.one_shot.store(false, std::memory_order_relaxed);
+  const int saved_errno = errno;
+  if (install_stand_in(signal_number) == 0) d.stand_in.store(true, std::memory_order_release);
+  errno = saved_errno;
+  if (handler.sa_flags & SA_SIGINFO)
+    handler.sa_sigaction(signal_number, info, context);
+  else if (handler.sa_handler != SIG_DFL && handler.sa_handler != SIG_IGN)
+    handler.sa_handler(signal_number);
+}
+
 }  // namespace
 
 void install_fatal_signal_handlers() {
@@ -106,21 +128,41 @@ LOCKSCOPE_EXPORT int sigaction(int signal_number, const struct sigaction* action
     return real_sigaction()(signal_number, action, old_action);
   Disposition& d = g_dispositions[signal_number];
   struct sigaction previous {};
-  const bool had_stand_in = d.stand_in.load(std::memory_order_acquire);
+  const bool had_stand_in =
+      d.stand_in.load(std::memory_order_acquire) || d.one_shot.load(std::memory_order_acquire);
   if (had_stand_in) previous = d.program;
   const bool wants_default =
       action && !(action->sa_flags & SA_SIGINFO) && action->sa_handler == SIG_DFL;
+  const bool wants_one_shot = action && !wants_default && (action->sa_flags & SA_RESETHAND) &&
+                              ((action->sa_flags & SA_SIGINFO) || action->sa_handler != SIG_IGN);
   int result = 0;
   if (action && wants_default) {
     if (!had_stand_in) result = real_sigaction()(signal_number, nullptr, &previous);
     if (result == 0) result = install_stand_in(signal_number);
     if (result == 0) {
       d.program = *action;
+      d.one_shot.store(false, std::memory_order_relaxed);
       d.stand_in.store(true, std::memory_order_release);
+    }
+  } else if (wants_one_shot) {
+    struct sigaction trampoline = *action;
+    trampoline.sa_sigaction = on_one_shot_signal;
+    trampoline.sa_flags = (action->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+    d.program = *action;  // before the kernel may deliver to the trampoline
+    d.one_shot.store(true, std::memory_order_release);
+    result = real_sigaction()(signal_number, &trampoline, had_stand_in ? nullptr : &previous);
+    if (result == 0) {
+      d.stand_in.store(false, std::memory_order_release);
+    } else {
+      d.one_shot.store(false, std::memory_order_release);
+      if (had_stand_in) d.program = previous;  // the kernel kept what it had
     }
   } else if (action) {
     result = real_sigaction()(signal_number, action, had_stand_in ? nullptr : &previous);
-    if (result == 0) d.stand_in.store(false, std::memory_order_release);
+    if (result == 0) {
+      d.stand_in.store(false, std::memory_order_release);
+      d.one_shot.store(false, std::memory_order_release);
+    }
   } else if (!had_stand_in) {
     result = real_sigaction()(signal_number, nullptr, &previous);
   }

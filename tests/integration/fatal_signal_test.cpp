@@ -71,6 +71,24 @@ TEST(FatalSignals, TheProgramsOwnHandlerRunsAndItsReRaiseIsRecorded) {
   EXPECT_EQ(site->count, 1001u) << "the handler's own lock is in the profile";
 }
 
+// A one-shot handler (SA_RESETHAND, or sysv_signal's) that re-raises: the kernel reset the
+// disposition to its own SIG_DFL on delivery, past the interposed sigaction, so the re-raise
+// killed the process unrecorded (exit 143, no profile, "killed by SIGKILL?"). The program sees
+// the same dispositions as without lockscope (its output says them).
+class OneShotHandler : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OneShotHandler, ItRunsOnceAndItsReRaiseIsRecorded) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_death(dir, GetParam());
+  EXPECT_EQ(process.exit_path, format::ExitPath::kSignal);
+  EXPECT_EQ(process.exit_status, SIGTERM);
+  const SiteSummary* site = counted_site(process);
+  ASSERT_NE(site, nullptr);
+  EXPECT_EQ(site->count, 1001u) << "the handler's own lock is in the profile";
+}
+
+INSTANTIATE_TEST_SUITE_P(FatalSignals, OneShotHandler, ::testing::Values("resethand", "sysv"));
+
 TEST(FatalSignals, TheProgramSeesTheDispositionsItSetNeverTheStandIn) {
   const CommandResult plain = run_command({fixture("fatal_signal"), "query"});
   TemporaryDirectory dir;
