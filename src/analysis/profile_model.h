@@ -266,6 +266,9 @@ struct ProcessProfile {
   int32_t exit_status = -1;
   bool parent_was_profiled = false;
   std::string exec_target;  // ended by exec: the program exec'd, as named ("" when not known)
+  std::string exec_resolved;      // the file it ran (a PATH search's find); "" in older files
+  std::string exec_unprofilable;  // why the runtime was not loaded into it, judged before the
+                                  // exec ("FILE is statically linked"); "" if it was, or older file
   std::string executable;
   std::vector<std::string> arguments;
   std::vector<ModuleSummary> modules;

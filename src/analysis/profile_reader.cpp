@@ -132,6 +132,7 @@ class SectionSet {
       throw BadFile(fmt::format("written by an older lockscope (format version {}; this one reads "
                                 "versions {} to {}): record it again",
                                 header.version, format::kOldestReadableVersion, format::kVersion));
+    version_ = header.version;
     if (header.header_size != sizeof(format::FileHeader))
       throw BadFile(fmt::format("unsupported header size {}", header.header_size));
     const uint32_t stored_crc = header.header_crc;
@@ -186,6 +187,23 @@ class SectionSet {
         ReferenceBudget(strings == sections_.end() ? 0 : strings->second.count, "string references");
   }
 
+  uint32_t version() const { return version_; }
+
+  // The NUL-terminated strings that follow the one at `offset_plus_one` (version 4's exec target):
+  // fewer than `count` when the section ends first.
+  std::vector<std::string> c_strings(uint32_t offset_plus_one, size_t count) const {
+    std::vector<std::string> out;
+    uint64_t at = offset_plus_one;
+    auto it = sections_.find(static_cast<uint32_t>(SectionType::kStrings));
+    while (out.size() < count && it != sections_.end() && at >= 1 && at <= it->second.count) {
+      const char* begin = reinterpret_cast<const char*>(it->second.data) + at - 1;
+      if (!std::memchr(begin, '\0', it->second.count - (at - 1))) break;
+      out.push_back(c_string(static_cast<uint32_t>(at)));
+      at += out.back().size() + 1;
+    }
+    return out;
+  }
+
   // Sections of types this reader does not know, skipped.
   uint32_t unknown_sections() const { return unknown_sections_; }
 
@@ -231,6 +249,7 @@ class SectionSet {
   std::map<uint32_t, Section> sections_;
   std::map<uint32_t, uint32_t> record_sizes_;
   uint32_t unknown_sections_ = 0;
+  uint32_t version_ = 0;
 };
 
 // The bins of the histograms section, each for one histogram reference at most.
@@ -302,7 +321,15 @@ ProcessProfile decode(const SectionSet& file) {
   out.parent_was_profiled = p.parent_was_profiled != 0;
   out.executable = file.string(p.executable);
   out.arguments = split_arguments(file.string(p.command_line));
-  if (p.exec_target) out.exec_target = file.c_string(p.exec_target);
+  if (p.exec_target) {
+    out.exec_target = file.c_string(p.exec_target);
+    if (file.version() >= 4) {  // then the file exec runs and why it is not profiled
+      auto verdict =
+          file.c_strings(p.exec_target + static_cast<uint32_t>(out.exec_target.size()) + 1, 2);
+      if (verdict.size() > 0) out.exec_resolved = std::move(verdict[0]);
+      if (verdict.size() > 1) out.exec_unprofilable = std::move(verdict[1]);
+    }
+  }
 
   for (const auto& m : file.records<format::ModuleRecord>(SectionType::kModules))
     out.modules.push_back(ModuleSummary{file.string(m.path), hex(m.build_id, m.build_id_size),

@@ -62,6 +62,8 @@ class StringRepair {
 void repair_process(ProcessProfile& process, StringRepair& repair) {
   repair(process.file);
   repair(process.exec_target);
+  repair(process.exec_resolved);
+  repair(process.exec_unprofilable);
   repair(process.executable);
   for (std::string& argument : process.arguments) repair(argument);
   for (ModuleSummary& module : process.modules) repair(module.path);

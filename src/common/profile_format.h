@@ -21,7 +21,8 @@
 namespace lockscope::format {
 
 inline constexpr char kMagic[8] = {'L', 'K', 'S', 'C', 'O', 'P', 'E', '\0'};
-inline constexpr uint32_t kVersion = 3;  // 3: lock order, blame, CPU handoffs; 2: every primitive
+inline constexpr uint32_t kVersion = 4;  // 4: exec verdicts; 3: lock order, blame, CPU handoffs;
+                                         // 2: every primitive
 inline constexpr uint32_t kOldestReadableVersion = 2;  // readers take files of versions 2..kVersion
 inline constexpr char kFileSuffix[] = ".lsprof";
 inline constexpr uint32_t kNoModule = 0xFFFFFFFFu;  // site offset is then an absolute address
@@ -132,8 +133,10 @@ struct ProcessRecord {
   StringRef executable;        // /proc/self/exe
   StringRef command_line;      // argv, NUL-separated
   uint32_t parent_was_profiled;  // 1 when created by fork() of a profiled process
-  uint32_t exec_target;  // ended by exec: offset + 1 of the exec'd path (NUL-terminated) in the
-                         // strings section, as the program named it; 0 = none (older files: 0)
+  uint32_t exec_target;  // ended by exec: offset + 1 in the strings section of the exec'd path as
+                         // the program named it (NUL-terminated); from version 4 two more strings
+                         // follow it: the file a PATH search found ("" if none) and why the
+                         // runtime will not be loaded into it ("" when it will); 0 = none
 };
 static_assert(sizeof(ProcessRecord) == 72);
 

@@ -46,12 +46,22 @@ void write_footer(const Profile& profile, std::ostream& out) {
           return next.pid == process.pid && next.start_realtime_ns > process.start_realtime_ns;
         });
     if (followed) continue;
-    const Unprofilable why = why_unprofilable(process.exec_target);
+    // The reason the exec'ing process judged (format 4, which names the file it found); an older
+    // file's target is judged now, as the report finds it.
+    std::string reason = process.exec_unprofilable;
+    if (process.exec_resolved.empty()) {
+      const Unprofilable why = why_unprofilable(process.exec_target);
+      if (!why.reason.empty())
+        reason = why.program + " " + why.reason.substr(0, why.reason.find(':'));
+    }
+    const bool searched =
+        !process.exec_resolved.empty() && process.exec_resolved != process.exec_target;
     notes.push_back(fmt::format(
-        "pid {} exec'd {}: not profiled ({})", process.pid, process.exec_target,
-        why.reason.empty() ? "its runtime was not loaded: a static or set-user-ID program, or "
-                             "LD_PRELOAD removed from its environment"
-                           : why.program + " " + why.reason.substr(0, why.reason.find(':'))));
+        "pid {} exec'd {}{}: not profiled ({})", process.pid, process.exec_target,
+        searched ? fmt::format(" ({})", process.exec_resolved) : std::string(),
+        reason.empty() ? "its runtime was not loaded: a static or set-user-ID program, or "
+                         "LD_PRELOAD removed from its environment"
+                       : reason));
   }
   for (const ProcessProfile& process : profile.processes)
     for (const LockSummary& lock : process.locks)

@@ -347,6 +347,8 @@ void process_value(JsonWriter& w, const ProcessProfile& process, const ReportOpt
       .field("ppid", process.ppid)
       .field("executable", process.executable)
       .field("exec_target", process.exec_target)
+      .field("exec_file", process.exec_resolved)
+      .field("exec_not_profiled", process.exec_unprofilable)
       .key("arguments")
       .values(process.arguments)
       .field("start_realtime_ns", process.start_realtime_ns)

@@ -2,24 +2,24 @@
 // _Exit (interposed: no destructors run), and exec (interposed: the image is about to vanish; the
 // file is removed again if exec fails, so nothing is counted twice). vfork children share our
 // memory and are not this process: they are recognised by their pid and never write.
+#include "runtime/process_exit.h"
+
 #include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <cstring>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runtime/process_exit.h"
-#include "runtime/recorder.h"
-#include "runtime/stack_capture.h"
-#include "runtime/profile_writer.h"
+#include <cstring>
+
+#include "runtime/exec_verdict.h"
 #include "runtime/interpose.h"
+#include "runtime/profile_writer.h"
 #include "runtime/real_functions.h"
+#include "runtime/recorder.h"
 #include "runtime/running_marker.h"
 #include "runtime/runtime_state.h"
+#include "runtime/stack_capture.h"
 
 using lockscope::format::ExitPath;
 using lockscope::runtime::real;
@@ -52,52 +52,23 @@ bool write_once(ExitPath path, int status, char* written, bool from_signal = fal
   return wrote;
 }
 
-// True when the runtime will not be loaded into the exec'd image: a static ELF (no PT_INTERP), or
-// set-user/group-ID to someone else (secure execution ignores LD_PRELOAD). Read before the exec,
-// so that the profile names the program that will leave no profile of its own.
-bool unprofilable_target(const char* path) {
-  if (!path || !std::strchr(path, '/')) return false;  // found through PATH: not looked up here
-  struct stat info;
-  if (stat(path, &info) != 0) return false;
-  if (((info.st_mode & S_ISUID) && info.st_uid != geteuid()) ||
-      ((info.st_mode & S_ISGID) && info.st_gid != getegid()))
-    return true;
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  Elf64_Ehdr header;
-  bool has_interpreter = true;  // anything unreadable or not ELF64: not ours to judge
-  if (pread(fd, &header, sizeof(header), 0) == sizeof(header) &&
-      std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 && header.e_ident[EI_CLASS] == ELFCLASS64 &&
-      header.e_phentsize == sizeof(Elf64_Phdr)) {
-    has_interpreter = false;
-    for (unsigned i = 0; i < header.e_phnum && !has_interpreter; ++i) {
-      Elf64_Phdr segment;
-      if (pread(fd, &segment, sizeof(segment), static_cast<off_t>(header.e_phoff + i * sizeof(segment))) !=
-          sizeof(segment)) {
-        has_interpreter = true;
-        break;
-      }
-      has_interpreter = segment.p_type == PT_INTERP;
-    }
-  }
-  close(fd);
-  return !has_interpreter;
-}
-
 // Before exec: write (also with nothing recorded when the new image will not be profiled, so the
-// report can say so); after a failed exec, take the file back and keep recording.
+// report can say so, with the reason judged here and now: the PATH, working directory and user
+// are this process's); after a failed exec, take the file back and keep recording.
 struct ExecGuard {
   char written[4096];
   bool wrote;
-  explicit ExecGuard(const char* target) : wrote(false) {
+  ExecGuard(const char* target, bool search_path) : wrote(false) {
     if (!is_profiled_process()) return;
     const int saved_errno = errno;
     auto& rt = runtime();
-    const size_t length = target ? std::strlen(target) : 0;
-    if (length < sizeof(rt.exec_target)) std::memcpy(rt.exec_target, target ? target : "", length + 1);
-    if (lockscope::runtime::has_recorded_events() || unprofilable_target(target))
+    lockscope::runtime::ExecVerdict verdict;
+    lockscope::runtime::judge_exec(target, search_path, verdict);
+    rt.exec_target_size = static_cast<uint32_t>(lockscope::runtime::pack_exec_target(
+        target, verdict, rt.exec_target, sizeof(rt.exec_target)));
+    if (lockscope::runtime::has_recorded_events() || verdict.reason[0])
       wrote = write_once(ExitPath::kExec, -1, written);
-    rt.exec_target[0] = '\0';
+    rt.exec_target_size = 0;
     errno = saved_errno;
   }
   int failed(int result) {
@@ -208,7 +179,7 @@ LOCKSCOPE_EXPORT void _Exit(int status) {
 
 LOCKSCOPE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   if (!real().execve) lockscope::runtime::resolve_real_functions();
-  ExecGuard guard(path);
+  ExecGuard guard(path, false);
   return guard.failed(real().execve(path, argv, envp));
 }
 
@@ -218,7 +189,7 @@ LOCKSCOPE_EXPORT int execv(const char* path, char* const argv[]) {
 
 LOCKSCOPE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   if (!real().execvpe) lockscope::runtime::resolve_real_functions();
-  ExecGuard guard(file);
+  ExecGuard guard(file, true);
   return guard.failed(real().execvpe(file, argv, envp));
 }
 
@@ -228,7 +199,7 @@ LOCKSCOPE_EXPORT int execvp(const char* file, char* const argv[]) {
 
 LOCKSCOPE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   if (!real().fexecve) lockscope::runtime::resolve_real_functions();
-  ExecGuard guard(nullptr);
+  ExecGuard guard(nullptr, false);
   return guard.failed(real().fexecve(fd, argv, envp));
 }
 

@@ -154,9 +154,9 @@ void fill_process(Sections& out, const Runtime& rt, format::ExitPath exit_path, 
   record.exit_path = static_cast<uint32_t>(exit_path);
   record.exit_status = exit_status;
   record.parent_was_profiled = rt.parent_was_profiled ? 1 : 0;
-  if (exit_path == format::ExitPath::kExec && rt.exec_target[0]) {
+  if (exit_path == format::ExitPath::kExec && rt.exec_target_size > 0) {
     record.exec_target = static_cast<uint32_t>(out.strings.size()) + 1;
-    out.strings.append(rt.exec_target, strlen(rt.exec_target) + 1);
+    out.strings.append(rt.exec_target, rt.exec_target_size);
   }
   char exe[4096];
   const ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof(exe));

@@ -198,7 +198,9 @@ struct Runtime {
   bool log_writes = false;  // config log_writes=1: say how long each profile write took (benchmarks)
   std::atomic<uint64_t> next_snapshot_ticks{0};
   InternalLock file_lock;  // the file's write and rename: a late snapshot never replaces the end
-  char exec_target[512] = {};  // while an exec's profile is written: the program exec'd
+  // While an exec's profile is written: NAMED\0RESOLVED\0REASON\0 (exec_verdict.h), its bytes.
+  char exec_target[2304] = {};
+  uint32_t exec_target_size = 0;
   int exit_status = -1;
 
   LockTable locks;

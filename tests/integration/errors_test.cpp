@@ -253,6 +253,50 @@ TEST(Errors, AnExecdStaticProgramIsNamedInTheReport) {
   EXPECT_EQ(profile.processes[0].exec_target, fixture("static_program"));
 }
 
+// execvp finds the program through PATH: the report names the file it found and why it was not
+// profiled, judged by the exec'ing process (the report's own PATH has no such program).
+TEST(Errors, AStaticProgramExecdThroughPathIsNamedWithTheFileFound) {
+  TemporaryDirectory dir;
+  const std::string marker = dir / "ran";
+  const std::string fixtures = fs::path(fixture("static_program")).parent_path();
+  const CommandResult result = run_lockscope(
+      {"run", "-o", dir / "p", "--", "/usr/bin/env", "PATH=" + fixtures + ":/usr/bin:/bin",
+       fixture("exec_program"), "fixture_static_program", marker});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_TRUE(fs::exists(marker)) << "the static program ran, unprofiled";
+  EXPECT_NE(
+      result.err.find("exec'd fixture_static_program (" + fixture("static_program") +
+                      "): not profiled (" + fixture("static_program") + " is statically linked)"),
+      std::string::npos)
+      << result.err;
+  Profile profile = load_profile(dir / "p");
+  ASSERT_EQ(profile.processes.size(), 1u) << "env recorded nothing and exec'd a profiled program";
+  EXPECT_EQ(profile.processes[0].exec_target, "fixture_static_program");
+  EXPECT_EQ(profile.processes[0].exec_resolved, fixture("static_program"));
+  EXPECT_EQ(profile.processes[0].exec_unprofilable,
+            fixture("static_program") + " is statically linked");
+}
+
+// A relative path is judged where the exec ran: a report read from another directory says the same.
+TEST(Errors, AStaticProgramExecdByRelativePathIsJudgedWhereItRan) {
+  TemporaryDirectory dir;
+  const std::string marker = dir / "ran";
+  const std::string fixtures = fs::path(fixture("static_program")).parent_path();
+  const CommandResult result = run_lockscope(
+      {"run", "-o", dir / "p", "--", "/bin/sh", "-c",
+       "cd '" + fixtures + "' && exec ./fixture_exec_program ./fixture_static_program '" + marker +
+           "'"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_TRUE(fs::exists(marker)) << "the static program ran, unprofiled";
+  const std::string note =
+      "exec'd ./fixture_static_program: not profiled (./fixture_static_program "
+      "is statically linked)";
+  EXPECT_NE(result.err.find(note), std::string::npos) << result.err;
+  const CommandResult report = run_lockscope({"report", dir / "p"});
+  EXPECT_EQ(report.exit_status, 0) << report.err;
+  EXPECT_NE((report.out + report.err).find(note), std::string::npos) << report.out << report.err;
+}
+
 }  // namespace
 }  // namespace lockscope::testing
 
