@@ -48,9 +48,10 @@ std::vector<LockColumn> build_columns() {
                                  &LockSummary::contended));
   columns.push_back(count_column("failed", "FAILED", "trylocks that found it busy, timed-out and "
                                  "failed locks", &LockSummary::failed));
-  columns.push_back(count_column(
-      "handoffs", "HANDOFFS", "owner changes: acquisitions by another thread than the last owner",
-      &LockSummary::owner_changes));
+  columns.push_back(count_column("handoffs", "HANDOFFS",
+                                 "owner changes: acquisitions (and a mutex's re-acquisitions "
+                                 "inside condition waits) by another thread than the last owner",
+                                 &LockSummary::owner_changes));
   columns.push_back(count_column("cross-cpu", "CROSS-CPU",
                                  "contended acquisitions whose lock came from a release on another "
                                  "CPU (its cache lines moved between cores); not known for "
@@ -62,7 +63,9 @@ std::vector<LockColumn> build_columns() {
     columns.push_back(LockColumn{
         bucket_keys[i], bucket_headers[i],
         i == 0 ? "acquire calls by time waited: uncontended ones count as "
-                 "≤1µs; timed-out waits are included"
+                 "≤1µs; timed-out waits are included; a mutex's also count the "
+                 "re-acquisitions inside condition waits that had to wait (not calls: not "
+                 "in ACQUIRED or CONTENDED)"
                : "",
         false,
         [i](const LockRow& r) { return static_cast<double>(report_buckets(r.figures().wait)[i]); },

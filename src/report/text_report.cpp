@@ -173,11 +173,19 @@ void write_call_sites(const ProcessSharedTies& ties, const std::vector<LockRow>&
                       const ReportOptions& options, std::ostream& out) {
   out << "*** call sites of each lock listed ***\n";
   for (const LockRow& row : rows) {
-    out << fmt::format("{}  {}  acquired {}, contended {}, wait {}{}\n", lock_identity(row),
-                       lock_kind_name(*row.lock),
-                       format_count(row.figures().acquisitions),
-                       format_count(row.figures().contended),
-                       format_duration_ns(double(row.figures().wait_sum_ns)),
+    // A mutex's re-takes inside condition waits are not calls of the program, but their waits
+    // are in its wait total, buckets and handoffs: said here, so the figures add up.
+    const LockSummary& figures = row.figures();
+    const std::string reacquired =
+        figures.reacquisitions == 0
+            ? std::string()
+            : fmt::format(" ({} of it in {} re-acquisitions inside condition waits)",
+                          format_duration_ns(double(figures.reacquire_wait_ns)),
+                          format_count(figures.reacquisitions));
+    out << fmt::format("{}  {}  acquired {}, contended {}, wait {}{}{}\n", lock_identity(row),
+                       lock_kind_name(*row.lock), format_count(figures.acquisitions),
+                       format_count(figures.contended),
+                       format_duration_ns(double(figures.wait_sum_ns)), reacquired,
                        ties.shared_with(row));
     std::vector<const SiteSummary*> sites;
     for (const SiteSummary& site : row.figures().sites) sites.push_back(&site);

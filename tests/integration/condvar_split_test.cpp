@@ -219,3 +219,37 @@ TEST(CondVarWakeups, ATimedOutWaitIsAllConditionWaitEvenAfterSomeoneElsesSignal)
 
 }  // namespace
 }  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+// A mutex's re-takes inside condition waits are not calls of the program (not in its
+// acquisitions), but their waits are in its wait histogram and total: the report says how many,
+// so that its figures add up (a mutex with 1 acquisition showed 200 re-acquisitions' wait,
+// unexplained).
+TEST(CondVarWakeups, AMutexRowSaysWhichOfItsWaitsWereReacquisitions) {
+  constexpr int kRounds = 200;
+  TemporaryDirectory dir;
+  const ProcessProfile process =
+      record_unchanged(dir, "condvar_wakeups", {std::to_string(kRounds)});
+  const FoundSite reacquire = lockscope::testing::find_site(
+      process, "condvar_wakeups", "waiter-wait", format::Operation::kCondReacquire);
+  ASSERT_NE(reacquire.site, nullptr);
+  const LockSummary& mutex = *reacquire.lock;
+  EXPECT_EQ(mutex.reacquisitions, static_cast<uint64_t>(kRounds));
+  uint64_t reacquires_that_waited = 0;
+  for (const SiteSummary& site : mutex.sites)
+    if (site.operation == format::Operation::kCondReacquire)
+      reacquires_that_waited += site.contended;
+  EXPECT_EQ(mutex.wait.total(), mutex.acquisitions + mutex.failed + reacquires_that_waited)
+      << "the histogram holds the calls and the re-acquisitions that waited, nothing else";
+  const CommandResult report = run_lockscope({"report", "--all", dir.path()});
+  ASSERT_EQ(report.exit_status, 0) << report.err;
+  EXPECT_NE(
+      report.out.find("in " + std::to_string(kRounds) + " re-acquisitions inside condition waits)"),
+      std::string::npos)
+      << report.out;
+}
+
+}  // namespace
+}  // namespace lockscope::testing
