@@ -73,19 +73,36 @@ void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out
     out << wait_line(entry->second.wait_ns, total_ns, entry->second.waits, holder_label(*entry->first));
 }
 
+// The calls of an acquire site that waited: its contended ones, and for a timed or clock lock
+// its timed-out ones too (failed, not contended, but a wait whose stack is captured as any
+// other's): its wait histogram's, which holds every wait and no call that failed at once.
+uint64_t waits_of(const SiteSummary& site) {
+  switch (site.operation) {
+    case format::Operation::kTimedLock:
+    case format::Operation::kClockLock:
+    case format::Operation::kTimedReadLock:
+    case format::Operation::kClockReadLock:
+    case format::Operation::kTimedWriteLock:
+    case format::Operation::kClockWriteLock:
+      return std::max(site.contended, site.wait.total());
+    default:
+      return site.contended;
+  }
+}
+
 void write_wait_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
                        size_t top, std::ostream& out) {
   std::vector<const SiteStack*> rows;
-  uint64_t captured = 0, contended = 0;
+  uint64_t captured = 0, waits = 0;
   const SiteSummary* only_site = nullptr;
   size_t waiting_sites = 0;
   for (const SiteSummary* site : sites) {
     if (format::operation_class(site->operation) != format::OperationClass::kAcquire ||
-        site->contended == 0)
+        (waits_of(*site) == 0 && site->stacks.empty()))
       continue;
     ++waiting_sites;
     only_site = site;
-    contended += site->contended;
+    waits += waits_of(*site);
     for (const SiteStack& row : site->stacks) {
       rows.push_back(&row);
       captured += row.waits;
@@ -98,7 +115,7 @@ void write_wait_stacks(const ProcessProfile& process, const std::vector<const Si
       waiting_sites == 1 ? "at " + only_site->location.label
                          : fmt::format("on this lock, across its {} call sites", waiting_sites);
   out << fmt::format("  stacks of the waits {} ({} of {} waits captured):\n", where,
-                     format_count(captured), format_count(contended));
+                     format_count(captured), format_count(waits));
   for (size_t r = 0; r < rows.size() && r < top; ++r) {
     out << fmt::format("    {} in {} wait{}\n", format_duration_ns(double(rows[r]->wait_ns)),
                        format_count(rows[r]->waits), rows[r]->waits == 1 ? "" : "s");

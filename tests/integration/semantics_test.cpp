@@ -51,3 +51,25 @@ TEST(Semantics, EveryMutexKindReturnsTheSameCodesUnderTheRuntime) {
 
 }  // namespace
 }  // namespace lockscope::testing
+
+namespace lockscope::testing {
+namespace {
+
+// A timed-out timedlock waited (failed, not contended): its stack is shown, and counted among
+// the waits of its site, so "N of M waits captured" never has N > M (a server's timed locks
+// read "423 of 19"), and a site whose every wait timed out still shows where it waited from.
+TEST(Semantics, ATimedOutWaitsStackIsShownAndCountedAmongTheWaits) {
+  TemporaryDirectory dir;
+  record_unchanged(dir, "mutex_semantics");
+  const CommandResult report = run_lockscope({"report", "--all", dir.path()});
+  ASSERT_EQ(report.exit_status, 0) << report.err;
+  const std::string line =
+      "mutex_semantics.c:" + std::to_string(marker_line("mutex_semantics", "busy-timedlock"));
+  const size_t at = report.out.find("stacks of the waits at main ");
+  ASSERT_NE(at, std::string::npos) << report.out;
+  const std::string header = report.out.substr(at, report.out.find('\n', at) - at);
+  EXPECT_NE(header.find(line + " (1 of 1 waits captured)"), std::string::npos) << header;
+}
+
+}  // namespace
+}  // namespace lockscope::testing
