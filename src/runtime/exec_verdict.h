@@ -15,7 +15,7 @@ namespace lockscope::runtime {
 
 struct ExecVerdict {
   char resolved[1024];  // the file exec will run ("" when not found: the exec will fail)
-  char reason[1024];    // "FILE is statically linked", ...: "" when the runtime will load
+  char reason[1024 + 64];  // "FILE is statically linked", ...: "" when the runtime will load
 };
 
 // `search_path`: execvp/execvpe/execlp, whose name without a '/' is looked up in PATH.

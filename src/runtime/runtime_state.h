@@ -199,7 +199,7 @@ struct Runtime {
   std::atomic<uint64_t> next_snapshot_ticks{0};
   InternalLock file_lock;  // the file's write and rename: a late snapshot never replaces the end
   // While an exec's profile is written: NAMED\0RESOLVED\0REASON\0 (exec_verdict.h), its bytes.
-  char exec_target[2304] = {};
+  char exec_target[2400] = {};
   uint32_t exec_target_size = 0;
   int exit_status = -1;
 

@@ -308,7 +308,9 @@ TEST(Robustness, AProfileWrittenWhileThreadsStillLockIsOneMoment) {
       // An exclusive lock is held at most for the run, whatever the sampling.
       EXPECT_LE(lock.lock->hold_max_ns, process.duration_ns) << pair.lock;
       EXPECT_LE(lock.lock->hold_sum_ns, process.duration_ns) << pair.lock;
-      if (options.size()) EXPECT_LT(lock.lock->hold_max_ns, process.duration_ns / 2) << pair.lock;
+      if (options.size()) {
+        EXPECT_LT(lock.lock->hold_max_ns, process.duration_ns / 2) << pair.lock;
+      }
     }
     uint64_t thread_acquisitions = 0, thread_releases = 0, lock_acquisitions = 0, lock_releases = 0;
     for (const ThreadSummary& thread : process.threads) {
