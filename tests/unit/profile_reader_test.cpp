@@ -370,3 +370,40 @@ TEST_F(ProfileReader, RejectsOverlappingReferences) {
 
 }  // namespace
 }  // namespace lockscope
+
+namespace lockscope {
+namespace {
+
+// Version 4: the exec'd name is followed by the file found and why it was not profiled; a
+// version-3 file has the name alone (what follows it is another string), and a version-4 file
+// whose name ends the section keeps the name.
+TEST_F(ProfileReader, ReadsAnExecVerdictFromVersion4Only) {
+  const std::string verdict("prog\0/opt/bin/prog\0/opt/bin/prog is statically linked\0", 54);
+  auto read = [&, this](uint32_t version, const std::string& strings) {
+    ProfileFileBuilder builder = sample_profile();
+    builder.version = version;
+    builder.process[0].exit_path = static_cast<uint32_t>(ExitPath::kExec);
+    builder.process[0].exec_target = builder.add_string(strings).offset + 1;
+    const auto result = read_profile_file(write(builder.bytes()));
+    EXPECT_TRUE(std::holds_alternative<ProcessProfile>(result)) << std::get<std::string>(result);
+    return std::holds_alternative<ProcessProfile>(result) ? std::get<ProcessProfile>(result)
+                                                          : ProcessProfile{};
+  };
+  ProcessProfile v4 = read(4, verdict);
+  EXPECT_EQ(v4.exec_target, "prog");
+  EXPECT_EQ(v4.exec_resolved, "/opt/bin/prog");
+  EXPECT_EQ(v4.exec_unprofilable, "/opt/bin/prog is statically linked");
+  ProcessProfile v3 = read(3, verdict);
+  EXPECT_EQ(v3.exec_target, "prog");
+  EXPECT_EQ(v3.exec_resolved, "");
+  EXPECT_EQ(v3.exec_unprofilable, "");
+  ProcessProfile cut = read(4, std::string("prog\0", 5));
+  EXPECT_EQ(cut.exec_target, "prog");
+  EXPECT_EQ(cut.exec_resolved, "");
+  ProcessProfile unterminated = read(4, std::string("prog\0/opt/bin/pr", 16));
+  EXPECT_EQ(unterminated.exec_target, "prog");
+  EXPECT_EQ(unterminated.exec_resolved, "") << "a string without its NUL is not read";
+}
+
+}  // namespace
+}  // namespace lockscope
