@@ -556,7 +556,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   }
   // The other threads stopped at a call boundary (thread_pause.h) until the locks' owner changes
   // and the threads' histograms are read too: one moment's figures.
-  const uint32_t not_paused = pause_other_threads(rt, from_signal);
+  const uint32_t not_paused = pause_other_threads(rt);
   uint64_t counter_values[format::kCounterSlots];
   for (uint32_t i = 0; i < format::kCounterSlots; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
   counter_values[static_cast<int>(format::Counter::kThreadsNotPaused)] += not_paused;

@@ -58,8 +58,7 @@ void pause_for_ns(long ns) {
 
 }  // namespace
 
-uint32_t pause_other_threads(Runtime& rt, bool from_signal) {
-  (void)from_signal;  // serialised by the merge lock, which a handler's write only tries for
+uint32_t pause_other_threads(Runtime& rt) {
   const auto me = static_cast<uint32_t>(syscall(SYS_gettid));
   rt.pause_requested.store(1, std::memory_order_seq_cst);
   ByteBuffer pending_buffer;

@@ -28,10 +28,10 @@ struct ThreadState;
 inline constexpr uint32_t kPauseEpochBit = 0x40000000u;
 inline constexpr uint64_t kPauseWaitNs = 20'000'000;
 
-// Called with the merge lock held (threads register and leave under it, so the slots hold still).
-// Returns how many threads could not be stopped. `from_signal`: a handler's write, which must not
-// wait for a pause another writer began (its own thread may be that writer): then none is paused.
-uint32_t pause_other_threads(Runtime& rt, bool from_signal);
+// Called with the merge lock held (threads register and leave under it, so the slots hold still;
+// and one writer pauses at a time: a signal handler's write only tries for that lock, so it never
+// waits for a pause its own thread began). Returns how many threads could not be stopped.
+uint32_t pause_other_threads(Runtime& rt);
 // Lets them go on; after pause_other_threads, merge lock still held.
 void resume_other_threads(Runtime& rt);
 // The slow side of pause_point (runtime_state.h): sleeps while a pause is requested.
