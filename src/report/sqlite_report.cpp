@@ -88,7 +88,8 @@ class SqliteWriter {
     const int64_t process_id = next_process_++;
     processes_.insert(
         process_id, process.pid, process.ppid, process.executable, json_array(process.arguments),
-        text_or_null(process.exec_target), process.file, process.start_realtime_ns,
+        text_or_null(process.exec_target), text_or_null(process.exec_resolved),
+        text_or_null(process.exec_unprofilable), process.file, process.start_realtime_ns,
         process.duration_ns, exit_path_name(process.exit_path), process.exit_status,
         process.clock_source == format::ClockSource::kTsc ? "tsc" : "monotonic",
         process.ticks_per_second, process.hold_sample_period, int(process.trace.present),

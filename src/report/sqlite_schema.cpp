@@ -51,6 +51,8 @@ const std::vector<SqliteTable>& sqlite_tables() {
            Columns{{"executable", "TEXT"},
                    {"arguments", "TEXT"},
                    {"exec_target", "TEXT"},
+                   {"exec_file", "TEXT"},
+                   {"exec_not_profiled", "TEXT"},
                    {"profile_file", "TEXT"}} +
            integers({"start_realtime_ns", "duration_ns"}) + Columns{{"ended_by", "TEXT"}} +
            integers({"exit_status"}) + Columns{{"clock", "TEXT"}, {"ticks_per_second", "REAL"}} +

@@ -111,6 +111,34 @@ TEST(SqliteReport, WaitsPerThreadAreTheFixturesWaits) {
     }
 }
 
+// A process that exec'd a static program through PATH: the database names the program as named,
+// the file the search found, and why it was not profiled (as the JSON and text reports do); a
+// process that did not end by exec has NULL there.
+TEST(SqliteReport, AnExecdStaticProgramIsNamedWithItsFileAndWhyItWasNotProfiled) {
+  TemporaryDirectory dir;
+  const std::string fixtures = std::filesystem::path(fixture("static_program")).parent_path();
+  const CommandResult run = run_lockscope(
+      {"record", "-o", dir.path(), "--", "/usr/bin/env", "PATH=" + fixtures + ":/usr/bin:/bin",
+       fixture("exec_program"), "fixture_static_program", dir / "ran"});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto rows = query(write_db(dir),
+                          "SELECT ended_by, exec_target, exec_file, exec_not_profiled, "
+                          "exec_file IS NULL FROM processes ORDER BY process_id");
+  ASSERT_EQ(rows.size(), 1u) << "env exec'd the profiled exec_program, which exec'd the static one";
+  ASSERT_EQ(rows[0].size(), 5u);
+  EXPECT_EQ(rows[0][0], "exec");
+  EXPECT_EQ(rows[0][1], "fixture_static_program");
+  EXPECT_EQ(rows[0][2], fixture("static_program"));
+  EXPECT_EQ(rows[0][3], fixture("static_program") + " is statically linked");
+
+  TemporaryDirectory plain;
+  record_unchanged(plain, "sleepy_holder", {"1"});
+  const auto none =
+      query(write_db(plain), "SELECT exec_file IS NULL, exec_not_profiled IS NULL FROM processes");
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0], (std::vector<std::string>{"1", "1"}));
+}
+
 // wrapped_locks: every wait is through take_and_work <- with_lock <- guarded_update <- worker.
 TEST(SqliteReport, TopFiveStacksByWaitJoinTheirFramesInCallOrder) {
   TemporaryDirectory dir;
