@@ -93,14 +93,17 @@ void write_processes(const Profile& profile, std::ostream& out) {
                     "CONTENDED", "LOCK WAIT", "OF RUN", "COMMAND"},
                    {false, false, true, false, false, false, false, false, false, false, true});
   for (const ProcessProfile& process : profile.processes) {
-    uint64_t acquired = 0, contended = 0, wait = 0, active = 0;
-    for (const LockSummary& lock : process.locks) {
+    uint64_t active = 0;
+    for (const LockSummary& lock : process.locks)
       if (lock.acquisitions + lock.failed + lock.events) ++active;
-      // Lock waits only, as in the threads table: other kinds of wait are not added to them.
-      if (!is_lock_wait_primitive(lock.primitive)) continue;
-      acquired += lock.acquisitions;
-      contended += lock.contended;
-      wait += lock.wait_sum_ns;
+    // Its threads' figures added up, so that the two tables agree: acquisitions and contended
+    // ones of every lock kind a thread holds afterwards (spinlocks too), lock waits on mutexes
+    // and rwlocks (spinning and the other kinds of wait have columns of their own).
+    uint64_t acquired = 0, contended = 0, wait = 0;
+    for (const ThreadSummary& thread : process.threads) {
+      acquired += thread.acquisitions;
+      contended += thread.contended;
+      wait += thread.wait_sum_ns;
     }
     table.add_row({fmt::format("{}", process.pid), fmt::format("{}", process.ppid),
                    exit_text(process), format_duration_ns(double(process.duration_ns)),

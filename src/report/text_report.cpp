@@ -262,7 +262,7 @@ void write_legend(std::ostream& out) {
     if (!column.legend.empty()) write_wrapped(out, column.header, column.legend);
   out << "  LOCKS       (processes) synchronization objects used; ACQUIRED, CONTENDED and LOCK "
          "WAIT\n"
-         "              there count mutexes and rwlocks only\n"
+         "              there add up its threads' (the threads table's columns)\n"
          "  OF RUN      (processes, threads) LOCK WAIT as a share of the process's run time; a\n"
          "              process's adds up its threads' (over 100 % when several waited at once)\n"
          "  OP          L: acquire (lock, trylock, rdlock, wrlock, spin_lock...); U: release "

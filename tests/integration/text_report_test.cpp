@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -132,6 +133,36 @@ TEST(TextReport, ThreadsHaveAFailedColumnAndEachLockWaitIsShownAsAShareOfTheRun)
   EXPECT_NE(processes[2].find("  " + percent(lock_wait, run_ns) + "  "), std::string::npos)
       << processes[1] << '\n'
       << processes[2];
+}
+
+// The processes table adds up its threads' figures: a spinlock's 2,000 acquisitions (and its
+// contended ones) count in both tables, not in the threads' only.
+TEST(TextReport, AProcessRowAddsUpItsThreadsRows) {
+  TemporaryDirectory dir;
+  record_unchanged(dir, "spin_counter", {"1000"});
+  const std::string text = report_text(dir.path(), {"--all"});
+  const std::vector<std::string> threads = section(text, "threads present");
+  const std::vector<std::string> processes = section(text, "processes present");
+  ASSERT_EQ(processes.size(), 3u) << text;
+  auto number = [](std::string cell) {
+    std::erase(cell, ',');
+    return std::stoull(cell);
+  };
+  uint64_t acquired = 0, contended = 0;
+  for (size_t r = 2; r < threads.size(); ++r) {
+    acquired += number(cell(threads, r, "ACQUIRED"));
+    contended += number(cell(threads, r, "CONTENDED"));
+  }
+  EXPECT_GE(acquired, 2000u) << text;
+  EXPECT_GE(contended, 1u) << "the spinner that burns CPU while main holds the lock";
+  // PID PPID "exit 0" DURATION THREADS LOCKS ACQUIRED CONTENDED "LOCK WAIT" ...
+  std::istringstream row(processes[2]);
+  std::vector<std::string> cells{std::istream_iterator<std::string>(row), {}};
+  ASSERT_GE(cells.size(), 10u) << text;
+  ASSERT_EQ(cells[2] + " " + cells[3], "exit 0") << text;
+  EXPECT_EQ(number(cells[7]), acquired) << text;
+  EXPECT_EQ(number(cells[8]), contended) << text;
+  EXPECT_EQ(cells[9], "0") << "spinning is not a lock wait: " << text;
 }
 
 // A condition variable's waits are idle time (a thread waiting for work), seconds on a server:
