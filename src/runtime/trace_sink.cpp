@@ -132,13 +132,23 @@ void trace_thread_event(ThreadState& self, TraceKind kind) {
     rt.count(format::Counter::kTraceFilesFailed);
     return;
   }
-  if (kind == TraceKind::kThreadExit) {  // the name it ends with (read by the caller)
+  // Its name: the one it starts with, so that a process killed before
+  // its threads exit still names them, and the one it ends with (read by the caller), which a
+  // reader takes over the first.
+  auto append_name = [&] {
     uint64_t name[2] = {};
     std::memcpy(name, self.name, sizeof(self.name));
     append_trace(self.trace, TraceKind::kThreadName, now, reinterpret_cast<const void*>(name[1]),
                  name[0], format::Operation{}, self.tid, 0);
-  }
+  };
+  if (kind == TraceKind::kThreadExit) append_name();
   append_thread_trace(self.trace, kind, now);
+  if (kind == TraceKind::kThreadStart) {
+    // Read here, in trace mode only: a thread's name costs an open and a read of /proc, a third
+    // of a short-lived thread's start, which summary mode reads at exit or at the write instead.
+    read_thread_name(self.tid, self.name);
+    append_name();
+  }
 }
 
 }  // namespace

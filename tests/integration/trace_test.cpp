@@ -163,19 +163,24 @@ TEST(Trace, AProcessKilledBySigkillKeepsEveryEventUpToTheKill) {
   for (const ThreadSummary& thread : process.threads)
     EXPECT_LE(thread.wait_sum_ns, process.duration_ns) << thread.tid;
 
+  // Its threads never exited, yet each has its name (the one it started with).
+  ASSERT_EQ(process.threads.size(), 2u);
+  for (const ThreadSummary& thread : process.threads)
+    EXPECT_EQ(thread.name, "fixture_killed_") << thread.tid;
+
   const CommandResult text = run_lockscope({"report", dir.path()});
   ASSERT_EQ(text.exit_status, 0) << text.err;
   EXPECT_NE(text.out.find("cut short"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("later calls are missing"), std::string::npos) << text.out;
 }
 
-// Every thread's events: thread-start, its calls (a contended one begins with a wait-begin), then
-// its name and exit (not the main thread's, which leaves by exit()).
+// Every thread's events: thread-start and its name, its calls (a contended one begins with a
+// wait-begin), then its name again and exit (not the main thread's, which leaves by exit()).
 uint64_t expected_events(const ProcessProfile& process, uint32_t tid) {
   for (const ThreadSummary& thread : process.threads)
     if (thread.tid == tid)
       return thread.acquisitions + thread.releases + thread.contended +
-             ((thread.flags & format::kThreadMain) ? 1 : 3);
+             ((thread.flags & format::kThreadMain) ? 2 : 4);
   return 0;
 }
 
