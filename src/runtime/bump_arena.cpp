@@ -2,16 +2,20 @@
 
 #include <sys/mman.h>
 
+#include "runtime/mapped_memory.h"
+
 namespace lockscope::runtime {
 
 void* BumpArena::allocate(size_t bytes) {
   bytes = (bytes + 15) & ~size_t{15};
   if (!last_ || static_cast<size_t>(end_ - next_) < bytes) {
     const size_t header = (sizeof(Chunk) + 15) & ~size_t{15};
-    const size_t size = bytes + header > kChunkBytes ? bytes + header : kChunkBytes;
-    void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (memory == MAP_FAILED) return nullptr;
+    size_t chunk_bytes = last_chunk_bytes_ == 0 ? kChunkBytes : last_chunk_bytes_ * 2;
+    if (chunk_bytes > kLargestChunkBytes) chunk_bytes = kLargestChunkBytes;
+    const size_t size = bytes + header > chunk_bytes ? bytes + header : chunk_bytes;
+    void* memory = map_memory(size);
+    if (memory == nullptr) return nullptr;
+    last_chunk_bytes_ = chunk_bytes;
     auto* chunk = static_cast<Chunk*>(memory);
     chunk->previous = last_;
     chunk->size = size;
@@ -41,6 +45,7 @@ void BumpArena::reset() {
   }
   last_ = nullptr;
   next_ = end_ = nullptr;
+  last_chunk_bytes_ = 0;
 }
 
 }  // namespace lockscope::runtime

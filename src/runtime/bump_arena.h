@@ -18,14 +18,23 @@ class BumpArena {
   // it has several (the caller resets instead).
   bool rewind();
   // Forgets the chunks without unmapping them (a forked child's copy of another owner's state).
-  void abandon() { last_ = nullptr; }
+  void abandon() {
+    last_ = nullptr;
+    last_chunk_bytes_ = 0;
+  }
 
  private:
   struct Chunk {
     Chunk* previous;
     size_t size;  // bytes mapped, header included
   };
+  // Chunks double from 64 KiB to 2 MiB (on a huge page, map_memory), then stay that size: a
+  // small table maps little, a large one takes few page faults. The size of the chunks mapped so
+  // far is 0 in an arena that was zero-filled rather than constructed (a thread's table lives in
+  // mapped memory): the next chunk is then the first.
   static constexpr size_t kChunkBytes = 64 * 1024;
+  static constexpr size_t kLargestChunkBytes = size_t{2} << 20;
+  size_t last_chunk_bytes_ = 0;
   Chunk* last_ = nullptr;
   char* next_ = nullptr;
   char* end_ = nullptr;

@@ -1,5 +1,5 @@
 // A growable byte buffer on mmap/mremap for the profile writer: the runtime may not use malloc
-// (the program may be inside it, or may have replaced it).
+// (the program may be inside it, or may have replaced it). From 2 MiB on, on huge pages.
 #pragma once
 
 #include <sys/mman.h>
@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "runtime/mapped_memory.h"
 
 namespace lockscope::runtime {
 
@@ -34,10 +36,19 @@ class ByteBuffer {
     if (wanted <= capacity_) return true;
     size_t capacity = capacity_ ? capacity_ : 65536;
     while (capacity < wanted) capacity *= 2;
-    void* memory = data_ ? mremap(data_, capacity_, capacity, MREMAP_MAYMOVE)
-                         : mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) {
+    void* memory = nullptr;
+    if (capacity < kHugePageBytes) {
+      memory = data_ ? mremap(data_, capacity_, capacity, MREMAP_MAYMOVE)
+                     : mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                            -1, 0);
+      if (memory == MAP_FAILED) memory = nullptr;
+    } else if ((memory = map_memory(capacity)) != nullptr && data_) {
+      // Copied, not moved by mremap, so that the larger buffer is on huge pages (mapped_memory.h):
+      // a profile of megabytes would otherwise cost a page fault per 4 KiB written.
+      std::memcpy(memory, data_, size_);
+      munmap(data_, capacity_);
+    }
+    if (memory == nullptr) {
       failed_ = true;
       return false;
     }

@@ -1,5 +1,6 @@
 // Append-only storage whose elements never move: chunk k holds (1 << kFirstLog2) << k elements and
-// is mapped (anonymous, MAP_NORESERVE, so zero-filled) only when its first element is appended.
+// is mapped (map_memory: zero-filled, huge pages once a chunk is 2 MiB) only when its first element
+// is appended.
 //
 // Why: the hot path keeps raw pointers into the recording tables (a thread's site cache, its held
 // locks). A table that grows by rehashing would invalidate them; this one grows by adding chunks,
@@ -16,6 +17,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+
+#include "runtime/mapped_memory.h"
 
 namespace lockscope::runtime {
 
@@ -44,9 +47,8 @@ class ChunkedArray {
     if (chunk >= kChunks) return nullptr;
     T* base = chunks_[chunk].load(std::memory_order_acquire);
     if (!base) {
-      void* memory = mmap(nullptr, chunk_bytes(chunk), PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (memory == MAP_FAILED) return nullptr;
+      void* memory = map_memory(chunk_bytes(chunk));
+      if (memory == nullptr) return nullptr;
       base = static_cast<T*>(memory);
       chunks_[chunk].store(base, std::memory_order_release);
     }

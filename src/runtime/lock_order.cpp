@@ -2,6 +2,8 @@
 
 #include <sys/mman.h>
 
+#include "runtime/mapped_memory.h"
+
 namespace lockscope::runtime {
 
 uint64_t LockOrderTable::hash(const OrderEdge& edge) {
@@ -37,9 +39,8 @@ void LockOrderTable::place(Index* index, const OrderEdge& edge, uint32_t number_
 LockOrderTable::Index* LockOrderTable::grow_index() {
   Index* old = index_.load(std::memory_order_relaxed);
   const size_t capacity = old ? old->capacity * 2 : 4096;
-  void* memory = mmap(nullptr, sizeof(Index) + capacity * sizeof(IndexSlot), PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) return nullptr;
+  void* memory = map_memory(sizeof(Index) + capacity * sizeof(IndexSlot));
+  if (memory == nullptr) return nullptr;
   auto* index = static_cast<Index*>(memory);
   index->capacity = capacity;
   for (size_t n = 0; n < edges_.size(); ++n) place(index, edges_[n], static_cast<uint32_t>(n + 1));

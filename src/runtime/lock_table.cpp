@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include "runtime/mapped_memory.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -37,9 +38,8 @@ bool LockTable::grow_index() {
   Index* old = index_.load(std::memory_order_relaxed);
   const size_t capacity = old ? old->capacity * 2 : 4096;
   if (capacity > (size_t{1} << 32)) return false;
-  void* memory = mmap(nullptr, sizeof(Index) + capacity * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (memory == MAP_FAILED) return false;
+  void* memory = map_memory(sizeof(Index) + capacity * sizeof(uint32_t));
+  if (memory == nullptr) return false;
   auto* index = static_cast<Index*>(memory);
   index->capacity = capacity;
   const size_t mask = capacity - 1;

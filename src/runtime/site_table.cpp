@@ -5,6 +5,8 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "runtime/mapped_memory.h"
+
 namespace lockscope::runtime {
 
 bool histogram_add(SparseHistogram*& histogram, BumpArena& arena, int bucket, uint64_t weight) {
@@ -72,9 +74,8 @@ SiteStats* SiteTable::find_or_insert(const SiteKey& key, uint32_t* number_out) {
 bool SiteTable::grow_index() {
   const size_t capacity = index_capacity_ ? index_capacity_ * 2 : 256;
   if (capacity > (size_t{1} << 32)) return false;
-  void* memory = mmap(nullptr, capacity * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (memory == MAP_FAILED) return false;
+  void* memory = map_memory(capacity * sizeof(uint64_t));
+  if (memory == nullptr) return false;
   auto* index = static_cast<uint64_t*>(memory);
   const size_t mask = capacity - 1;
   for (size_t n = 0; n < used(); ++n) {

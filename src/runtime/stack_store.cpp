@@ -2,6 +2,8 @@
 
 #include <sys/mman.h>
 
+#include "runtime/mapped_memory.h"
+
 namespace lockscope::runtime {
 
 uint64_t StackStore::hash(const uintptr_t* frames, uint32_t depth) {
@@ -23,9 +25,8 @@ bool StackStore::same(const Stack& stack, const uintptr_t* frames, uint32_t dept
 
 bool StackStore::grow_index() {
   const size_t capacity = index_capacity_ ? index_capacity_ * 2 : 256;
-  void* memory = mmap(nullptr, capacity * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) return false;
+  void* memory = map_memory(capacity * sizeof(uint32_t));
+  if (memory == nullptr) return false;
   auto* index = static_cast<uint32_t*>(memory);
   for (size_t n = 0; n < stacks_.size(); ++n) {
     size_t i = stacks_[n].hash & (capacity - 1);

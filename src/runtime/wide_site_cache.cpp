@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <sys/mman.h>
 
+#include "runtime/mapped_memory.h"
+
 namespace lockscope::runtime {
 namespace {
-
-constexpr size_t kHugePageBytes = size_t{2} << 20;
 
 // The size, in bits, a table of `table_size` entries asks for: twice its size, within the bounds;
 // 0 while the inline cache is enough.
@@ -27,11 +27,10 @@ void wide_cache_fill(WideSiteCache*& cache, const SiteCacheEntry& entry, size_t 
   const uint32_t bits = wanted_bits(table_size);
   if (bits > (cache ? cache->bits : 0)) {
     const int saved_errno = errno;
-    void* memory = mmap(nullptr, bytes_of(bits), PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (memory != MAP_FAILED) {
-      // Looked up at random: on 4 KiB pages nearly every lookup would also miss the TLB.
-      if (bytes_of(bits) >= kHugePageBytes) madvise(memory, bytes_of(bits), MADV_HUGEPAGE);
+    // Looked up at random: on 4 KiB pages nearly every lookup would also miss the TLB (a table of
+    // 2 MiB or more is on huge pages, mapped_memory.h).
+    void* memory = map_memory(bytes_of(bits));
+    if (memory != nullptr) {
       auto* grown = static_cast<WideSiteCache*>(memory);
       grown->bits = bits;
       grown->replaced = cache;

@@ -1,0 +1,36 @@
+#include "runtime/mapped_memory.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+
+#include <cstdint>
+
+namespace lockscope::runtime {
+
+void* map_memory(size_t bytes) {
+  const int saved_errno = errno;
+  constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  void* result = nullptr;
+  if (bytes < kHugePageBytes) {
+    void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, kFlags, -1, 0);
+    result = memory == MAP_FAILED ? nullptr : memory;
+  } else {
+    // Over-map by one huge page and give back what lies outside the aligned region.
+    const size_t mapped = bytes + kHugePageBytes;
+    void* memory = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, kFlags, -1, 0);
+    if (memory != MAP_FAILED) {
+      const auto start = reinterpret_cast<uintptr_t>(memory);
+      const uintptr_t aligned = (start + kHugePageBytes - 1) & ~(uintptr_t{kHugePageBytes} - 1);
+      const size_t page = 4096;
+      const uintptr_t end = (aligned + bytes + page - 1) & ~uintptr_t{page - 1};
+      if (aligned > start) munmap(memory, aligned - start);
+      if (start + mapped > end) munmap(reinterpret_cast<void*>(end), start + mapped - end);
+      result = reinterpret_cast<void*>(aligned);
+      madvise(result, bytes & ~(kHugePageBytes - 1), MADV_HUGEPAGE);
+    }
+  }
+  errno = saved_errno;
+  return result;
+}
+
+}  // namespace lockscope::runtime
