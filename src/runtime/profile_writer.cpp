@@ -250,6 +250,9 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
   LockIndex index;
   const size_t live = locks.size();
   if (!index.create(live + locks.retired_count() + 16)) return;
+  // Sized once (a hint; they grow when short): a doubling buffer copies what it holds each time.
+  out.locks.reserve((live + locks.retired_count()) * sizeof(format::LockRecord));
+  out.sites.reserve(all.used() * sizeof(format::SiteRecord));
   uint32_t next = 0;
   for (size_t i = 0; i < live; ++i) {
     const auto s = static_cast<uint32_t>(i);
@@ -499,21 +502,35 @@ uint64_t fill_threads(Sections& out, Runtime& rt, ByteBuffer& live) {
   return running;
 }
 
-bool append_section(ByteBuffer& file, SectionType type, size_t record_size, ByteBuffer& payload) {
-  format::SectionHeader header{};
-  header.type = static_cast<uint32_t>(type);
-  header.record_size = static_cast<uint32_t>(record_size);
-  header.payload_size = payload.size();
-  header.record_count = record_size ? payload.size() / record_size : 0;
-  header.payload_crc = crc32(0, payload.data(), payload.size());
-  return file.append_record(header) && (payload.size() == 0 || file.append(payload.data(), payload.size()));
-}
+// The file as the pieces it is written from: its header, then each section's header and payload,
+// where the payload already is (no copy of the whole profile into one buffer: megabytes of fresh
+// memory, each page a fault, on a server's profile).
+struct FilePieces {
+  static constexpr size_t kSections = sizeof(kSectionLayout) / sizeof(kSectionLayout[0]) + 1;
+  format::FileHeader header{};
+  format::SectionHeader section_headers[kSections];
+  const unsigned char* payloads[kSections];
+  uint32_t sections = 0;
+  uint64_t size = sizeof(format::FileHeader);
 
-// The whole file from its start; false (errno EFBIG) where the next write would start at the
-// program's file size limit (the kernel would end the program with SIGXFSZ).
-bool write_all(int fd, const unsigned char* data, size_t size) {
-  const uint64_t limit = file_size_limit();
-  uint64_t offset = 0;
+  void add(SectionType type, size_t record_size, ByteBuffer* payload) {
+    format::SectionHeader& section = section_headers[sections];
+    section = format::SectionHeader{};
+    section.type = static_cast<uint32_t>(type);
+    section.record_size = static_cast<uint32_t>(record_size);
+    section.payload_size = payload ? payload->size() : 0;
+    section.record_count = record_size ? section.payload_size / record_size : 0;
+    section.payload_crc = crc32(0, payload ? payload->data() : nullptr, section.payload_size);
+    payloads[sections] = payload ? payload->data() : nullptr;
+    size += sizeof(format::SectionHeader) + section.payload_size;
+    ++sections;
+  }
+};
+
+// `size` bytes at `offset` into the file; false (errno EFBIG) where the next write would start at
+// the program's file size limit (the kernel would end the program with SIGXFSZ).
+bool write_piece(int fd, const void* piece, size_t size, uint64_t& offset, uint64_t limit) {
+  const auto* data = static_cast<const unsigned char*>(piece);
   while (size) {
     if (offset >= limit) {
       errno = EFBIG;
@@ -526,6 +543,18 @@ bool write_all(int fd, const unsigned char* data, size_t size) {
     offset += static_cast<uint64_t>(n);
     size -= static_cast<size_t>(n);
   }
+  return true;
+}
+
+// The whole file from its start, piece by piece.
+bool write_all(int fd, const FilePieces& file) {
+  const uint64_t limit = file_size_limit();
+  uint64_t offset = 0;
+  if (!write_piece(fd, &file.header, sizeof(file.header), offset, limit)) return false;
+  for (uint32_t i = 0; i < file.sections; ++i)
+    if (!write_piece(fd, &file.section_headers[i], sizeof(format::SectionHeader), offset, limit) ||
+        !write_piece(fd, file.payloads[i], file.section_headers[i].payload_size, offset, limit))
+      return false;
   return true;
 }
 
@@ -561,6 +590,10 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   for (uint32_t i = 0; i < format::kCounterSlots; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
   counter_values[static_cast<int>(format::Counter::kThreadsNotPaused)] += not_paused;
   ByteBuffer live;
+  size_t entries = rt.merged.used();
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i)
+    if (records_now(rt.threads.slot(i))) entries += rt.threads.slot(i).sites.used();
+  all.reserve(entries);  // a hint: without the memory, the merge grows the index as it goes
   dropped += all.merge_from(rt.merged);
   dropped += snapshot_threads(rt, all, live, counter_values);
 
@@ -582,32 +615,24 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
     out.counters.append_record(format::CounterRecord{id, 0, counter_values[id]});
   all.reset();
 
-  ByteBuffer file;
-  format::FileHeader header{};
-  memcpy(header.magic, format::kMagic, sizeof(header.magic));
-  header.version = format::kVersion;
-  header.header_size = sizeof(header);
-  header.section_count = 0;  // counted below, as they are added
-  file.append_record(header);
-  ByteBuffer empty;
-  uint32_t sections = 0;
-  auto add = [&](SectionType type, size_t record_size, ByteBuffer& payload) {
-    ++sections;
-    return append_section(file, type, record_size, payload);
-  };
-  bool ok = true;
+  FilePieces file;
   for (const SectionLayout& section : kSectionLayout)
-    ok = ok && add(section.type, section.record_size, out.*section.payload);
-  ok = ok && add(SectionType::kEnd, 0, empty);
-  if (!ok || file.failed() || out.strings.failed() || out.histograms.failed()) {
+    file.add(section.type, section.record_size, &(out.*section.payload));
+  file.add(SectionType::kEnd, 0, nullptr);
+  bool failed = out.strings.failed() || out.histograms.failed();
+  for (const SectionLayout& section : kSectionLayout) failed |= (out.*section.payload).failed();
+  if (failed) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();
     errno = saved_errno;
     return false;
   }
-  auto* written_header = reinterpret_cast<format::FileHeader*>(file.data());
-  written_header->file_size = file.size();
-  written_header->section_count = sections;
-  written_header->header_crc = crc32(0, written_header, sizeof(format::FileHeader));
+  format::FileHeader& header = file.header;
+  memcpy(header.magic, format::kMagic, sizeof(header.magic));
+  header.version = format::kVersion;
+  header.header_size = sizeof(header);
+  header.file_size = file.size;
+  header.section_count = file.sections;
+  header.header_crc = crc32(0, &header, sizeof(format::FileHeader));
 
   char temporary[4200];
   const int path_length =
@@ -641,7 +666,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
     return false;
   }
   const int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  const bool written = fd >= 0 && write_all(fd, file.data(), file.size());
+  const bool written = fd >= 0 && write_all(fd, file);
   const int write_errno = errno;
   if (fd >= 0) close(fd);
   const bool renamed = written && rename(temporary, path_out) == 0;
@@ -654,9 +679,15 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
     return false;
   }
   if (rt.log_writes)
-    RawLine().append("profile of pid ").append(rt.pid).append(" written in ")
-        .append((Clock::monotonic_ns() - began_ns) / 1000).append(" us, ")
-        .append(static_cast<uint64_t>(file.size())).append(" bytes").emit();
+    RawLine()
+        .append("profile of pid ")
+        .append(rt.pid)
+        .append(" written in ")
+        .append((Clock::monotonic_ns() - began_ns) / 1000)
+        .append(" us, ")
+        .append(file.size)
+        .append(" bytes")
+        .emit();
   errno = saved_errno;
   return true;
 }

@@ -71,8 +71,9 @@ SiteStats* SiteTable::find_or_insert(const SiteKey& key, uint32_t* number_out) {
   }
 }
 
-bool SiteTable::grow_index() {
-  const size_t capacity = index_capacity_ ? index_capacity_ * 2 : 256;
+bool SiteTable::grow_index(size_t at_least) {
+  size_t capacity = index_capacity_ ? index_capacity_ * 2 : 256;
+  while (capacity < at_least) capacity *= 2;
   if (capacity > (size_t{1} << 32)) return false;
   void* memory = map_memory(capacity * sizeof(uint64_t));
   if (memory == nullptr) return false;

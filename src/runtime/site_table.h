@@ -169,6 +169,9 @@ class SiteTable {
   // Requests the chain head of a lock slot, so that its miss overlaps the lock slot's.
   void prefetch_chain(uint32_t lock_slot) const { by_lock_.prefetch(lock_slot); }
   size_t used() const { return entries_.size(); }
+  // Room in the index for `entries` in all without growing it again (the profile writer's table,
+  // which merges every thread's: one index instead of a dozen rebuilt as it doubles).
+  bool reserve(size_t entries) { return entries * 2 <= index_capacity_ || grow_index(entries * 2); }
   // The i-th inserted entry, i < used().
   SiteStats& inserted(size_t i) const { return entries_[i]; }
   // The entry's detail block, allocated on first use; nullptr when out of memory.
@@ -236,7 +239,8 @@ class SiteTable {
 
  private:
   SiteDetail* allocate_detail(SiteStats& stats);
-  bool grow_index();
+  // A larger index: twice the size, or `at_least` slots rounded up to a power of two.
+  bool grow_index(size_t at_least = 0);
 
   ChunkedArray<SiteStats, 6> entries_;
   // Lock slot -> number (index + 1) of the newest entry of its chain, 0 = none. clear_for_reuse
