@@ -559,17 +559,44 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
   if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
   if (self) pause_point(*self);
   bool made_wait = false;
+  uint32_t found = kMaxHeldLocks;  // the hold released, when the thread holds the lock
   if (self)
     for (uint32_t i = self->held_depth; i-- > 0;)
       if (self->held[i].lock == lock) {
         if (self->held[i].signalled_slot) stamp_release_after_signal(self->held[i]);
         made_wait = self->held[i].stamped && hold_made_wait(self->held[i]);
         if (made_wait) note_release_with_waiters(*self, self->held[i], site);
+        found = i;
         break;
       }
   const int result = real_release();
   if (self == nullptr) return result;
   const int saved_errno = errno;
+  // A hold released out of order (another taken since is still held: memcached lets go of an LRU
+  // lock before the item lock it took under it) at a site the caches know: counted as
+  // release_innermost counts the innermost, without the slow path's lookup.
+  if (result == 0 && found != kMaxHeldLocks && found + 1 < self->held_depth &&
+      !g_runtime.trace.enabled && self->held[found].epoch == own_epoch(*self)) {
+    SiteStats* stats = self->held[found].entry->release_stats;
+    if (stats == nullptr || stats->key.site != site) {
+      const auto op = static_cast<format::Operation>(self->held[found].release_operation);
+      SiteCacheEntry* cached = cached_site(*self, lock, site, op);
+      if (cached == nullptr) cached = wide_cached_site(*self, lock, site, op);
+      stats = cached ? cached->stats : nullptr;
+    }
+    if (stats != nullptr) {
+      HeldLock held = self->held[found];
+      for (uint32_t k = found + 1; k < self->held_depth; ++k) self->held[k - 1] = self->held[k];
+      --self->held_depth;
+      const bool timed = held.weight != 0 || made_wait;
+      const uint64_t ticks = timed ? finish_timed_hold(*self, held, made_wait, site) : 0;
+      ++stats->count;
+      ++self->releases;
+      if (ticks) snapshot_if_due(*self);
+      errno = saved_errno;
+      return result;
+    }
+  }
   sink().release(*self, lock, site, result, default_operation, made_wait);
   errno = saved_errno;
   return result;

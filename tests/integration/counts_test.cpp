@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "lockscope_harness.h"
 
@@ -67,6 +68,57 @@ TEST(Counts, ThreadsTimesIterationsAcquisitionsAtTheFixturesOwnLines) {
   EXPECT_EQ(workers, 4);
   EXPECT_EQ(process.counter(format::Counter::kUnbalancedUnlocks), 0u);
   EXPECT_EQ(process.counter(format::Counter::kDroppedSites), 0u);
+}
+
+// Out-of-order releases (`outer` let go of before `inner`, taken under it, as memcached lets go of
+// an LRU lock before an item lock; at two lines in turn): every release counted at its own line,
+// none unbalanced, each thread's releases its acquisitions; with --hold-sample 1 every hold of
+// `outer` timed, their sum at least the fixture's own measure of its 1 ms holds (which make the
+// other threads wait).
+TEST(Counts, OutOfOrderReleasesAreCountedAtTheirLinesAndTheirHoldsTimed) {
+  for (const char* sample : {"1", "32"}) {
+    SCOPED_TRACE(std::string("--hold-sample ") + sample);
+    TemporaryDirectory dir;
+    std::string err;
+    const ProcessProfile process =
+        record_single_process(dir, "unlock_order", {"3", "2000"}, {"--hold-sample", sample}, &err);
+    long long slept_ns = -1;
+    const size_t at = err.find("slept_ns ");
+    ASSERT_NE(at, std::string::npos) << err;
+    slept_ns = std::atoll(err.c_str() + at + 9);
+    ASSERT_GE(slept_ns, 3 * 40 * 1'000'000ll) << "3 threads x 40 holds of 1 ms";
+    for (const char* name : {"outer", "inner"}) {
+      const int lock_line = marker_line("unlock_order", std::string(name) + "-lock");
+      const int unlock_line = marker_line("unlock_order", std::string(name) + "-unlock");
+      const LockSummary* lock = lock_acquired_at(process, "unlock_order.c", lock_line);
+      ASSERT_NE(lock, nullptr) << name;
+      EXPECT_EQ(lock->acquisitions, 6000u) << name;
+      EXPECT_EQ(lock->releases, 6000u) << name;
+      const SiteSummary* acquire = site_at(*lock, "unlock_order.c", lock_line, Operation::kLock);
+      const SiteSummary* release =
+          site_at(*lock, "unlock_order.c", unlock_line, Operation::kUnlock);
+      ASSERT_NE(acquire, nullptr) << name;
+      ASSERT_NE(release, nullptr) << name;
+      EXPECT_EQ(acquire->count, 6000u) << name;
+      const bool outer = std::string(name) == "outer";
+      EXPECT_EQ(release->count, outer ? 3000u : 6000u) << name;
+      if (outer) {  // the odd rounds' releases, at a line of their own
+        const SiteSummary* odd =
+            site_at(*lock, "unlock_order.c", marker_line("unlock_order", "outer-unlock-odd"),
+                    Operation::kUnlock);
+        ASSERT_NE(odd, nullptr);
+        EXPECT_EQ(odd->count, 3000u);
+      }
+      EXPECT_EQ(lock->sites.size(), outer ? 3u : 2u) << name << ": no release counted elsewhere";
+      if (std::string(sample) == "1" && outer) {
+        EXPECT_EQ(acquire->hold_samples, 6000u);
+        EXPECT_GE(acquire->hold_sum_ns, static_cast<uint64_t>(slept_ns));
+      }
+    }
+    EXPECT_EQ(process.counter(format::Counter::kUnbalancedUnlocks), 0u);
+    for (const ThreadSummary& thread : process.threads)
+      EXPECT_EQ(thread.acquisitions, thread.releases) << thread.tid;
+  }
 }
 
 TEST(Counts, SleepingHolderPutsEveryWaitAboveOneMillisecond) {
