@@ -17,6 +17,8 @@ class BumpArena {
   // Empties the arena for reuse, keeping (and zeroing the used part of) a single chunk; false when
   // it has several (the caller resets instead).
   bool rewind();
+  // Chunks of 2 MiB on huge pages from now on (mapped_memory.h: off critical sections only).
+  void use_huge_pages() { huge_pages_ = true; }
   // Forgets the chunks without unmapping them (a forked child's copy of another owner's state).
   void abandon() {
     last_ = nullptr;
@@ -28,13 +30,14 @@ class BumpArena {
     Chunk* previous;
     size_t size;  // bytes mapped, header included
   };
-  // Chunks double from 64 KiB to 2 MiB (on a huge page, map_memory), then stay that size: a
-  // small table maps little, a large one takes few page faults. The size of the chunks mapped so
+  // Chunks double from 64 KiB to 2 MiB, then stay that size: a small table maps little, a large
+  // one few chunks. The size of the chunks mapped so
   // far is 0 in an arena that was zero-filled rather than constructed (a thread's table lives in
   // mapped memory): the next chunk is then the first.
   static constexpr size_t kChunkBytes = 64 * 1024;
   static constexpr size_t kLargestChunkBytes = size_t{2} << 20;
   size_t last_chunk_bytes_ = 0;
+  bool huge_pages_ = false;
   Chunk* last_ = nullptr;
   char* next_ = nullptr;
   char* end_ = nullptr;

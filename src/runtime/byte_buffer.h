@@ -31,6 +31,10 @@ class ByteBuffer {
   bool append_record(const Record& record) {
     return append(&record, sizeof(Record));
   }
+  // Room for `wanted` bytes in all, when the kernel gives it; the buffer is not failed otherwise.
+  void reserve_hint(size_t wanted) {
+    if (!failed_ && !reserve(wanted)) failed_ = false;
+  }
   bool reserve(size_t wanted) {
     if (failed_) return false;
     if (wanted <= capacity_) return true;
@@ -42,7 +46,7 @@ class ByteBuffer {
                      : mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                             -1, 0);
       if (memory == MAP_FAILED) memory = nullptr;
-    } else if ((memory = map_memory(capacity)) != nullptr && data_) {
+    } else if ((memory = map_memory(capacity, true)) != nullptr && data_) {
       // Copied, not moved by mremap, so that the larger buffer is on huge pages (mapped_memory.h):
       // a profile of megabytes would otherwise cost a page fault per 4 KiB written.
       std::memcpy(memory, data_, size_);

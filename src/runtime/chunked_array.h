@@ -1,6 +1,5 @@
 // Append-only storage whose elements never move: chunk k holds (1 << kFirstLog2) << k elements and
-// is mapped (map_memory: zero-filled, huge pages once a chunk is 2 MiB) only when its first element
-// is appended.
+// is mapped (map_memory: zero-filled) only when its first element is appended.
 //
 // Why: the hot path keeps raw pointers into the recording tables (a thread's site cache, its held
 // locks). A table that grows by rehashing would invalidate them; this one grows by adding chunks,
@@ -47,7 +46,7 @@ class ChunkedArray {
     if (chunk >= kChunks) return nullptr;
     T* base = chunks_[chunk].load(std::memory_order_acquire);
     if (!base) {
-      void* memory = map_memory(chunk_bytes(chunk));
+      void* memory = map_memory(chunk_bytes(chunk), huge_pages_);
       if (memory == nullptr) return nullptr;
       base = static_cast<T*>(memory);
       chunks_[chunk].store(base, std::memory_order_release);
@@ -87,6 +86,9 @@ class ChunkedArray {
     size_.store(0, std::memory_order_release);
     return true;
   }
+  // Chunks of 2 MiB or more on huge pages from now on (mapped_memory.h: never for a table that
+  // grows inside the program's critical sections).
+  void use_huge_pages() { huge_pages_ = true; }
   // Forgets the chunks without unmapping them (a forked child's copy of another owner's state).
   void abandon() {
     for (auto& chunk : chunks_) chunk.store(nullptr, std::memory_order_relaxed);
@@ -106,6 +108,7 @@ class ChunkedArray {
 
   std::atomic<T*> chunks_[kChunks] = {};
   std::atomic<size_t> size_{0};
+  bool huge_pages_ = false;
 };
 
 }  // namespace lockscope::runtime

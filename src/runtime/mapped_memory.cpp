@@ -1,17 +1,18 @@
 #include "runtime/mapped_memory.h"
 
 #include <errno.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include <cstdint>
 
 namespace lockscope::runtime {
 
-void* map_memory(size_t bytes) {
+void* map_memory(size_t bytes, bool huge_pages) {
   const int saved_errno = errno;
   constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
   void* result = nullptr;
-  if (bytes < kHugePageBytes) {
+  if (!huge_pages || bytes < kHugePageBytes) {
     void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, kFlags, -1, 0);
     result = memory == MAP_FAILED ? nullptr : memory;
   } else {
@@ -21,7 +22,7 @@ void* map_memory(size_t bytes) {
     if (memory != MAP_FAILED) {
       const auto start = reinterpret_cast<uintptr_t>(memory);
       const uintptr_t aligned = (start + kHugePageBytes - 1) & ~(uintptr_t{kHugePageBytes} - 1);
-      const size_t page = 4096;
+      const size_t page = getauxval(AT_PAGESZ) ? getauxval(AT_PAGESZ) : 4096;
       const uintptr_t end = (aligned + bytes + page - 1) & ~uintptr_t{page - 1};
       if (aligned > start) munmap(memory, aligned - start);
       if (start + mapped > end) munmap(reinterpret_cast<void*>(end), start + mapped - end);

@@ -250,9 +250,10 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
   LockIndex index;
   const size_t live = locks.size();
   if (!index.create(live + locks.retired_count() + 16)) return;
-  // Sized once (a hint; they grow when short): a doubling buffer copies what it holds each time.
-  out.locks.reserve((live + locks.retired_count()) * sizeof(format::LockRecord));
-  out.sites.reserve(all.used() * sizeof(format::SiteRecord));
+  // Sized once (a hint, which fails nothing when refused; they grow when short): a doubling
+  // buffer copies what it holds each time.
+  out.locks.reserve_hint((live + locks.retired_count()) * sizeof(format::LockRecord));
+  out.sites.reserve_hint(all.used() * sizeof(format::SiteRecord));
   uint32_t next = 0;
   for (size_t i = 0; i < live; ++i) {
     const auto s = static_cast<uint32_t>(i);
@@ -590,10 +591,15 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   for (uint32_t i = 0; i < format::kCounterSlots; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
   counter_values[static_cast<int>(format::Counter::kThreadsNotPaused)] += not_paused;
   ByteBuffer live;
-  size_t entries = rt.merged.used();
+  // The distinct keys are at least the largest table's, and threads of a pool share most of
+  // theirs: sized for the gone threads' and the largest live one's, the index grows from there if
+  // need be (a sum over 64 workers of one server would map it 64 times too large).
+  all.use_huge_pages();  // filled here, off the program's critical sections
+  size_t largest = 0;
   for (size_t i = 0; i < rt.threads.slot_count(); ++i)
-    if (records_now(rt.threads.slot(i))) entries += rt.threads.slot(i).sites.used();
-  all.reserve(entries);  // a hint: without the memory, the merge grows the index as it goes
+    if (records_now(rt.threads.slot(i)) && rt.threads.slot(i).sites.used() > largest)
+      largest = rt.threads.slot(i).sites.used();
+  all.reserve(rt.merged.used() + largest);  // a hint: without the memory, the index grows later
   dropped += all.merge_from(rt.merged);
   dropped += snapshot_threads(rt, all, live, counter_values);
 

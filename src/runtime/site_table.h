@@ -169,6 +169,13 @@ class SiteTable {
   // Requests the chain head of a lock slot, so that its miss overlaps the lock slot's.
   void prefetch_chain(uint32_t lock_slot) const { by_lock_.prefetch(lock_slot); }
   size_t used() const { return entries_.size(); }
+  // Its memory on huge pages (mapped_memory.h): the profile writer's table, filled off the
+  // program's critical sections. A thread's own table grows inside them, on 4 KiB pages.
+  void use_huge_pages() {
+    huge_pages_ = true;
+    entries_.use_huge_pages();
+    arena_.use_huge_pages();
+  }
   // Room in the index for `entries` in all without growing it again (the profile writer's table,
   // which merges every thread's: one index instead of a dozen rebuilt as it doubles).
   bool reserve(size_t entries) { return entries * 2 <= index_capacity_ || grow_index(entries * 2); }
@@ -249,6 +256,7 @@ class SiteTable {
   uint64_t* index_ = nullptr;  // hash tag | entry number + 1 per slot; 0 = empty
   size_t index_capacity_ = 0;  // a power of two, kept at least twice used()
   BumpArena arena_;
+  bool huge_pages_ = false;
   StackStore stacks_;
 };
 

@@ -6,6 +6,7 @@
 // --min-wait only waits at least that long are written, both events at the wait's end, and every
 // other event is left out (counted in the file's `filtered`).
 #include <errno.h>
+#include <sys/prctl.h>
 
 #include <cstring>
 
@@ -144,9 +145,9 @@ void trace_thread_event(ThreadState& self, TraceKind kind) {
   if (kind == TraceKind::kThreadExit) append_name();
   append_thread_trace(self.trace, kind, now);
   if (kind == TraceKind::kThreadStart) {
-    // Read here, in trace mode only: a thread's name costs an open and a read of /proc, a third
-    // of a short-lived thread's start, which summary mode reads at exit or at the write instead.
-    read_thread_name(self.tid, self.name);
+    // Read here, in trace mode only (summary mode reads it at exit or at the write): the calling
+    // thread's own name, one system call.
+    prctl(PR_GET_NAME, self.name);
     append_name();
   }
 }

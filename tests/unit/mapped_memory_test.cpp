@@ -1,5 +1,6 @@
 // The runtime's memory from the kernel (src/runtime/mapped_memory.*, bump_arena.*, compiled into
-// this test): a large region starts on a huge-page boundary and is zeroed and writable; an arena
+// this test): a large region asked on huge pages starts on a huge-page boundary; every region is
+// zeroed, writable, and given back whole; an arena
 // that was zero-filled rather than constructed (as a thread's table is, in mapped memory) still
 // bump-allocates from chunks that grow, instead of mapping one per allocation.
 #include "runtime/mapped_memory.h"
@@ -17,23 +18,24 @@
 namespace lockscope::runtime {
 namespace {
 
-TEST(MappedMemory, ALargeRegionStartsOnAHugePageAndIsZeroed) {
-  for (size_t bytes : {size_t{4096}, size_t{100000}, kHugePageBytes, 3 * kHugePageBytes + 12345}) {
-    auto* memory = static_cast<unsigned char*>(map_memory(bytes));
-    ASSERT_NE(memory, nullptr) << bytes;
-    if (bytes >= kHugePageBytes) {
-      EXPECT_EQ(reinterpret_cast<uintptr_t>(memory) % kHugePageBytes, 0u) << bytes;
+TEST(MappedMemory, ALargeRegionAskedOnHugePagesStartsOnOneAndIsZeroed) {
+  for (size_t bytes : {size_t{4096}, size_t{100000}, kHugePageBytes, 3 * kHugePageBytes + 12345})
+    for (bool huge : {false, true}) {
+      auto* memory = static_cast<unsigned char*>(map_memory(bytes, huge));
+      ASSERT_NE(memory, nullptr) << bytes;
+      if (huge && bytes >= kHugePageBytes) {
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(memory) % kHugePageBytes, 0u) << bytes;
+      }
+      for (size_t i = 0; i < bytes; i += 4096) EXPECT_EQ(memory[i], 0) << i;
+      EXPECT_EQ(memory[bytes - 1], 0);
+      std::memset(memory, 0x5a, bytes);  // all of it is ours
+      EXPECT_EQ(munmap(memory, bytes), 0);
     }
-    for (size_t i = 0; i < bytes; i += 4096) EXPECT_EQ(memory[i], 0) << i;
-    EXPECT_EQ(memory[bytes - 1], 0);
-    std::memset(memory, 0x5a, bytes);  // all of it is ours
-    EXPECT_EQ(munmap(memory, bytes), 0);
-  }
 }
 
 TEST(MappedMemory, ErrnoIsKept) {
   errno = 1234;
-  void* memory = map_memory(3 * kHugePageBytes);
+  void* memory = map_memory(3 * kHugePageBytes, true);
   EXPECT_EQ(errno, 1234);
   munmap(memory, 3 * kHugePageBytes);
 }
