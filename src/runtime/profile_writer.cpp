@@ -692,7 +692,9 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
         .append((Clock::monotonic_ns() - began_ns) / 1000)
         .append(" us, ")
         .append(file.size)
-        .append(" bytes")
+        .append(" bytes, begun at ")
+        .append(began_ns / 1000)
+        .append(" us")
         .emit();
   errno = saved_errno;
   return true;

@@ -261,10 +261,19 @@ void snapshot_if_due(ThreadState& self) {
   uint64_t due = rt.next_snapshot_ticks.load(std::memory_order_relaxed);
   // Only a thread that holds none of the program's locks writes: it then takes part in no cycle.
   if (now < due || self.held_depth != 0) return;
-  if (!rt.next_snapshot_ticks.compare_exchange_strong(due, now + rt.snapshot_interval_ticks,
-                                                      std::memory_order_relaxed))
+  // Taken: none is due until this one is written (the threads it pauses would otherwise find the
+  // next one due as soon as they resume, and write it at once).
+  if (!rt.next_snapshot_ticks.compare_exchange_strong(due, UINT64_MAX, std::memory_order_relaxed))
     return;  // another thread took this one
   write_profile_snapshot();
+  // A snapshot costs about a profile write, the program's threads paused meanwhile (a server's:
+  // ~90 ms): the next comes after the interval, and at least nine times the write's length after
+  // it, so that snapshots take at most a tenth of the run whatever the interval asked for
+  // (memcached at 0.1 s lost 44 % of its throughput without this).
+  const uint64_t end = rt.clock.now();
+  const uint64_t spaced = end + 9 * (end - now);
+  const uint64_t next = now + rt.snapshot_interval_ticks;
+  rt.next_snapshot_ticks.store(next > spaced ? next : spaced, std::memory_order_relaxed);
 }
 
 namespace {

@@ -1,17 +1,19 @@
 // The run is never lost: a program that dies of a signal, re-raises from its own handler or calls
 // quick_exit still has its profile, dies the same way, and sees its own signal dispositions; a
 // signal sent to lockscope goes on to the program.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <cerrno>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
 #include <thread>
 
+#include "common/runtime_config.h"
 #include "lockscope_harness.h"
 
 namespace lockscope::testing {
@@ -173,6 +175,51 @@ TEST(Snapshots, AProcessKilledBySigkillKeepsItsLastSnapshot) {
   const FoundSite later = find_site(process, "killed_later", "later-lock", format::Operation::kLock);
   ASSERT_NE(later.site, nullptr) << "snapshots were taken while it ran on";
   EXPECT_GE(later.site->count, 100u) << "300 ms of 1 ms rounds, the last snapshot within 100 ms";
+}
+
+// Snapshots asked every 10 ms of a process whose profile takes milliseconds to write: each comes
+// at least nine times its predecessor's write after it (the runtime's own log of its writes says
+// when each began and how long it took), so they take at most a tenth of the run. Before, a write
+// every 10 ms of a 10 ms write left the program half its time paused.
+TEST(Snapshots, EachComesAtLeastNineTimesThePreviousWritesLengthAfterIt) {
+  TemporaryDirectory dir;
+  const std::string runtime =
+      (std::filesystem::path(LOCKSCOPE_CLI).parent_path().parent_path() / "lib" / "liblockscope.so")
+          .string();
+  std::vector<std::string> environment = {
+      "LD_PRELOAD=" + runtime, std::string(config::kVariable) + "=" + config::kSnapshotKey +
+                                   "=10," + config::kLogWritesKey + "=1," + config::kDirectoryKey +
+                                   "=" + dir.path()};
+  for (char** e = environ; *e; ++e)
+    if (!std::string(*e).starts_with("LD_PRELOAD=") &&
+        !std::string(*e).starts_with(std::string(config::kVariable) + "="))
+      environment.push_back(*e);
+  const CommandResult run =
+      run_command({fixture("scale"), "array", "4096", "3000000"}, &environment);
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  // "profile of pid P written in D us, B bytes, begun at T us": the last line is the exit's.
+  std::vector<std::pair<uint64_t, uint64_t>> writes;  // (begun, took), in us
+  std::istringstream lines(run.err);
+  for (std::string line; std::getline(lines, line);) {
+    unsigned long long took = 0, bytes = 0, begun = 0;
+    const size_t at = line.find("written in ");
+    if (at == std::string::npos ||
+        std::sscanf(line.c_str() + at, "written in %llu us, %llu bytes, begun at %llu us", &took,
+                    &bytes, &begun) != 3)
+      continue;
+    writes.emplace_back(begun, took);
+  }
+  ASSERT_GE(writes.size(), 3u) << "two snapshots and the exit's write at least\n" << run.err;
+  size_t too_soon = 0;
+  std::string first;
+  for (size_t i = 1; i + 1 < writes.size(); ++i) {  // each snapshot after the first
+    const auto [previous_begun, previous_took] = writes[i - 1];
+    const uint64_t gap = writes[i].first - (previous_begun + previous_took);
+    if (gap < 8 * previous_took && too_soon++ == 0)
+      first = "snapshot " + std::to_string(i) + ": " + std::to_string(gap) +
+              " us after a write of " + std::to_string(previous_took) + " us";
+  }
+  EXPECT_EQ(too_soon, 0u) << "of " << writes.size() - 2 << " snapshots after the first; " << first;
 }
 
 TEST(Snapshots, AnExitAfterSnapshotsIsTheFinalProfile) {
