@@ -552,6 +552,19 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   return acquire_cached(self, cached, calls);
 }
 
+// The release entry of the hold `held` of `lock` released at `site`, without the slow path's
+// lookup: its acquire site's last release entry when that was at `site`, else the site caches';
+// nullptr when neither knows it (or the hold's entry is not the thread's current epoch's).
+inline SiteStats* known_release_entry(ThreadState& self, const HeldLock& held, const void* lock,
+                                      uintptr_t site) {
+  SiteStats* stats = held.epoch == own_epoch(self) ? held.entry->release_stats : nullptr;
+  if (stats != nullptr && stats->key.site == site) return stats;
+  const auto op = static_cast<format::Operation>(held.release_operation);
+  SiteCacheEntry* cached = cached_site(self, lock, site, op);
+  if (cached == nullptr) cached = wide_cached_site(self, lock, site, op);
+  return cached ? cached->stats : nullptr;
+}
+
 template <typename Release>
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(ThreadState* self, const void* lock, uintptr_t site,
                                            Release real_release,
@@ -577,14 +590,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
   // release_innermost counts the innermost, without the slow path's lookup.
   if (result == 0 && found != kMaxHeldLocks && found + 1 < self->held_depth &&
       !g_runtime.trace.enabled && self->held[found].epoch == own_epoch(*self)) {
-    SiteStats* stats = self->held[found].entry->release_stats;
-    if (stats == nullptr || stats->key.site != site) {
-      const auto op = static_cast<format::Operation>(self->held[found].release_operation);
-      SiteCacheEntry* cached = cached_site(*self, lock, site, op);
-      if (cached == nullptr) cached = wide_cached_site(*self, lock, site, op);
-      stats = cached ? cached->stats : nullptr;
-    }
-    if (stats != nullptr) {
+    if (SiteStats* stats = known_release_entry(*self, self->held[found], lock, site)) {
       HeldLock held = self->held[found];
       for (uint32_t k = found + 1; k < self->held_depth; ++k) self->held[k - 1] = self->held[k];
       --self->held_depth;
@@ -621,14 +627,8 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
           traced_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
     if (traced == nullptr) return release_slow(self, lock, site, real_release, default_operation);
   } else {
-    stats = top.epoch == own_epoch(*self) ? top.entry->release_stats : nullptr;
-    if (stats == nullptr || stats->key.site != site) {
-      const auto op = static_cast<format::Operation>(top.release_operation);
-      SiteCacheEntry* cached = cached_site(*self, lock, site, op);
-      if (cached == nullptr) cached = wide_cached_site(*self, lock, site, op);
-      if (cached == nullptr) return release_slow(self, lock, site, real_release, default_operation);
-      stats = cached->stats;
-    }
+    stats = known_release_entry(*self, top, lock, site);
+    if (stats == nullptr) return release_slow(self, lock, site, real_release, default_operation);
   }
   if (top.signalled_slot != 0) stamp_release_after_signal(top);
   // Only a hold whose start was read can be timed: other releases skip the check.
