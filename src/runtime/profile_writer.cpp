@@ -625,9 +625,9 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   for (const SectionLayout& section : kSectionLayout)
     file.add(section.type, section.record_size, &(out.*section.payload));
   file.add(SectionType::kEnd, 0, nullptr);
-  bool failed = out.strings.failed() || out.histograms.failed();
-  for (const SectionLayout& section : kSectionLayout) failed |= (out.*section.payload).failed();
-  if (failed) {
+  // Records point into these two by offset: one cut short would leave references dangling.
+  // Any other section that ran out of memory keeps the whole records it got, as before.
+  if (out.strings.failed() || out.histograms.failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();
     errno = saved_errno;
     return false;
