@@ -1,72 +1,38 @@
 #include "runtime/exec_verdict.h"
 
-#include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cstring>
 
+#include "common/exec_rules.h"
+
 namespace lockscope::runtime {
 namespace {
 
-enum class Linkage { kDynamic, kStatic, kNotElf };
+using exec_rules::Linkage;
 
-// Read from the file; anything unreadable counts as dynamic (not ours to judge: exec will say).
-Linkage linkage_of(int fd) {
-  Elf64_Ehdr header;
-  if (pread(fd, &header, sizeof(header), 0) != sizeof(header) ||
-      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
-    return Linkage::kNotElf;
-  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_phentsize != sizeof(Elf64_Phdr))
-    return Linkage::kDynamic;
-  for (unsigned i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr segment;
-    if (pread(fd, &segment, sizeof(segment),
-              static_cast<off_t>(header.e_phoff + i * sizeof(segment))) != sizeof(segment))
-      return Linkage::kDynamic;
-    if (segment.p_type == PT_INTERP) return Linkage::kDynamic;
-  }
-  return Linkage::kStatic;
-}
-
-// The kernel's secure-execution rule (AT_SECURE), as the CLI states it (program_loadability.cpp).
+// The secure-execution rule's verdict on `path` as a reason ("PATH is set-user-ID (owner uid 0)"),
+// worded as the CLI words it (program_loadability.cpp); false when it does not apply.
 bool secure_execution(const char* path, char* reason, size_t size) {
-  struct stat info;
-  if (stat(path, &info) != 0) return false;
-  if ((info.st_mode & S_ISUID) && info.st_uid != geteuid()) {
-    snprintf(reason, size, "%s is set-user-ID (owner uid %u)", path, info.st_uid);
-    return true;
-  }
-  if ((info.st_mode & S_ISGID) && (info.st_mode & S_IXGRP) && info.st_gid != getegid()) {
-    snprintf(reason, size, "%s is set-group-ID (group gid %u)", path, info.st_gid);
-    return true;
-  }
-  if (geteuid() != 0 && getxattr(path, "security.capability", nullptr, 0) > 0) {
-    snprintf(reason, size, "%s has file capabilities", path);
-    return true;
+  unsigned id = 0;
+  switch (exec_rules::secure_execution(path, id)) {
+    case exec_rules::SecureExecution::kNo:
+      return false;
+    case exec_rules::SecureExecution::kSetUserId:
+      snprintf(reason, size, "%s is set-user-ID (owner uid %u)", path, id);
+      return true;
+    case exec_rules::SecureExecution::kSetGroupId:
+      snprintf(reason, size, "%s is set-group-ID (group gid %u)", path, id);
+      return true;
+    case exec_rules::SecureExecution::kFileCapabilities:
+      snprintf(reason, size, "%s has file capabilities", path);
+      return true;
   }
   return false;
-}
-
-// A script's interpreter (the first word after "#!"), into `out`; false when not a script.
-bool script_interpreter(int fd, char* out, size_t size) {
-  char line[256];
-  const ssize_t length = pread(fd, line, sizeof(line) - 1, 0);
-  if (length < 3 || line[0] != '#' || line[1] != '!') return false;
-  line[length] = '\0';
-  const char* begin = line + 2;
-  while (*begin == ' ' || *begin == '\t') ++begin;
-  size_t n = 0;
-  while (begin[n] && begin[n] != ' ' && begin[n] != '\t' && begin[n] != '\n' && n + 1 < size) {
-    out[n] = begin[n];
-    ++n;
-  }
-  out[n] = '\0';
-  return n > 0;
 }
 
 bool executable_file(const char* path) {
@@ -108,10 +74,10 @@ void judge_exec(const char* named, bool search, ExecVerdict& verdict) {
     if (secure_execution(program, verdict.reason, sizeof(verdict.reason))) return;
     const int fd = open(program, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
-    const Linkage linkage = linkage_of(fd);
+    const Linkage linkage = exec_rules::linkage_of(fd);
     char interpreter[256];
-    const bool script =
-        linkage == Linkage::kNotElf && script_interpreter(fd, interpreter, sizeof(interpreter));
+    const bool script = linkage == Linkage::kNotElf &&
+                        exec_rules::script_interpreter(fd, interpreter, sizeof(interpreter));
     close(fd);
     if (linkage == Linkage::kStatic) {
       snprintf(verdict.reason, sizeof(verdict.reason), "%s is statically linked", program);
