@@ -31,9 +31,8 @@ class BumpArena {
     size_t size;  // bytes mapped, header included
   };
   // Chunks double from 64 KiB to 2 MiB, then stay that size: a small table maps little, a large
-  // one few chunks. The size of the chunks mapped so
-  // far is 0 in an arena that was zero-filled rather than constructed (a thread's table lives in
-  // mapped memory): the next chunk is then the first.
+  // one few chunks. The size of the chunks mapped so far is 0 in an arena that was zero-filled
+  // rather than constructed (a thread's table lives in mapped memory): the next is the first.
   static constexpr size_t kChunkBytes = 64 * 1024;
   static constexpr size_t kLargestChunkBytes = size_t{2} << 20;
   size_t last_chunk_bytes_ = 0;

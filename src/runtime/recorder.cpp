@@ -474,10 +474,8 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
     bool found = false;
     for (uint32_t i = self.held_depth; i-- > 0;) {
       if (self.held[i].lock != lock) continue;
-      HeldLock held = self.held[i];
+      HeldLock held = take_held(self, i);
       if (held.epoch == own_epoch(self)) acquire_entry = held.entry;
-      for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
-      --self.held_depth;
       op = static_cast<format::Operation>(held.release_operation);
       if (held.weight != 0 || made_wait) end_ticks = finish_timed_hold(self, held, made_wait, site);
       found = true;

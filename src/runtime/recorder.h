@@ -552,6 +552,15 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   return acquire_cached(self, cached, calls);
 }
 
+// Takes the thread's hold `i` off its held stack (the holds above it move down) and returns it: a
+// release of a lock held under others.
+inline HeldLock take_held(ThreadState& self, uint32_t i) {
+  const HeldLock held = self.held[i];
+  for (uint32_t k = i + 1; k < self.held_depth; ++k) self.held[k - 1] = self.held[k];
+  --self.held_depth;
+  return held;
+}
+
 // The release entry of the hold `held` of `lock` released at `site`, without the slow path's
 // lookup: its acquire site's last release entry when that was at `site`, else the site caches';
 // nullptr when neither knows it (or the hold's entry is not the thread's current epoch's).
@@ -591,9 +600,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
   if (result == 0 && found != kMaxHeldLocks && found + 1 < self->held_depth &&
       !g_runtime.trace.enabled && self->held[found].epoch == own_epoch(*self)) {
     if (SiteStats* stats = known_release_entry(*self, self->held[found], lock, site)) {
-      HeldLock held = self->held[found];
-      for (uint32_t k = found + 1; k < self->held_depth; ++k) self->held[k - 1] = self->held[k];
-      --self->held_depth;
+      HeldLock held = take_held(*self, found);
       const bool timed = held.weight != 0 || made_wait;
       const uint64_t ticks = timed ? finish_timed_hold(*self, held, made_wait, site) : 0;
       ++stats->count;

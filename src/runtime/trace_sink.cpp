@@ -133,9 +133,8 @@ void trace_thread_event(ThreadState& self, TraceKind kind) {
     rt.count(format::Counter::kTraceFilesFailed);
     return;
   }
-  // Its name: the one it starts with, so that a process killed before
-  // its threads exit still names them, and the one it ends with (read by the caller), which a
-  // reader takes over the first.
+  // Its name: the one it starts with, so that a process killed before its threads exit still
+  // names them, and the one it ends with (read by the caller), which a reader takes over the first.
   auto append_name = [&] {
     uint64_t name[2] = {};
     std::memcpy(name, self.name, sizeof(self.name));
