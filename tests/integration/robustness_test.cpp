@@ -58,6 +58,56 @@ TEST(Robustness, SignalHandlerThatLocksDuringInternalBookKeepingNeverHangs) {
   EXPECT_EQ(worker_acquisitions, static_cast<uint64_t>(kPasses) * 4096u);
 }
 
+// A hold released out of order (a server lets go of an outer lock before the inner one) is taken
+// out of the middle of the thread's held stack, outside the runtime's reentrancy guard; a signal
+// handler that locks and releases out of order itself may interrupt that, and the thread it
+// interrupts may hold two locks or be half-way through such a release. Both sides stay exact: the
+// worker's rounds and the handler's runs (which the fixture counts itself), at every line, with
+// every hold timed (--hold-sample 1: a timed release is also the path a handler may interrupt). A
+// handler that runs while the worker is inside the runtime's own book-keeping (timing a hold) is
+// passed through whole and its 4 calls counted as reentrant: the two add up to the runs.
+TEST(Robustness, OutOfOrderReleasesInSignalHandlersAndUnderThemAreCountedExactly) {
+  constexpr long kRounds = 300000;
+  for (const char* sample : {"32", "1"}) {
+    SCOPED_TRACE(std::string("--hold-sample ") + sample);
+    TemporaryDirectory dir;
+    CommandResult recorded;
+    const ProcessProfile process =
+        record_program_unchanged(dir, {fixture("signal_unlock_order"), std::to_string(kRounds)},
+                                 nullptr, &recorded, {"--hold-sample", sample});
+    const size_t at = recorded.err.find("handled ");
+    ASSERT_NE(at, std::string::npos) << recorded.err;
+    const uint64_t handled = std::strtoull(recorded.err.c_str() + at + 8, nullptr, 10);
+    ASSERT_GT(handled, 100u) << "too few signals reached the worker to test anything";
+    const uint64_t reentrant = process.counter(format::Counter::kReentrantCalls);
+    EXPECT_EQ(reentrant % 4, 0u) << "a handler's run is recorded or passed through whole";
+    ASSERT_LT(reentrant / 4, handled) << "no handler run was recorded";
+    const uint64_t recorded_runs = handled - reentrant / 4;
+    const std::pair<const char*, uint64_t> expected[] = {{"outer-lock", kRounds},
+                                                         {"inner-lock", kRounds},
+                                                         {"outer-unlock", kRounds},
+                                                         {"inner-unlock", kRounds},
+                                                         {"handler-outer-lock", recorded_runs},
+                                                         {"handler-inner-lock", recorded_runs},
+                                                         {"handler-outer-unlock", recorded_runs},
+                                                         {"handler-inner-unlock", recorded_runs}};
+    for (const auto& [marker, count] : expected) {
+      const bool lock = std::string(marker).ends_with("-lock");
+      const FoundSite found = find_site(process, "signal_unlock_order", marker,
+                                        lock ? Operation::kLock : Operation::kUnlock);
+      ASSERT_NE(found.site, nullptr) << marker;
+      EXPECT_EQ(found.site->count, count) << marker;
+      if (lock) {
+        EXPECT_EQ(found.lock->acquisitions, count) << marker;
+        EXPECT_EQ(found.lock->releases, count) << marker;
+        EXPECT_EQ(found.lock->sites.size(), 2u) << marker << ": a release counted elsewhere";
+        if (std::string(sample) == "1") EXPECT_EQ(found.site->hold_samples, count) << marker;
+      }
+    }
+    EXPECT_EQ(process.counter(format::Counter::kUnbalancedUnlocks), 0u);
+  }
+}
+
 // errno after lock and unlock is the program's while 16 threads contend through 40 call stacks:
 // the releases that leave a thread waiting publish their stacks to a process-wide table, whose
 // internal lock once left EAGAIN (a failed futex wait) in errno after the unlock (20…39 of
