@@ -101,7 +101,9 @@ TEST(Robustness, OutOfOrderReleasesInSignalHandlersAndUnderThemAreCountedExactly
         EXPECT_EQ(found.lock->acquisitions, count) << marker;
         EXPECT_EQ(found.lock->releases, count) << marker;
         EXPECT_EQ(found.lock->sites.size(), 2u) << marker << ": a release counted elsewhere";
-        if (std::string(sample) == "1") EXPECT_EQ(found.site->hold_samples, count) << marker;
+        if (std::string(sample) == "1") {
+          EXPECT_EQ(found.site->hold_samples, count) << marker;
+        }
       }
     }
     EXPECT_EQ(process.counter(format::Counter::kUnbalancedUnlocks), 0u);
