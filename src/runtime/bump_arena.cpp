@@ -13,7 +13,7 @@ void* BumpArena::allocate(size_t bytes) {
     size_t chunk_bytes = last_chunk_bytes_ == 0 ? kChunkBytes : last_chunk_bytes_ * 2;
     if (chunk_bytes > kLargestChunkBytes) chunk_bytes = kLargestChunkBytes;
     const size_t size = bytes + header > chunk_bytes ? bytes + header : chunk_bytes;
-    void* memory = map_memory(size, huge_pages_);
+    void* memory = map_memory(size, huge_pages_, Fill::kInOrder);
     if (memory == nullptr) return nullptr;
     last_chunk_bytes_ = chunk_bytes;
     auto* chunk = static_cast<Chunk*>(memory);

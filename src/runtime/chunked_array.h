@@ -1,5 +1,8 @@
 // Append-only storage whose elements never move: chunk k holds (1 << kFirstLog2) << k elements and
-// is mapped (map_memory: zero-filled) only when its first element is appended.
+// is mapped (map_memory: zero-filled) only when its first element is appended. `kDense`: its
+// elements are written in order, so a large chunk is populated a window at a time as appends reach
+// it (map_memory's Fill::kInOrder); an array indexed sparsely (by lock slot, by thread slot) is
+// not.
 //
 // Why: the hot path keeps raw pointers into the recording tables (a thread's site cache, its held
 // locks). A table that grows by rehashing would invalidate them; this one grows by adding chunks,
@@ -21,7 +24,7 @@
 
 namespace lockscope::runtime {
 
-template <typename T, unsigned kFirstLog2>
+template <typename T, unsigned kFirstLog2, bool kDense = true>
 class ChunkedArray {
  public:
   static constexpr unsigned kChunks = 40;
@@ -33,6 +36,7 @@ class ChunkedArray {
     const size_t index = size_.load(std::memory_order_relaxed);
     T* element = slot(index);
     if (!element) return nullptr;
+    if constexpr (kDense) populate_next_window(index);
     fill(*element);
     size_.store(index + 1, std::memory_order_release);
     return element;
@@ -46,7 +50,8 @@ class ChunkedArray {
     if (chunk >= kChunks) return nullptr;
     T* base = chunks_[chunk].load(std::memory_order_acquire);
     if (!base) {
-      void* memory = map_memory(chunk_bytes(chunk), huge_pages_);
+      void* memory =
+          map_memory(chunk_bytes(chunk), huge_pages_, kDense ? Fill::kInOrder : Fill::kOnTouch);
       if (memory == nullptr) return nullptr;
       base = static_cast<T*>(memory);
       chunks_[chunk].store(base, std::memory_order_release);
@@ -96,6 +101,20 @@ class ChunkedArray {
   }
 
  private:
+  // Element `index` was just mapped for an append: when it is the first of a chunk's next window
+  // of kPopulateWindowBytes (map_memory populated the first), that window is populated.
+  void populate_next_window(size_t index) {
+    unsigned chunk;
+    size_t offset;
+    locate(index, chunk, offset);
+    const size_t bytes = chunk_bytes(chunk);
+    if (bytes <= kPopulateWindowBytes) return;
+    const size_t window = offset * sizeof(T) / kPopulateWindowBytes;
+    if (window == 0 || (offset - 1) * sizeof(T) / kPopulateWindowBytes == window) return;
+    char* base = reinterpret_cast<char*>(chunks_[chunk].load(std::memory_order_relaxed));
+    populate_window(base + window * kPopulateWindowBytes, base + bytes);
+  }
+
   static constexpr size_t kFirst = size_t{1} << kFirstLog2;
   static size_t chunk_bytes(unsigned chunk) { return (kFirst << chunk) * sizeof(T); }
   // index + kFirst = kFirst * 2^chunk + offset, with offset < kFirst * 2^chunk.

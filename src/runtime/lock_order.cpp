@@ -39,7 +39,7 @@ void LockOrderTable::place(Index* index, const OrderEdge& edge, uint32_t number_
 LockOrderTable::Index* LockOrderTable::grow_index() {
   Index* old = index_.load(std::memory_order_relaxed);
   const size_t capacity = old ? old->capacity * 2 : 4096;
-  void* memory = map_memory(sizeof(Index) + capacity * sizeof(IndexSlot), false);
+  void* memory = map_memory(sizeof(Index) + capacity * sizeof(IndexSlot), false, Fill::kAtRandom);
   if (memory == nullptr) return nullptr;
   auto* index = static_cast<Index*>(memory);
   index->capacity = capacity;

@@ -38,7 +38,7 @@ bool LockTable::grow_index() {
   Index* old = index_.load(std::memory_order_relaxed);
   const size_t capacity = old ? old->capacity * 2 : 4096;
   if (capacity > (size_t{1} << 32)) return false;
-  void* memory = map_memory(sizeof(Index) + capacity * sizeof(uint32_t), false);
+  void* memory = map_memory(sizeof(Index) + capacity * sizeof(uint32_t), false, Fill::kAtRandom);
   if (memory == nullptr) return false;
   auto* index = static_cast<Index*>(memory);
   index->capacity = capacity;

@@ -8,13 +8,32 @@
 
 namespace lockscope::runtime {
 
-void* map_memory(size_t bytes, bool huge_pages) {
+namespace {
+constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, not in every libc's headers
+}  // namespace
+
+void populate_window(void* window, const void* region_end) {
+  const int saved_errno = errno;
+  const auto start = reinterpret_cast<uintptr_t>(window);
+  const auto end = reinterpret_cast<uintptr_t>(region_end);
+  if (end > start)
+    madvise(window, end - start < kPopulateWindowBytes ? end - start : kPopulateWindowBytes,
+            kPopulateWrite);
+  errno = saved_errno;
+}
+
+void* map_memory(size_t bytes, bool huge_pages, Fill fill) {
   const int saved_errno = errno;
   constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
   void* result = nullptr;
   if (!huge_pages || bytes < kHugePageBytes) {
     void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, kFlags, -1, 0);
     result = memory == MAP_FAILED ? nullptr : memory;
+    // A refusal (an old kernel, a memory limit) leaves the pages to come on first touch.
+    if (result && fill != Fill::kOnTouch && bytes >= kPopulateBytes)
+      madvise(result,
+              fill == Fill::kInOrder && bytes > kPopulateWindowBytes ? kPopulateWindowBytes : bytes,
+              kPopulateWrite);
   } else {
     // Over-map by one huge page and give back what lies outside the aligned region.
     const size_t mapped = bytes + kHugePageBytes;

@@ -75,7 +75,7 @@ bool SiteTable::grow_index(size_t at_least) {
   size_t capacity = index_capacity_ ? index_capacity_ * 2 : 256;
   while (capacity < at_least) capacity *= 2;
   if (capacity > (size_t{1} << 32)) return false;
-  void* memory = map_memory(capacity * sizeof(uint64_t), huge_pages_);
+  void* memory = map_memory(capacity * sizeof(uint64_t), huge_pages_, Fill::kAtRandom);
   if (memory == nullptr) return false;
   auto* index = static_cast<uint64_t*>(memory);
   const size_t mask = capacity - 1;

@@ -252,7 +252,7 @@ class SiteTable {
   ChunkedArray<SiteStats, 6> entries_;
   // Lock slot -> number (index + 1) of the newest entry of its chain, 0 = none. clear_for_reuse
   // keeps it: a stale head is only a miss (it is checked against used() and by lock slot).
-  ChunkedArray<uint32_t, 10> by_lock_;
+  ChunkedArray<uint32_t, 10, false> by_lock_;
   uint64_t* index_ = nullptr;  // hash tag | entry number + 1 per slot; 0 = empty
   size_t index_capacity_ = 0;  // a power of two, kept at least twice used()
   BumpArena arena_;

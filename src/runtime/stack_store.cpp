@@ -25,7 +25,7 @@ bool StackStore::same(const Stack& stack, const uintptr_t* frames, uint32_t dept
 
 bool StackStore::grow_index() {
   const size_t capacity = index_capacity_ ? index_capacity_ * 2 : 256;
-  void* memory = map_memory(capacity * sizeof(uint32_t), false);
+  void* memory = map_memory(capacity * sizeof(uint32_t), false, Fill::kAtRandom);
   if (memory == nullptr) return false;
   auto* index = static_cast<uint32_t*>(memory);
   for (size_t n = 0; n < stacks_.size(); ++n) {

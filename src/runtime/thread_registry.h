@@ -70,7 +70,7 @@ class ThreadRegistry {
   void reclaim_gone(SiteTable& merged, uint64_t& dropped);
   void fold(ThreadState& thread, SiteTable& merged, uint64_t& dropped);
 
-  ChunkedArray<ThreadState, 4> slots_;
+  ChunkedArray<ThreadState, 4, false> slots_;
   IndexStack free_;
   IndexStack exiting_;
   ChunkedArray<format::ThreadRecord, 8> finished_;

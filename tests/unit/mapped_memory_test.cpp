@@ -2,7 +2,8 @@
 // this test): a large region asked on huge pages starts on a huge-page boundary; every region is
 // zeroed, writable, and given back whole; an arena
 // that was zero-filled rather than constructed (as a thread's table is, in mapped memory) still
-// bump-allocates from chunks that grow, instead of mapping one per allocation.
+// bump-allocates from chunks that grow, instead of mapping one per allocation; what a region's
+// Fill says is populated at once is resident, and nothing more.
 #include "runtime/mapped_memory.h"
 
 #include <gtest/gtest.h>
@@ -10,10 +11,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "runtime/bump_arena.h"
 #include "runtime/byte_buffer.h"
+#include "runtime/chunked_array.h"
 
 namespace lockscope::runtime {
 namespace {
@@ -71,6 +76,80 @@ TEST(ByteBuffer, KeepsItsBytesAcrossTheMoveToHugePages) {
     ASSERT_EQ(value, i);
   }
   EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % kHugePageBytes, 0u);
+}
+
+// Pages of [start, start + bytes) in memory (mincore).
+size_t resident_pages(const void* start, size_t bytes) {
+  const size_t pages = (bytes + 4095) / 4096;
+  std::vector<unsigned char> in_core(pages);
+  if (mincore(const_cast<void*>(start), bytes, in_core.data()) != 0) return SIZE_MAX;
+  size_t resident = 0;
+  for (unsigned char page : in_core) resident += page & 1;
+  return resident;
+}
+
+// Whether page counts can be exact here: the kernel populates on request (Linux 5.14), and no
+// transparent huge page backs memory that did not ask for one (enabled=always would).
+bool populate_is_exact() {
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string setting;
+  std::getline(thp, setting);
+  if (setting.find("[always]") != std::string::npos) return false;
+  void* probe = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const bool populates = madvise(probe, 4096, 23 /* MADV_POPULATE_WRITE */) == 0;
+  munmap(probe, 4096);
+  return populates;
+}
+
+TEST(MappedMemory, ARegionIsPopulatedAsItsFillSaysAndNoMore) {
+  if (!populate_is_exact()) GTEST_SKIP() << "no MADV_POPULATE_WRITE, or THP enabled=always";
+  constexpr size_t kPages = kPopulateWindowBytes / 4096;
+  struct Case {
+    size_t bytes;
+    Fill fill;
+    size_t resident;
+  };
+  for (const Case& c :
+       {Case{64 << 10, Fill::kAtRandom, 0},  // below kPopulateBytes: lazy
+        Case{1 << 20, Fill::kAtRandom, 256}, Case{1 << 20, Fill::kOnTouch, 0},
+        Case{1 << 20, Fill::kInOrder, 256}, Case{3 * kPopulateWindowBytes, Fill::kInOrder, kPages},
+        Case{3 * kPopulateWindowBytes, Fill::kAtRandom, 3 * kPages}}) {
+    auto* memory = static_cast<char*>(map_memory(c.bytes, false, c.fill));
+    ASSERT_NE(memory, nullptr);
+    EXPECT_EQ(resident_pages(memory, c.bytes), c.resident)
+        << c.bytes << " bytes, fill " << static_cast<int>(c.fill);
+    if (c.fill == Fill::kInOrder && c.bytes > kPopulateWindowBytes) {
+      populate_window(memory + 2 * kPopulateWindowBytes, memory + c.bytes - 4096);
+      EXPECT_EQ(resident_pages(memory, c.bytes), 2 * kPages - 1) << "the window, to the end given";
+    }
+    munmap(memory, c.bytes);
+  }
+}
+
+// An array filled in order has each 2 MiB window of a large chunk populated as appends reach it;
+// one indexed sparsely has only the pages it touched.
+TEST(ChunkedArray, ALargeChunkIsPopulatedAWindowAtATimeAsAppendsReachIt) {
+  if (!populate_is_exact()) GTEST_SKIP() << "no MADV_POPULATE_WRITE, or THP enabled=always";
+  constexpr size_t kPerWindow = kPopulateWindowBytes / sizeof(uint64_t);
+  constexpr size_t kPages = kPopulateWindowBytes / 4096;
+  auto* dense = new ChunkedArray<uint64_t, 20>;  // first chunk: 2^20 elements, 8 MiB
+  ASSERT_NE(dense->append([](uint64_t& v) { v = 1; }), nullptr);
+  uint64_t* base = &(*dense)[0];
+  EXPECT_EQ(resident_pages(base, 4 * kPopulateWindowBytes), kPages);
+  for (size_t i = 1; i < kPerWindow; ++i) ASSERT_NE(dense->append([](uint64_t&) {}), nullptr);
+  EXPECT_EQ(resident_pages(base, 4 * kPopulateWindowBytes), kPages) << "not before it is reached";
+  ASSERT_NE(dense->append([](uint64_t&) {}), nullptr);  // the first of the second window
+  EXPECT_EQ(resident_pages(base, 4 * kPopulateWindowBytes), 2 * kPages);
+  dense->reset();
+  delete dense;
+
+  auto* sparse = new ChunkedArray<uint64_t, 20, false>;
+  uint64_t* far = sparse->slot(3 * kPerWindow);
+  ASSERT_NE(far, nullptr);
+  *far = 1;
+  EXPECT_EQ(resident_pages(far - 3 * kPerWindow, 4 * kPopulateWindowBytes), 1u);
+  sparse->reset();
+  delete sparse;
 }
 
 }  // namespace
