@@ -6,7 +6,9 @@
 #   heavy:     lockscope_lock_heavy under `lockscope record` (wall ratio to plain)
 #   memcached: memcached -t 4 on 127.0.0.1 under memcaslap, 3 s per run (MEMCACHED_SECONDS: other
 #              lengths; throughput, % of plain)
-# Usage: ab_builds.sh [-n ROUNDS] BUILD_A BUILD_B micro|heavy|memcached...
+#   sysbench:  sysbench mutex, 2 threads over 4,096 mutexes, runtime preloaded directly (its CPU,
+#              user + system, as a ratio to plain: the runtime's page faults are system time)
+# Usage: ab_builds.sh [-n ROUNDS] BUILD_A BUILD_B micro|heavy|memcached|sysbench...
 # (a BUILD is a build directory with bin/lockscope and lib/liblockscope.so; micro and heavy take
 # their benchmark binaries from BUILD_B)
 set -euo pipefail
@@ -49,6 +51,14 @@ heavy_s() {  # heavy_s [BUILD]
   else seconds "$1/bin/lockscope" record -o "$work/p" -- "$b/bin/lockscope_lock_heavy"; fi
 }
 
+cpu_s() {  # cpu_s [BUILD] CMD...: user + system CPU seconds of CMD, the runtime of BUILD preloaded
+  local lib=$1 TIMEFORMAT='%3U %3S'
+  shift
+  if [ -z "$lib" ]; then { time "$@" >/dev/null 2>&1; } 2>&1
+  else { time LD_PRELOAD="$lib/lib/liblockscope.so" LOCKSCOPE_CONFIG="dir=$work/p" "$@" >/dev/null 2>&1; } 2>&1
+  fi | awk '{ print $1 + $2 }'
+}
+
 tps() {  # tps [BUILD]: memcached's throughput under memcaslap, plain or recorded
   local port=$((20000 + RANDOM % 20000)) command server
   command=(memcached -t 4 -p "$port" -U 0 -l 127.0.0.1)
@@ -81,6 +91,15 @@ for part in "$@"; do
         awk '{ print 100 * $2 / $1, 100 * $3 / $1 }' >"$work/rows"
       echo "== memcached -t 4 under memcaslap (2 threads, 16 connections, ${MEMCACHED_SECONDS:-3} s), % of plain, median of $rounds rounds"
       echo "A $(median_of 1 <"$work/rows") %   B $(median_of 2 <"$work/rows") %" ;;
-    *) echo "ab_builds.sh: unknown part '$part' (micro, heavy, memcached)" >&2; exit 2 ;;
+    sysbench)
+      command -v sysbench >/dev/null || { echo "sysbench is not installed (apt-get install sysbench)"; continue; }
+      mkdir -p "$work/p"
+      bench=(sysbench mutex --threads=2 --mutex-num=4096 run)
+      for ((i = 0; i < rounds; ++i)); do
+        echo "$(cpu_s "" "${bench[@]}") $(cpu_s "$a" "${bench[@]}") $(cpu_s "$b" "${bench[@]}")"
+      done | awk '{ print $2 / $1, $3 / $1 }' >"$work/rows"
+      echo "== sysbench mutex, 2 threads, 4,096 mutexes, runtime preloaded: CPU ratio to plain, median of $rounds rounds"
+      echo "A $(median_of 1 <"$work/rows")x   B $(median_of 2 <"$work/rows")x" ;;
+    *) echo "ab_builds.sh: unknown part '$part' (micro, heavy, memcached, sysbench)" >&2; exit 2 ;;
   esac
 done
