@@ -294,7 +294,13 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     record.operation = site.key.operation;
     split_site(modules, site.key.site, record.module, record.offset);
     record.count = site.count;
-    if (const SiteDetail* detail = site.detail) {
+    SiteDetail whole{};  // a short detail's fields past its hold fields are zero
+    const SiteDetail* detail = site.detail;
+    if (detail != nullptr && !detail->full) {
+      __builtin_memcpy(static_cast<void*>(&whole), detail, kShortDetailBytes);
+      detail = &whole;
+    }
+    if (detail != nullptr) {
       record.contended = detail->contended;
       record.failed = detail->failed;
       record.wait_sum_ns = detail->wait_sum_ns;

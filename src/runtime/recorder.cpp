@@ -300,7 +300,7 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
   }
   const uint64_t hold_ns = g_runtime.clock.to_ns(end - held.start_ticks + held.paused_ticks);
   InsideLockscope inside;
-  SiteDetail* detail = self.sites.detail(*held.entry);
+  SiteDetail* detail = self.sites.hold_detail(*held.entry);
   if (!detail) return end;
   self.sites.record_hold(*detail, hold_ns, weight);
   // Hold time by the stack of its release: the one captured before the unlock, else one now.
@@ -316,7 +316,11 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
                              self.hold_stack_ticks, &rt.shared_stack_ticks);
   }
   self.released_stack.number = 0;
-  if (depth != 0 && !self.sites.record_stack(detail->hold_stacks, frames, depth, weight, hold_ns * weight))
+  if (depth == 0) return end;
+  // A stack needs the whole detail (the short form has the hold fields only).
+  detail = self.sites.detail(*held.entry);
+  if (!detail ||
+      !self.sites.record_stack(detail->hold_stacks, frames, depth, weight, hold_ns * weight))
     rt.count(format::Counter::kDroppedSites);
   return end;
 }

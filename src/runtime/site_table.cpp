@@ -91,9 +91,16 @@ bool SiteTable::grow_index(size_t at_least) {
   return true;
 }
 
-SiteDetail* SiteTable::allocate_detail(SiteStats& stats) {
-  stats.detail = static_cast<SiteDetail*>(arena_.allocate(sizeof(SiteDetail)));
-  return stats.detail;
+SiteDetail* SiteTable::allocate_detail(SiteStats& stats, bool whole) {
+  auto* detail =
+      static_cast<SiteDetail*>(arena_.allocate(whole ? sizeof(SiteDetail) : kShortDetailBytes));
+  if (detail == nullptr) return nullptr;
+  // The short block it replaces stays in the arena (a reader may still hold it), its holds copied.
+  if (stats.detail != nullptr)
+    __builtin_memcpy(static_cast<void*>(detail), stats.detail, kShortDetailBytes);
+  detail->full = whole ? 1 : 0;
+  stats.detail = detail;
+  return detail;
 }
 
 namespace {
@@ -158,15 +165,11 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     target->count += source.count;
     const SiteDetail* from = source.detail;
     if (!from) continue;
-    SiteDetail* into = detail(*target);
+    SiteDetail* into = from->full ? detail(*target) : hold_detail(*target);
     if (!into) {
       dropped += source.count;
       continue;
     }
-    into->contended += from->contended;
-    into->failed += from->failed;
-    into->wait_sum_ns += from->wait_sum_ns;
-    if (from->wait_max_ns > into->wait_max_ns) into->wait_max_ns = from->wait_max_ns;
     into->hold_sum_ns += from->hold_sum_ns;
     into->hold_exact_count += from->hold_exact_count;
     into->hold_sampled_ns += from->hold_sampled_ns;
@@ -174,6 +177,15 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     into->hold_sampled_count += from->hold_sampled_count;
     if (from->hold_max_ns > into->hold_max_ns) into->hold_max_ns = from->hold_max_ns;
     into->hold_samples += from->hold_samples;
+    if (!from->full) {
+      if (!add_histogram(into->hold_histogram, arena_, from->hold_histogram))
+        dropped += source.count;
+      continue;
+    }
+    into->contended += from->contended;
+    into->failed += from->failed;
+    into->wait_sum_ns += from->wait_sum_ns;
+    if (from->wait_max_ns > into->wait_max_ns) into->wait_max_ns = from->wait_max_ns;
     into->behind_readers += from->behind_readers;
     into->behind_writer += from->behind_writer;
     into->with_waiters += from->with_waiters;

@@ -78,12 +78,11 @@ struct StackRow {
   StackRow* next;
 };
 
-// Everything about a site but its count: allocated the first time any of it is needed.
+// Everything about a site but its count: allocated the first time any of it is needed. A site
+// whose only need is timing its holds (a cold site that never waited: most of a server's item
+// locks, each timed for its first holds) gets the short form, the fields up to `full` (80 bytes
+// instead of 208); anything else it needs later gets it the whole (SiteTable::detail).
 struct SiteDetail {
-  uint64_t contended;
-  uint64_t failed;
-  uint64_t wait_sum_ns;
-  uint64_t wait_max_ns;
   // Holds: the exact ones (a cold site's first N, contended ones) are summed as they are; the
   // sampled ones (1 in N after that) are kept raw, with their squares, so that the writer can
   // estimate the holds in between and bound the estimate's error (profile_writer.cpp).
@@ -94,13 +93,18 @@ struct SiteDetail {
   uint64_t hold_sampled_count;
   uint64_t hold_max_ns;
   uint64_t hold_samples;      // holds timed (exact + sampled)
+  SparseHistogram* hold_histogram;  // a sampled hold counts `period` times
+  uint64_t full;  // 1: the fields below are there too; 0: the short form, which ends here
+  uint64_t contended;
+  uint64_t failed;
+  uint64_t wait_sum_ns;
+  uint64_t wait_max_ns;
   uint64_t behind_readers;   // rwlock: waits begun while readers held it
   uint64_t behind_writer;    // rwlock: waits begun while a writer held it
   uint64_t with_waiters;     // signal/broadcast sent while a thread waited on the condvar
   uint64_t without_waiters;  // ... while none did
   uint64_t arrived_last;     // barrier: arrivals that completed it
   SparseHistogram* wait_histogram;
-  SparseHistogram* hold_histogram;  // a sampled hold counts `period` times
   BlameRow* blame;  // contended acquisitions by the hold they waited behind
   uint64_t cross_cpu;  // contended acquisitions the lock came to from a release on another CPU
   uint64_t same_cpu;   // ... from a release on this thread's CPU (the rest: not known)
@@ -111,6 +115,7 @@ struct SiteDetail {
   // --stacks all: acquisitions by call stack (`waits`: acquisitions; `wait_ns` unused).
   StackRow* acquire_stacks;
 };
+inline constexpr size_t kShortDetailBytes = offsetof(SiteDetail, contended);
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
 // acquire site, the entry of the release its locks were last released at. That pair lets a release go
@@ -181,9 +186,18 @@ class SiteTable {
   bool reserve(size_t entries) { return entries * 2 <= index_capacity_ || grow_index(entries * 2); }
   // The i-th inserted entry, i < used().
   SiteStats& inserted(size_t i) const { return entries_[i]; }
-  // The entry's detail block, allocated on first use; nullptr when out of memory.
+  // The entry's detail block, whole, allocated on first use (or grown from the short form);
+  // nullptr when out of memory.
   SiteDetail* detail(SiteStats& stats) {
-    return __builtin_expect(stats.detail != nullptr, 1) ? stats.detail : allocate_detail(stats);
+    return __builtin_expect(stats.detail != nullptr && stats.detail->full, 1)
+               ? stats.detail
+               : allocate_detail(stats, true);
+  }
+  // The entry's detail block, short or whole, for its hold fields only (those up to `full`);
+  // nullptr when out of memory.
+  SiteDetail* hold_detail(SiteStats& stats) {
+    return __builtin_expect(stats.detail != nullptr, 1) ? stats.detail
+                                                        : allocate_detail(stats, false);
   }
   // A timed hold: exact (weight 1) or a sample standing for `weight` holds.
   bool record_hold(SiteDetail& detail, uint64_t ns, uint64_t weight) {
@@ -245,7 +259,8 @@ class SiteTable {
   }
 
  private:
-  SiteDetail* allocate_detail(SiteStats& stats);
+  // A new detail block for `stats`, whole or short; a short one it had is copied into it.
+  SiteDetail* allocate_detail(SiteStats& stats, bool whole);
   // A larger index: twice the size, or `at_least` slots rounded up to a power of two.
   bool grow_index(size_t at_least = 0);
 

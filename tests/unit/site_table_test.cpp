@@ -1,6 +1,8 @@
 // The runtime's per-thread site table (src/runtime/site_table.*, compiled into this test): the
 // chain of a lock's entries that find_or_insert_via_lock walks must find exactly what the hash
-// index finds, across lock generations, and end even from a head left stale by clear_for_reuse.
+// index finds, across lock generations, and end even from a head left stale by clear_for_reuse;
+// a site that only times holds has the short detail, which keeps its holds when it grows whole
+// and when tables merge.
 #include "runtime/site_table.h"
 
 #include <gtest/gtest.h>
@@ -70,6 +72,58 @@ TEST(SiteTable, AStaleHeadAfterClearForReuseIsOnlyAMiss) {
   }
   EXPECT_EQ(entries.size(), 12u);
   EXPECT_EQ(table.used(), 12u);
+}
+
+TEST(SiteTable, AShortDetailKeepsItsHoldsWhenItGrowsWholeAndWhenMerged) {
+  SiteTable table;
+  SiteStats* cold = table.find_or_insert(key_of(1, 0, 16));
+  SiteStats* waited = table.find_or_insert(key_of(2, 0, 16));
+  ASSERT_NE(cold, nullptr);
+  ASSERT_NE(waited, nullptr);
+  SiteDetail* short_form = table.hold_detail(*cold);
+  ASSERT_NE(short_form, nullptr);
+  EXPECT_EQ(short_form->full, 0u);
+  for (uint64_t ns : {1000, 2000, 400000}) ASSERT_TRUE(table.record_hold(*short_form, ns, 1));
+  EXPECT_EQ(table.hold_detail(*cold), short_form) << "the short form serves holds";
+  // The other site waited too: whole from the start, then timed.
+  SiteDetail* whole = table.detail(*waited);
+  ASSERT_NE(whole, nullptr);
+  EXPECT_EQ(whole->full, 1u);
+  ++whole->contended;
+  ASSERT_TRUE(table.record_hold(*whole, 5000, 32));
+
+  // Merged into another table: the short one stays short, the whole one whole.
+  SiteTable merged;
+  EXPECT_EQ(merged.merge_from(table), 0u);
+  SiteStats* merged_cold = merged.find_or_insert(key_of(1, 0, 16));
+  ASSERT_NE(merged_cold->detail, nullptr);
+  EXPECT_EQ(merged_cold->detail->full, 0u);
+  EXPECT_EQ(merged_cold->detail->hold_sum_ns, 403000u);
+  SiteStats* merged_waited = merged.find_or_insert(key_of(2, 0, 16));
+  EXPECT_EQ(merged_waited->detail->full, 1u);
+  EXPECT_EQ(merged_waited->detail->contended, 1u);
+  EXPECT_EQ(merged_waited->detail->hold_sampled_count, 1u);
+
+  // Grown whole (a wait at that site): the holds go with it, the histogram too.
+  SiteDetail* grown = table.detail(*cold);
+  ASSERT_NE(grown, nullptr);
+  EXPECT_NE(grown, short_form);
+  EXPECT_EQ(grown->full, 1u);
+  EXPECT_EQ(cold->detail, grown);
+  EXPECT_EQ(grown->hold_sum_ns, 403000u);
+  EXPECT_EQ(grown->hold_exact_count, 3u);
+  EXPECT_EQ(grown->hold_max_ns, 400000u);
+  EXPECT_EQ(grown->contended, 0u);
+  uint64_t binned = 0;
+  for_each_bin(grown->hold_histogram, [&](int, uint64_t count) { binned += count; });
+  EXPECT_EQ(binned, 3u);
+  // A short one merged into a whole one adds its holds, and a whole one into a short one grows it.
+  EXPECT_EQ(merged.merge_from(table), 0u);
+  EXPECT_EQ(merged_cold->detail->full, 1u);
+  EXPECT_EQ(merged_cold->detail->hold_sum_ns, 2 * 403000u);
+  EXPECT_EQ(merged_cold->detail->hold_exact_count, 6u);
+  table.reset();
+  merged.reset();
 }
 
 }  // namespace
