@@ -81,6 +81,8 @@ class ChunkedArray {
         munmap(base, chunk_bytes(k));
     size_.store(0, std::memory_order_release);
   }
+  // Whether every element is in the first chunk (clear_in_first_chunk would succeed).
+  bool in_first_chunk() const { return size_.load(std::memory_order_relaxed) <= kFirst; }
   // Empties the array for reuse, keeping its memory, when everything is in the first chunk (zeroes
   // the used part); false otherwise (the caller resets instead).
   bool clear_in_first_chunk() {

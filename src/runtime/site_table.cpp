@@ -229,8 +229,8 @@ void SiteTable::reset() {
 
 void SiteTable::clear_for_reuse() {
   constexpr size_t kSmallIndex = 256;
-  if (stacks_.size() == 0 && index_capacity_ <= kSmallIndex && entries_.clear_in_first_chunk() &&
-      arena_.rewind()) {
+  if (index_capacity_ <= kSmallIndex && entries_.in_first_chunk() && stacks_.clear_if_small() &&
+      entries_.clear_in_first_chunk() && arena_.rewind()) {
     if (index_) std::memset(index_, 0, index_capacity_ * sizeof(uint64_t));
     return;
   }

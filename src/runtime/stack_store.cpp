@@ -2,6 +2,8 @@
 
 #include <sys/mman.h>
 
+#include <cstring>
+
 #include "runtime/mapped_memory.h"
 
 namespace lockscope::runtime {
@@ -24,7 +26,7 @@ bool StackStore::same(const Stack& stack, const uintptr_t* frames, uint32_t dept
 }
 
 bool StackStore::grow_index() {
-  const size_t capacity = index_capacity_ ? index_capacity_ * 2 : 256;
+  const size_t capacity = index_capacity_ ? index_capacity_ * 2 : kFirstIndex;
   void* memory = map_memory(capacity * sizeof(uint32_t), false, Fill::kAtRandom);
   if (memory == nullptr) return false;
   auto* index = static_cast<uint32_t*>(memory);
@@ -76,6 +78,15 @@ void StackStore::reset() {
   if (index_) munmap(index_, index_capacity_ * sizeof(uint32_t));
   index_ = nullptr;
   index_capacity_ = 0;
+}
+
+bool StackStore::clear_if_small() {
+  if (!stacks_.in_first_chunk() || !frames_.in_first_chunk() || index_capacity_ > kFirstIndex)
+    return false;
+  stacks_.clear_in_first_chunk();
+  frames_.clear_in_first_chunk();
+  if (index_) std::memset(index_, 0, index_capacity_ * sizeof(uint32_t));
+  return true;
 }
 
 void StackStore::abandon() {

@@ -39,6 +39,11 @@ class StackStore {
 
   void reset();    // empty, memory given back
   void abandon();  // forget the memory without unmapping it (a forked child's copy)
+  // Empties a small store (its stacks and frames in their first chunks, its index the first size)
+  // keeping its memory, zeroed in place: a short-lived thread's, for the next thread of its slot
+  // (mapping and unmapping per thread cost more than the thread). False, and nothing changed,
+  // when it is larger.
+  bool clear_if_small();
 
  private:
   struct Stack {
@@ -48,6 +53,7 @@ class StackStore {
   };
   bool same(const Stack& stack, const uintptr_t* frames, uint32_t depth) const;
   bool grow_index();
+  static constexpr size_t kFirstIndex = 256;  // the index's first size
 
   ChunkedArray<Stack, 8> stacks_;
   ChunkedArray<uintptr_t, 10> frames_;

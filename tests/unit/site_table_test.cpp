@@ -2,10 +2,12 @@
 // chain of a lock's entries that find_or_insert_via_lock walks must find exactly what the hash
 // index finds, across lock generations, and end even from a head left stale by clear_for_reuse;
 // a site that only times holds has the short detail, which keeps its holds when it grows whole
-// and when tables merge.
+// and when tables merge; a small table keeps its memory for the next thread of its slot, stacks
+// and all.
 #include "runtime/site_table.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <set>
 
@@ -72,6 +74,41 @@ TEST(SiteTable, AStaleHeadAfterClearForReuseIsOnlyAMiss) {
   }
   EXPECT_EQ(entries.size(), 12u);
   EXPECT_EQ(table.used(), 12u);
+}
+
+// A short-lived thread that timed a hold captured its stack; its slot's next thread must not pay a
+// mapping and unmapping of the table's memory for it (10,000 short-lived threads made 25,000
+// munmap calls, each a TLB shootdown of the other CPUs, more than the threads cost themselves).
+TEST(SiteTable, ASmallTableWithStacksKeepsItsMemoryForTheNextThread) {
+  SiteTable table;
+  SiteStats* entry = table.find_or_insert(key_of(1, 0, 16));
+  ASSERT_NE(entry, nullptr);
+  ++entry->count;
+  SiteDetail* detail = table.detail(*entry);
+  ASSERT_NE(detail, nullptr);
+  const uintptr_t frames[] = {0x1000, 0x2000, 0x3000};
+  ASSERT_EQ(table.record_stack(detail->hold_stacks, frames, 3, 1, 500), 1u);
+  table.clear_for_reuse();
+  EXPECT_EQ(table.used(), 0u);
+  EXPECT_EQ(table.stacks().size(), 0u);
+  // Had the table given its chunk back, a mapping of that size would now take its place.
+  void* blocker = mmap(nullptr, 64 * sizeof(SiteStats), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(blocker, MAP_FAILED);
+  SiteStats* again = table.find_or_insert(key_of(7, 0, 32));
+  EXPECT_EQ(again, entry) << "the first chunk was unmapped and mapped again";
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->count, 0u);
+  EXPECT_EQ(again->detail, nullptr) << "zeroed in place";
+  const uintptr_t other[] = {0x4000, 0x5000};
+  EXPECT_EQ(table.intern_stack(other, 2), 1u) << "stacks numbered from 1 again";
+  EXPECT_EQ(table.intern_stack(frames, 3), 2u) << "the old stack is gone";
+  uintptr_t copied[StackStore::kMaxDepth];
+  ASSERT_EQ(table.stacks().copy(1, copied), 2u);
+  EXPECT_EQ(copied[0], 0x4000u);
+  EXPECT_EQ(copied[1], 0x5000u);
+  munmap(blocker, 64 * sizeof(SiteStats));
+  table.reset();
 }
 
 TEST(SiteTable, AShortDetailKeepsItsHoldsWhenItGrowsWholeAndWhenMerged) {
