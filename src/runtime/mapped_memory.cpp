@@ -30,10 +30,10 @@ void* map_memory(size_t bytes, bool huge_pages, Fill fill) {
     void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, kFlags, -1, 0);
     result = memory == MAP_FAILED ? nullptr : memory;
     // A refusal (an old kernel, a memory limit) leaves the pages to come on first touch.
-    if (result && fill != Fill::kOnTouch && bytes >= kPopulateBytes)
-      madvise(result,
-              fill == Fill::kInOrder && bytes > kPopulateWindowBytes ? kPopulateWindowBytes : bytes,
-              kPopulateWrite);
+    if (result && bytes >= kPopulateBytes) {
+      if (fill == Fill::kInOrder) populate_window(result, static_cast<char*>(result) + bytes);
+      if (fill == Fill::kAtRandom) madvise(result, bytes, kPopulateWrite);
+    }
   } else {
     // Over-map by one huge page and give back what lies outside the aligned region.
     const size_t mapped = bytes + kHugePageBytes;
