@@ -78,7 +78,9 @@ TEST(Robustness, OutOfOrderReleasesInSignalHandlersAndUnderThemAreCountedExactly
     const size_t at = recorded.err.find("handled ");
     ASSERT_NE(at, std::string::npos) << recorded.err;
     const uint64_t handled = std::strtoull(recorded.err.c_str() + at + 8, nullptr, 10);
-    ASSERT_GT(handled, 100u) << "too few signals reached the worker to test anything";
+    // ~1 in 70 µs of the worker's run on an idle machine (hundreds); a loaded one stretches the
+    // main thread's 20 µs pauses, so only a floor that leaves something to test.
+    ASSERT_GT(handled, 20u) << "too few signals reached the worker to test anything";
     const uint64_t reentrant = process.counter(format::Counter::kReentrantCalls);
     EXPECT_EQ(reentrant % 4, 0u) << "a handler's run is recorded or passed through whole";
     ASSERT_LT(reentrant / 4, handled) << "no handler run was recorded";
