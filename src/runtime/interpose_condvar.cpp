@@ -52,6 +52,12 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   const auto& sink = lockscope::runtime::sink();
   sink.mark(*self, lockscope::format::TraceKind::kWaitBegin, condition, op, site, start, 0);
   if (held) sink.mark(*self, lockscope::format::TraceKind::kHoldPause, mutex, op, site, start, 0);
+  // The wait lets go of the mutex inside glibc: a thread waiting for it is behind this hold.
+  if (held && held->lock_slot && lockscope::runtime::mutex_owner_word(mutex))
+    lockscope::runtime::publish_holder(
+        *held->lock_slot, *self,
+        held->entry && held->epoch == lockscope::runtime::own_epoch(*self) ? held->entry->key.site
+                                                                           : 0);
   errno = saved_errno;
   int result;
   {
@@ -63,21 +69,8 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   if (held && held->stamped) held->start_ticks = end;
   const bool timed_out = result == ETIMEDOUT;
   const bool mutex_held = result == 0 || timed_out;
-  const uint32_t mutex_slot = held ? held->slot : rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
-  uintptr_t held_before = 0;  // the site of the hold the re-take waited behind, if it waited
-  bool owner_changed = false;
-  if (mutex_held && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
-    held_before = lockscope::runtime::holder_site(rt.locks.slot(mutex_slot))
-                      .load(std::memory_order_relaxed);
-    // Inside its section. The hold goes on from where the mutex was acquired: that site holds it.
-    const bool known = held && held->entry && held->epoch == lockscope::runtime::own_epoch(*self);
-    owner_changed = lockscope::runtime::note_owner(rt.locks.slot(mutex_slot), *self,
-                                                   known ? held->entry->key.site : 0);
-    // Re-taken while holding locks taken since it was first acquired: an order like any other.
-    if (held && self->held[self->held_depth - 1].lock != mutex)
-      lockscope::runtime::note_order(*self, mutex, mutex_slot, site, Operation::kCondReacquire,
-                                     true);
-  }
+  const uint32_t mutex_slot =
+      held ? held->slot : rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
   uint64_t woken = end, released = end;  // the waking signal; the signaller's release of the mutex
   if (slot) {
     lockscope::runtime::leave_waiters(slot->waiters);
@@ -89,6 +82,26 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
           release > signalled && release < end)
         released = release;
     }
+  }
+  uintptr_t held_before = 0;  // the site of the hold the re-take waited behind, if it waited
+  bool owner_changed = false;
+  if (mutex_held && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
+    // Inside its section. The hold goes on from where the mutex was acquired: that site holds it.
+    LockSlot& mutex_lock_slot = rt.locks.slot(mutex_slot);
+    uint32_t* word = lockscope::runtime::mutex_owner_word(mutex);
+    held_before = lockscope::runtime::blamed_holder_site(
+        mutex_lock_slot, word, lockscope::runtime::previous_owner(mutex_lock_slot, word, *self),
+        woken);
+    const bool known = held && held->entry && held->epoch == lockscope::runtime::own_epoch(*self);
+    // A change of owner is counted at the re-take's own site.
+    lockscope::runtime::SiteStats* reacquire =
+        lockscope::runtime::locate_site(*self, mutex, Operation::kCondReacquire, site).stats;
+    owner_changed = lockscope::runtime::note_owner(mutex_lock_slot, word, *self, reacquire,
+                                                   known ? held->entry->key.site : 0);
+    // Re-taken while holding locks taken since it was first acquired: an order like any other.
+    if (held && self->held[self->held_depth - 1].lock != mutex)
+      lockscope::runtime::note_order(*self, mutex, mutex_slot, site, Operation::kCondReacquire,
+                                     true);
   }
   // In the order of their times (the trace is read in it): the wait for the condition, the mutex's
   // re-acquire, the wake-up latency, the mutex held again.

@@ -4,8 +4,9 @@
 #include <errno.h>
 #include <pthread.h>
 
-#include "runtime/lock_init.h"
 #include "runtime/interpose.h"
+#include "runtime/lock_init.h"
+#include "runtime/lock_owner.h"
 #include "runtime/real_functions.h"
 #include "runtime/recorder.h"
 
@@ -63,6 +64,7 @@ inline bool owned_by(const pthread_mutex_t* mutex, uint32_t tid) {
 
 // The real calls behind each acquire form (see acquire() in recorder.h).
 struct MutexLockCalls {
+  uint32_t* owner_word() const { return lockscope::runtime::mutex_owner_word(mutex); }
   bool try_is_unsafe() const { return not_recoverable(mutex); }
   bool robust() const { return is_robust(mutex); }
   bool held_by(uint32_t tid) const { return owned_by(mutex, tid); }
@@ -74,6 +76,7 @@ struct MutexLockCalls {
 };
 
 struct MutexTryLockCalls {
+  uint32_t* owner_word() const { return lockscope::runtime::mutex_owner_word(mutex); }
   static constexpr Operation kOperation = Operation::kTryLock;
   static constexpr bool kBlocking = false;
   pthread_mutex_t* mutex;
@@ -82,6 +85,7 @@ struct MutexTryLockCalls {
 };
 
 struct MutexTimedLockCalls {
+  uint32_t* owner_word() const { return lockscope::runtime::mutex_owner_word(mutex); }
   bool try_is_unsafe() const { return not_recoverable(mutex); }
   bool robust() const { return is_robust(mutex); }
   bool held_by(uint32_t tid) const { return owned_by(mutex, tid); }
@@ -94,6 +98,7 @@ struct MutexTimedLockCalls {
 };
 
 struct MutexClockLockCalls {
+  uint32_t* owner_word() const { return lockscope::runtime::mutex_owner_word(mutex); }
   bool try_is_unsafe() const { return not_recoverable(mutex); }
   bool robust() const { return is_robust(mutex); }
   bool held_by(uint32_t tid) const { return owned_by(mutex, tid); }
@@ -127,6 +132,10 @@ LOCKSCOPE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* mutex, clockid_t c
 struct MutexUnlockCall {
   pthread_mutex_t* mutex;
   int operator()() const { return real().mutex_unlock(mutex); }
+  uint32_t* owner_word() const { return lockscope::runtime::mutex_owner_word(mutex); }
+  // glibc's lock word says a thread may be blocked acquiring it (2: a waiter marked it so before
+  // its futex wait; other kinds' values are no more than a hint here). Read by the holder.
+  bool contended() const { return __atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) == 2; }
 };
 
 LOCKSCOPE_EXPORT int pthread_mutex_unlock(pthread_mutex_t* mutex) {

@@ -56,15 +56,11 @@ void LockTable::retire_generation(uint32_t number) {
   LockSlot& s = slots_[number];
   InsideLockscope inside;
   lock_.lock();
-  const RetiredLock finished{s.address.load(std::memory_order_relaxed),
-                             number,
-                             s.generation.load(std::memory_order_relaxed),
-                             s.kind.load(std::memory_order_relaxed),
-                             s.flags.load(std::memory_order_relaxed),
-                             s.init_site.load(std::memory_order_relaxed),
-                             s.owner_changes.load(std::memory_order_relaxed),
-                             s.primitive.load(std::memory_order_relaxed),
-                             s.capacity.load(std::memory_order_relaxed)};
+  const RetiredLock finished{
+      s.address.load(std::memory_order_relaxed),    number,
+      s.generation.load(std::memory_order_relaxed), s.kind.load(std::memory_order_relaxed),
+      s.flags.load(std::memory_order_relaxed),      s.init_site.load(std::memory_order_relaxed),
+      s.primitive.load(std::memory_order_relaxed),  s.capacity.load(std::memory_order_relaxed)};
   if (!retired_.append([&](RetiredLock& into) { into = finished; }))
     retired_dropped_.fetch_add(1, std::memory_order_relaxed);
   lock_.unlock();
@@ -72,7 +68,7 @@ void LockTable::retire_generation(uint32_t number) {
   s.kind.store(0, std::memory_order_relaxed);
   s.flags.store(0, std::memory_order_relaxed);
   s.init_site.store(0, std::memory_order_relaxed);
-  s.owner_changes.store(0, std::memory_order_relaxed);
+  s.holder_published_ticks.store(0, std::memory_order_relaxed);
   s.last_owner.store(0, std::memory_order_relaxed);
   s.used.store(false, std::memory_order_relaxed);
   s.primitive.store(0, std::memory_order_relaxed);
@@ -87,7 +83,7 @@ void LockTable::reset_after_fork() {
   lock_.reset();
   for (size_t i = 0; i < slots_.size(); ++i) {
     LockSlot& s = slots_[i];
-    s.owner_changes.store(0, std::memory_order_relaxed);
+    s.holder_published_ticks.store(0, std::memory_order_relaxed);
     s.last_owner.store(0, std::memory_order_relaxed);
     s.waiters.store(0, std::memory_order_relaxed);  // the parent's other threads are not here
     // A lock's holder site and releaser CPU were the parent's (barriers and condvars keep theirs:

@@ -9,8 +9,8 @@
 //
 // A lock is (address, generation): pthread_mutex_init after the address was used, and
 // pthread_mutex_destroy, start a new generation; the finished one is copied to the retired list so
-// its init site and owner changes survive. `last_owner` and `owner_changes` are updated at release
-// (see note_release_owner in recorder.h), with atomic exchange and add.
+// its init site survives. The owner fields are written inside the lock's critical sections
+// (lock_owner.h).
 #pragma once
 
 #include <atomic>
@@ -27,12 +27,15 @@ namespace lockscope::runtime {
 struct alignas(64) LockSlot {
   std::atomic<uintptr_t> address;  // 0 = not yet filled
   std::atomic<uintptr_t> init_site;
-  std::atomic<uint64_t> owner_changes;
+  // A mutex whose owner is in its owner word (lock_owner.h): when holder_site was last published.
+  std::atomic<uint64_t> holder_published_ticks;
   std::atomic<uint64_t> last_signal_ticks;  // condvar: clock at its latest signal/broadcast
   std::atomic<uint64_t> arrivals;           // barrier arrivals since init
   std::atomic<uint32_t> generation;
   std::atomic<uint32_t> flags;       // format::LockFlags
-  std::atomic<uint32_t> last_owner;  // tid
+  // tid: the last owner, when the slot keeps it; for a mutex whose owner word does, the thread
+  // whose hold holder_site names (holder_tid).
+  std::atomic<uint32_t> last_owner;
   std::atomic<uint32_t> capacity;    // barrier count, semaphore initial value
   // Condvar, semaphore: threads inside a wait on it. Mutex, rwlock, spinlock: threads blocked
   // acquiring it (a release that sees one made a thread wait: see LockSlot::waited_on).
@@ -50,11 +53,18 @@ static_assert(sizeof(LockSlot) == 64);
 // signaller held innermost (slot + 1, 0 = none) and when that lock was released after the signal.
 inline std::atomic<uint32_t>& signaller_held_slot(LockSlot& condvar) { return condvar.last_owner; }
 inline std::atomic<uint64_t>& signaller_release_ticks(LockSlot& condvar) { return condvar.arrivals; }
-// A mutex, spinlock or rwlock's write side has no arrivals either: each exclusive acquisition
-// writes there its call site with its owner (note_owner), inside the critical section, so that a
-// thread that waited for the lock can name, once it has it, the acquire site of the hold it waited
-// behind.
+// A mutex, spinlock or rwlock's write side has no arrivals either: there goes the acquire site of
+// its latest hold, written inside the critical section (note_owner, lock_owner.h), so that a thread
+// that waited for the lock can name, once it has it, the acquire site of the hold it waited behind.
 inline std::atomic<uint64_t>& holder_site(LockSlot& lock) { return lock.arrivals; }
+// For a mutex whose owner word keeps its owner, holder_site is published instead by the release
+// that leaves a thread waiting (publish_holder), with the holder and the time.
+inline std::atomic<uint32_t>& holder_tid(LockSlot& lock) {
+  return lock.last_owner;
+}
+inline std::atomic<uint64_t>& holder_ticks(LockSlot& lock) {
+  return lock.holder_published_ticks;
+}
 // ... nor signals: a release that leaves a thread blocked acquiring the lock writes there the CPU
 // it ran on (+ 1) before its real unlock, and the next contended acquisition takes it (0 again),
 // so it can tell whether the lock came to it from another CPU (its cache lines moved) or this one.
@@ -76,7 +86,6 @@ struct RetiredLock {  // a finished generation
   uint32_t kind;
   uint32_t flags;
   uintptr_t init_site;
-  uint64_t owner_changes;
   uint32_t primitive;
   uint32_t capacity;
 };

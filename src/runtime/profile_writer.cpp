@@ -218,8 +218,8 @@ uint64_t hold_estimate(uint64_t acquisitions, const SiteDetail& d, uint32_t& err
 }
 
 format::LockRecord lock_record(const ModuleList& modules, uintptr_t address, uint32_t generation,
-                               uint32_t primitive, uint32_t kind, uint32_t flags,
-                               uint32_t capacity, uintptr_t init_site, uint64_t owner_changes) {
+                               uint32_t primitive, uint32_t kind, uint32_t flags, uint32_t capacity,
+                               uintptr_t init_site) {
   format::LockRecord record{};
   record.address = address;
   record.generation = generation;
@@ -230,7 +230,6 @@ format::LockRecord lock_record(const ModuleList& modules, uintptr_t address, uin
       kind_of == format::Primitive::kBarrier || kind_of == format::Primitive::kSemaphore ? capacity : 0;
   record.kind = kind;
   record.flags = flags;
-  record.owner_changes = owner_changes;
   if (init_site) split_site(modules, init_site, record.init_module, record.init_offset);
   else record.init_module = format::kNoModule;
   return record;
@@ -263,19 +262,17 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     if (generation > 0 && !slot.used.load(std::memory_order_relaxed) &&
         slot.init_site.load(std::memory_order_relaxed) == 0)
       continue;
-    out.locks.append_record(lock_record(modules, slot.address.load(std::memory_order_relaxed),
-                                        generation, slot.primitive.load(std::memory_order_relaxed),
-                                        slot.kind.load(std::memory_order_relaxed),
-                                        slot.flags.load(std::memory_order_relaxed),
-                                        slot.capacity.load(std::memory_order_relaxed),
-                                        slot.init_site.load(std::memory_order_relaxed),
-                                        slot.owner_changes.load(std::memory_order_relaxed)));
+    out.locks.append_record(lock_record(
+        modules, slot.address.load(std::memory_order_relaxed), generation,
+        slot.primitive.load(std::memory_order_relaxed), slot.kind.load(std::memory_order_relaxed),
+        slot.flags.load(std::memory_order_relaxed), slot.capacity.load(std::memory_order_relaxed),
+        slot.init_site.load(std::memory_order_relaxed)));
     index.put(s, generation, next++);
   }
   for (size_t i = 0; i < locks.retired_count(); ++i) {
     const RetiredLock& r = locks.retired(i);
     out.locks.append_record(lock_record(modules, r.address, r.generation, r.primitive, r.kind,
-                                        r.flags, r.capacity, r.init_site, r.owner_changes));
+                                        r.flags, r.capacity, r.init_site));
     index.put(r.slot, r.generation, next++);
   }
   for (size_t i = 0; i < all.used(); ++i) {
@@ -286,7 +283,7 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
       const uint32_t primitive = static_cast<uint32_t>(
           format::operation_primitive(static_cast<format::Operation>(site.key.operation)));
       out.locks.append_record(lock_record(modules, slot.address.load(std::memory_order_relaxed),
-                                          site.key.generation, primitive, 0, 0, 0, 0, 0));
+                                          site.key.generation, primitive, 0, 0, 0, 0));
       index.put(site.key.lock_slot, site.key.generation, lock = next++);
     }
     format::SiteRecord record{};
@@ -300,6 +297,10 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
       __builtin_memcpy(static_cast<void*>(&whole), detail, kShortDetailBytes);
       detail = &whole;
     }
+    if (detail != nullptr && detail->owner_changes != 0 && !out.locks.failed() &&
+        (lock + 1) * sizeof(format::LockRecord) <= out.locks.size())  // a lock's: its sites' sum
+      reinterpret_cast<format::LockRecord*>(out.locks.data())[lock].owner_changes +=
+          detail->owner_changes;
     if (detail != nullptr) {
       record.contended = detail->contended;
       record.failed = detail->failed;

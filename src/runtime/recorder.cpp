@@ -317,7 +317,7 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
   }
   self.released_stack.number = 0;
   if (depth == 0) return end;
-  // A stack needs the whole detail (the short form has the hold fields only).
+  // A stack needs the whole detail (the short form has the hold fields and owner changes only).
   detail = self.sites.detail(*held.entry);
   if (!detail ||
       !self.sites.record_stack(detail->hold_stacks, frames, depth, weight, hold_ns * weight))
@@ -325,7 +325,21 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
   return end;
 }
 
-void record_owner_change(LockSlot& slot, const ThreadState& self, uintptr_t site) {
+void count_owner_change_slow(ThreadState& self, SiteStats* stats) {
+  SiteDetail* detail = stats ? stats->detail : nullptr;
+  if (stats && !detail) {  // the arena may map memory: keep the program's errno
+    const int saved_errno = errno;
+    InsideLockscope inside;
+    detail = self.sites.hold_detail(*stats);
+    errno = saved_errno;
+  }
+  if (detail)
+    ++detail->owner_changes;
+  else
+    runtime().count(format::Counter::kDroppedSites);
+}
+
+void record_owner_change(LockSlot& slot, ThreadState& self, SiteStats* stats, uintptr_t site) {
   // Plain loads and stores: the caller holds the lock, which orders every update (note_owner).
   const uint32_t tid = self.tid;
   const uint32_t previous_owner = slot.last_owner.load(std::memory_order_relaxed);
@@ -337,9 +351,7 @@ void record_owner_change(LockSlot& slot, const ThreadState& self, uintptr_t site
   holder_site(slot).store(site, std::memory_order_relaxed);
   if (previous_owner == tid) return;
   slot.last_owner.store(tid, std::memory_order_relaxed);
-  if (previous_owner != 0)
-    slot.owner_changes.store(slot.owner_changes.load(std::memory_order_relaxed) + 1,
-                             std::memory_order_relaxed);
+  if (previous_owner != 0) count_owner_change(self, stats);
 }
 
 void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t wait_ns) {
@@ -379,11 +391,15 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   // handoff's). Readers do not exclude each other: not taken for the read side.
   uint64_t releaser = 0;
   uint32_t holder_stack_number = 0;
+  // The owner it took the lock from (before note_owner below notes this thread).
+  const uint32_t previous = outcome.contended && located.slot
+                                ? previous_owner(*located.slot, outcome.owner_word, self)
+                                : 0;
   if (outcome.contended && !failed && located.slot &&
       format::operation_class(op) == format::OperationClass::kAcquire && !format::is_read_side(op)) {
     const uint64_t from = releaser_cpu(*located.slot).exchange(0, std::memory_order_relaxed);
     const uint32_t stack = holder_stack(*located.slot).exchange(0, std::memory_order_relaxed);
-    if (from != 0 && releaser_tid(from) == located.slot->last_owner.load(std::memory_order_relaxed)) {
+    if (from != 0 && releaser_tid(from) == previous) {
       releaser = from;
       holder_stack_number = stack;
     }
@@ -407,11 +423,11 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     // (above) and this wait's; readers have no one site.
     if (!failed && located.slot && outcome.blocker != Blocker::kReaders &&
         format::operation_class(op) == format::OperationClass::kAcquire &&
-        !self.sites.record_blame(
-            *detail,
-            BlameKey{holder_site(*located.slot).load(std::memory_order_relaxed),
-                     holder_stack_number, waiter_stack},
-            1, outcome.wait_ns))
+        !self.sites.record_blame(*detail,
+                                 BlameKey{blamed_holder_site(*located.slot, outcome.owner_word,
+                                                             previous, outcome.start_ticks),
+                                          holder_stack_number, waiter_stack},
+                                 1, outcome.wait_ns))
       runtime().count(format::Counter::kDroppedSites);
   }
   if (failed) {
@@ -432,7 +448,8 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   if (format::operation_class(op) != format::OperationClass::kAcquire) return recorded;  // nothing held
   ++self.acquisitions;
   if (outcome.contended) ++self.contended;
-  const bool owner_changed = !format::is_read_side(op) && note_owner(*located.slot, self, site);
+  const bool owner_changed =
+      !format::is_read_side(op) && note_owner(*located.slot, outcome.owner_word, self, entry, site);
   if (self.held_depth >= kMaxHeldLocks) {
     runtime().count(format::Counter::kHeldStackOverflow);
     return {recorded.slot, op, 0, owner_changed};

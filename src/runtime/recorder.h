@@ -18,6 +18,7 @@
 
 #include "common/profile_format.h"
 #include "common/trace_format.h"
+#include "runtime/lock_owner.h"
 #include "runtime/runtime_state.h"
 #include "runtime/wide_site_cache.h"
 
@@ -35,6 +36,7 @@ struct AcquireOutcome {
   const uintptr_t* stack = nullptr;  // the call stack it waited from (innermost: the call site)
   uint32_t stack_depth = 0;          // 0: not captured
   uint64_t start_ticks = 0;          // clock when the wait began, when contended
+  uint32_t* owner_word = nullptr;    // the lock's owner word, when it has one (lock_owner.h)
 };
 
 // A wait that holds nothing afterwards (condition, semaphore handled by acquire(), barrier, the
@@ -140,25 +142,14 @@ void record_thread_wait(ThreadState& self, format::Primitive primitive, uint64_t
 constexpr bool is_lock_wait(format::Primitive primitive) {
   return primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock;
 }
-void record_owner_change(LockSlot& slot, const ThreadState& self, uintptr_t site);
-
-// Owner changes (HANDOFFS) are counted at acquisition, inside the critical section of an
-// exclusive lock (mutex, spinlock, rwlock write side), the mutex re-taken inside a condition wait
-// included: the lock itself orders these updates, so the count is exact. (Counted at release,
-// outside the critical section, two releases could update the owner in the other order.) The
-// owner's cache line is prefetched before the trylock, so its transfer overlaps the lock word's.
-//
-// The holder's site goes with it (holder_site): a thread that waited for the lock names, once it
-// has it, the acquire site of the hold it waited behind. Written only when the owner or its site
-// changes, so a thread re-taking a lock at one site writes nothing.
-// Returns whether the lock changed owner (the count record_owner_change keeps).
-inline bool note_owner(LockSlot& slot, const ThreadState& self, uintptr_t site) {
-  const uint32_t previous = slot.last_owner.load(std::memory_order_relaxed);
-  if (__builtin_expect(previous != self.tid ||
-                           holder_site(slot).load(std::memory_order_relaxed) != site,
-                       0))
-    record_owner_change(slot, self, site);
-  return previous != self.tid && previous != 0;
+// The owner word of the lock `calls` acquired (lock_owner.h), nullptr when its slot keeps the
+// owner. Read once the lock is held.
+template <typename Calls>
+__attribute__((always_inline)) inline uint32_t* acquired_owner_word(const Calls& calls) {
+  if constexpr (requires { calls.owner_word(); })
+    return calls.owner_word();
+  else
+    return nullptr;
 }
 
 inline SiteCacheEntry& site_cache_slot(ThreadState& self, const void* lock, uintptr_t site,
@@ -298,14 +289,17 @@ __attribute__((always_inline)) inline void trace_call(ThreadState& self, const v
 // Trace mode, an uncontended acquisition at a site the thread used before (its trace-tagged cache
 // entry), after the real call succeeded: the summary's book-keeping, as the inline fast path does
 // it, then the event. An acquire operation needs room on the held stack (the caller checked).
+// `owner_word`: the lock's (lock_owner.h), or nullptr.
 __attribute__((always_inline)) inline void record_traced_acquire(ThreadState& self,
                                                                  SiteCacheEntry& cached,
                                                                  format::Operation op,
-                                                                 uint64_t early_ticks) {
+                                                                 uint64_t early_ticks,
+                                                                 uint32_t* owner_word) {
   uint64_t ticks = 0;
   uint8_t flags = 0;
   if (format::operation_class(op) == format::OperationClass::kAcquire) {
-    if (!format::is_read_side(op) && note_owner(*cached.slot, self, cached.site))
+    if (!format::is_read_side(op) &&
+        note_owner(*cached.slot, owner_word, self, cached.stats, cached.site))
       flags = format::kTraceOwnerChanged;
     HeldLock& held = record_cached_hold(self, cached, release_operation_for(op), early_ticks);
     held.epoch = own_epoch(self);  // the entry's is tagged; the held stack's must be the thread's
@@ -480,6 +474,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   // call that failed still fills it). The kind never changes while the mutex lives.
   if constexpr (requires { calls.robust(); })
     if (calls.robust()) note_robust(lock);
+  if (acquired(outcome.result)) outcome.owner_word = acquired_owner_word(calls);
   sink().acquire(*self, lock, op, site, outcome);
   errno = saved_errno;
   return outcome.result;
@@ -507,14 +502,16 @@ __attribute__((always_inline)) inline int acquire_cached(ThreadState* self, Site
   }
   if constexpr (orders_locks<Calls>())
     if (__builtin_expect(order_unknown(*self, *cached), 0)) note_order_cached(*self, *cached);
-  // The owner field is written at release when another thread held the lock before: request its
-  // cache line now, so that its transfer overlaps the lock word's instead of following it.
-  __builtin_prefetch(&cached->slot->last_owner, 1);
+  // A lock whose slot keeps its owner has it written there when another thread held the lock
+  // before: request the slot's line now, so that its transfer overlaps the lock word's instead of
+  // following it. (A mutex's owner word is in its lock word's line.)
+  if constexpr (!requires { calls.owner_word(); }) __builtin_prefetch(&cached->slot->last_owner, 1);
   const uint64_t early_ticks = __builtin_expect(cached->stamp_early, 0) ? g_runtime.clock.now() : 0;
   const int result = calls.try_acquire();
   if (__builtin_expect(result != 0, 0))
     return acquire_slow(self, cached->lock, cached->site, result, calls);
-  if constexpr (!format::is_read_side(Calls::kOperation)) note_owner(*cached->slot, *self, cached->site);
+  if constexpr (!format::is_read_side(Calls::kOperation))
+    note_owner(*cached->slot, acquired_owner_word(calls), *self, cached->stats, cached->site);
   record_cached_acquire<Calls::kOperation>(*self, *cached, early_ticks);
   return 0;
 }
@@ -534,7 +531,7 @@ __attribute__((always_inline)) inline int acquire_traced(ThreadState* self, Site
   const int result = calls.try_acquire();
   if (__builtin_expect(result != 0, 0))
     return acquire_slow(self, cached->lock, cached->site, result, calls);
-  record_traced_acquire(*self, *cached, Calls::kOperation, early_ticks);
+  record_traced_acquire(*self, *cached, Calls::kOperation, early_ticks, acquired_owner_word(calls));
   return 0;
 }
 
@@ -574,6 +571,31 @@ inline SiteStats* known_release_entry(ThreadState& self, const HeldLock& held, c
   return cached ? cached->stats : nullptr;
 }
 
+// The release of a hold not stamped (so not checked for waiters: hold_made_wait) whose lock word
+// says a thread is blocked acquiring the lock (Release::contended: a mutex's): the hold is
+// published for that waiter (publish_holder). A lock's first waiter is behind such a hold.
+template <typename Release>
+__attribute__((always_inline)) inline bool unstamped_and_contended(const HeldLock& held,
+                                                                   const Release& real_release) {
+  if constexpr (requires { real_release.contended(); })
+    return !held.stamped && real_release.contended();
+  else
+    return false;
+}
+// Before the real unlock of `held`, a mutex whose owner word keeps its owner: who held it, for a
+// thread waiting for it (`made_wait`, or unstamped_and_contended).
+template <typename Release>
+__attribute__((always_inline)) inline void publish_if_waited(ThreadState& self,
+                                                             const HeldLock& held,
+                                                             const Release& real_release,
+                                                             bool made_wait) {
+  if constexpr (requires { real_release.owner_word(); })
+    if (held.lock_slot && (made_wait || unstamped_and_contended(held, real_release)) &&
+        real_release.owner_word())
+      publish_holder(*held.lock_slot, self,
+                     held.entry && held.epoch == own_epoch(self) ? held.entry->key.site : 0);
+}
+
 template <typename Release>
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(ThreadState* self, const void* lock, uintptr_t site,
                                            Release real_release,
@@ -588,6 +610,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
         if (self->held[i].signalled_slot) stamp_release_after_signal(self->held[i]);
         made_wait = self->held[i].stamped && hold_made_wait(self->held[i]);
         if (made_wait) note_release_with_waiters(*self, self->held[i], site);
+        publish_if_waited(*self, self->held[i], real_release, made_wait);
         found = i;
         break;
       }
@@ -641,6 +664,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
   // Only a hold whose start was read can be timed: other releases skip the check.
   const bool made_wait = top.stamped && hold_made_wait(top);
   if (made_wait) note_release_with_waiters(*self, top, site);
+  publish_if_waited(*self, top, real_release, made_wait);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;
@@ -686,7 +710,8 @@ __attribute__((always_inline)) inline int release(
     return release_innermost(self, lock, site, real_release, default_operation);
   SiteStats* stats = top.entry->release_stats;
   if (__builtin_expect(stats == nullptr || stats->key.site != site, 0) ||
-      __builtin_expect(release_has_work(top), 0))
+      __builtin_expect(release_has_work(top), 0) ||
+      __builtin_expect(unstamped_and_contended(top, real_release), 0))
     return release_innermost(self, lock, site, real_release, default_operation);
   --self->held_depth;
   ++stats->count;

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <new>
 
+#include "runtime/lock_owner.h"
+
 extern char** environ;
 
 #include "common/config_string.h"
@@ -163,6 +165,7 @@ ThreadState* register_thread() {
     return nullptr;
   }
   self->tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  self->owner_token = owner_token(self->tid, rt.fork_generation);
   self->handle = pthread_self();
   self->first_ticks = rt.clock.now();
   self->stack_ticks = 0;
@@ -223,6 +226,8 @@ void after_fork_in_child() {
   rt.trace_files.store(0, std::memory_order_relaxed);
   rt.merged.reset();
   rt.locks.reset_after_fork();
+  // Owner words the parent's threads left in the child's copy of its mutexes name no owner here.
+  rt.fork_generation = rt.fork_generation % (kForkGenerations - 1) + 1;
   rt.order.reset_after_fork();
   rt.holder_stacks.reset_after_fork();
   if (!self) return;
@@ -235,6 +240,7 @@ void after_fork_in_child() {
   std::memset(static_cast<void*>(self), 0, offsetof(ThreadState, sites));
   std::memset(static_cast<void*>(self->site_cache), 0, sizeof(self->site_cache));
   self->tid = rt.pid;
+  self->owner_token = owner_token(self->tid, rt.fork_generation);
   self->handle = pthread_self();
   self->flags = format::kThreadMain;
   self->epoch = own_epoch(*self) + 1;

@@ -121,6 +121,7 @@ struct ThreadState {
   // The thread's record (folded into a finished-thread record once the thread is gone).
   uint32_t tid;
   uint32_t flags;  // format::ThreadFlags
+  uint32_t owner_token;  // what an owner word names this thread by (lock_owner.h)
   pthread_t handle;
   char name[16];
   uint64_t acquisitions;
@@ -186,6 +187,9 @@ struct Runtime {
   char directory[4096] = {};
   uint32_t pid = 0;
   uint32_t ppid = 0;
+  // Counts forks down the process tree (1 at start; a child's is its parent's + 1, wrapping over
+  // 1 .. kForkGenerations - 1): part of each thread's owner token (lock_owner.h).
+  uint32_t fork_generation = 1;
   bool parent_was_profiled = false;
   uint64_t start_realtime_ns = 0;
   uint64_t start_monotonic_ns = 0;

@@ -177,6 +177,7 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     into->hold_sampled_count += from->hold_sampled_count;
     if (from->hold_max_ns > into->hold_max_ns) into->hold_max_ns = from->hold_max_ns;
     into->hold_samples += from->hold_samples;
+    into->owner_changes += from->owner_changes;
     if (!from->full) {
       if (!add_histogram(into->hold_histogram, arena_, from->hold_histogram))
         dropped += source.count;

@@ -94,6 +94,9 @@ struct SiteDetail {
   uint64_t hold_max_ns;
   uint64_t hold_samples;      // holds timed (exact + sampled)
   SparseHistogram* hold_histogram;  // a sampled hold counts `period` times
+  // Acquisitions here that took the lock from another thread (lock_owner.h): a lock's HANDOFFS
+  // are its sites' sum.
+  uint64_t owner_changes;
   uint64_t full;  // 1: the fields below are there too; 0: the short form, which ends here
   uint64_t contended;
   uint64_t failed;
@@ -193,8 +196,8 @@ class SiteTable {
                ? stats.detail
                : allocate_detail(stats, true);
   }
-  // The entry's detail block, short or whole, for its hold fields only (those up to `full`);
-  // nullptr when out of memory.
+  // The entry's detail block, short or whole, for its hold fields and owner changes only (those
+  // up to `full`); nullptr when out of memory.
   SiteDetail* hold_detail(SiteStats& stats) {
     return __builtin_expect(stats.detail != nullptr, 1) ? stats.detail
                                                         : allocate_detail(stats, false);

@@ -37,13 +37,13 @@ void write_wait(ThreadState& self, const void* object, uintptr_t site, format::O
 // An uncontended acquisition at a site the thread used before, reached through the sink (the
 // fast path in acquire_slow takes most of them): false when it is not one.
 bool acquire_at_traced_site(ThreadState& self, const void* lock, format::Operation op,
-                            uintptr_t site) {
+                            uintptr_t site, uint32_t* owner_word) {
   SiteCacheEntry* cached = traced_site(self, lock, site, op);
   if (cached == nullptr) return false;
   if (format::operation_class(op) == format::OperationClass::kAcquire &&
       self.held_depth >= kMaxHeldLocks)
     return false;
-  record_traced_acquire(self, *cached, op, 0);
+  record_traced_acquire(self, *cached, op, 0, owner_word);
   return true;
 }
 
@@ -63,7 +63,7 @@ bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site,
 Recorded trace_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                        const AcquireOutcome& outcome) {
   if (!outcome.contended && outcome.result == 0 && outcome.stack_depth == 0 &&
-      acquire_at_traced_site(self, lock, op, site))
+      acquire_at_traced_site(self, lock, op, site, outcome.owner_word))
     return {};
   const Recorded recorded = record_acquire(self, lock, op, site, outcome);
   InsideLockscope inside;

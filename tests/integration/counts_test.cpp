@@ -250,10 +250,12 @@ std::string own_counts(const std::string& err, const std::string& first_word) {
   return at == std::string::npos ? std::string() : err.substr(at, err.find('\n', at) - at);
 }
 
-TEST(Handoffs, OwnerChangesEqualWhatTheProgramCountedInsideItsCriticalSections) {
+// `args`: the fixture's. A plain mutex keeps its owner in itself, a recursive one in its slot
+// (src/runtime/lock_owner.h): both exact.
+void expect_exact_handoffs(const std::vector<std::string>& args) {
   TemporaryDirectory dir;
   std::string err;
-  const ProcessProfile process = record_single_process(dir, "handoffs", {"2000"}, {}, &err);
+  const ProcessProfile process = record_single_process(dir, "handoffs", args, {}, &err);
   long pong = -1, busy = -1;
   ASSERT_EQ(std::sscanf(own_counts(err, "pong_changes").c_str(),
                         "pong_changes %ld busy_changes %ld", &pong, &busy),
@@ -266,6 +268,44 @@ TEST(Handoffs, OwnerChangesEqualWhatTheProgramCountedInsideItsCriticalSections) 
   EXPECT_GT(pong, 2000) << "the ping-pong hands the mutex over inside every wait";
   EXPECT_EQ(pong_lock.lock->owner_changes, static_cast<uint64_t>(pong));
   EXPECT_EQ(busy_lock.lock->owner_changes, static_cast<uint64_t>(busy));
+}
+
+TEST(Handoffs, OwnerChangesEqualWhatTheProgramCountedInsideItsCriticalSections) {
+  expect_exact_handoffs({"2000"});
+}
+
+TEST(Handoffs, ARecursiveMutexsOwnerChangesAreExactToo) {
+  expect_exact_handoffs({"2000", "recursive"});
+}
+
+// A forked child's copy of a mutex the parent's threads owned names no owner in the child (the
+// owner word the parent left there is of another fork generation): the child's HANDOFFS count
+// from there, as the child counted them itself, and the parent's stay its own.
+TEST(Handoffs, AForkedChildCountsItsOwnFromNoOwner) {
+  TemporaryDirectory dir;
+  const CommandResult result =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("handoffs"), "500", "fork"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  long pong = -1, busy = -1, child = -1;
+  ASSERT_EQ(std::sscanf(own_counts(result.err, "pong_changes").c_str(),
+                        "pong_changes %ld busy_changes %ld", &pong, &busy),
+            2)
+      << result.err;
+  ASSERT_EQ(
+      std::sscanf(own_counts(result.err, "child_changes").c_str(), "child_changes %ld", &child), 1)
+      << result.err;
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 2u);
+  const FoundSite parent_lock =
+      find_site(profile.processes[0], "handoffs", "busy-lock", Operation::kLock);
+  const FoundSite child_lock =
+      find_site(profile.processes[1], "handoffs", "busy-lock", Operation::kLock);
+  ASSERT_NE(parent_lock.lock, nullptr);
+  ASSERT_NE(child_lock.lock, nullptr);
+  EXPECT_EQ(parent_lock.lock->acquisitions, 4u * 5000u);
+  EXPECT_EQ(child_lock.lock->acquisitions, 4u * 5000u);
+  EXPECT_EQ(parent_lock.lock->owner_changes, static_cast<uint64_t>(busy));
+  EXPECT_EQ(child_lock.lock->owner_changes, static_cast<uint64_t>(child));
 }
 
 }  // namespace
