@@ -76,34 +76,35 @@ TEST(Blame, WaitsBehindASleepingHolderAreBlamedOnItsSite) {
   EXPECT_GE(json_holder_stacks, 19u);
 }
 
+// One contended wait at the `waiter` marker of `fixture`, blamed on the hold taken at `holder`.
+void expect_one_wait_blamed_on(const ProcessProfile& process, const std::string& fixture,
+                               const std::string& waiter, const std::string& holder) {
+  const FoundSite found = find_site(process, fixture, waiter, Operation::kLock);
+  ASSERT_NE(found.site, nullptr);
+  ASSERT_EQ(found.site->contended, 1u);
+  ASSERT_EQ(found.site->blame.size(), 1u);
+  EXPECT_EQ(found.site->blame[0].waits, 1u);
+  EXPECT_TRUE(
+      located_at(found.site->blame[0].holder_site, fixture + ".c", marker_line(fixture, holder)));
+}
+
 // A lock's first wait, behind a hold that is not timed (so its release does not look for waiters
 // in the lock's slot): the release still sees the waiter in the mutex's own lock word and names
 // the hold for it. With 1-in-8 sampling the site's first 8 holds are timed, then its 9th, 17th,
 // ..., 201st: the 201 warm-up holds leave the waited-for 202nd untimed.
 TEST(Blame, AFirstWaitBehindAnUntimedHoldIsBlamedOnItsSite) {
   TemporaryDirectory dir;
-  const ProcessProfile process =
-      record_unchanged(dir, "sleepy_holder", {"1", "201"}, {"--hold-sample", "8"});
-  const FoundSite waiter = find_site(process, "sleepy_holder", "waiter-lock", Operation::kLock);
-  ASSERT_NE(waiter.site, nullptr);
-  ASSERT_EQ(waiter.site->contended, 1u);
-  ASSERT_EQ(waiter.site->blame.size(), 1u);
-  EXPECT_TRUE(located_at(waiter.site->blame[0].holder_site, "sleepy_holder.c",
-                         marker_line("sleepy_holder", "holder-lock")));
-  EXPECT_EQ(waiter.site->blame[0].waits, 1u);
+  expect_one_wait_blamed_on(
+      record_unchanged(dir, "sleepy_holder", {"1", "201"}, {"--hold-sample", "8"}), "sleepy_holder",
+      "waiter-lock", "holder-lock");
 }
 
 // A thread blocked on a mutex whose holder lets go of it inside pthread_cond_wait (glibc's own
 // unlock, which the runtime does not see): the wait is blamed on the hold the condition wait ended.
 TEST(Blame, AWaitForAMutexAConditionWaitLetGoOfIsBlamedOnItsHold) {
   TemporaryDirectory dir;
-  const ProcessProfile process = record_unchanged(dir, "condvar_hold", {"contended"});
-  const FoundSite producer = find_site(process, "condvar_hold", "producer-lock", Operation::kLock);
-  ASSERT_NE(producer.site, nullptr);
-  ASSERT_EQ(producer.site->contended, 1u);
-  ASSERT_EQ(producer.site->blame.size(), 1u);
-  EXPECT_TRUE(located_at(producer.site->blame[0].holder_site, "condvar_hold.c",
-                         marker_line("condvar_hold", "consumer-lock")));
+  expect_one_wait_blamed_on(record_unchanged(dir, "condvar_hold", {"contended"}), "condvar_hold",
+                            "producer-lock", "consumer-lock");
 }
 
 // Through wrappers, in code without frame pointers: each wait is blamed on the other thread's hold
