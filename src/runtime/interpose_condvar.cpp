@@ -53,7 +53,9 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   sink.mark(*self, lockscope::format::TraceKind::kWaitBegin, condition, op, site, start, 0);
   if (held) sink.mark(*self, lockscope::format::TraceKind::kHoldPause, mutex, op, site, start, 0);
   // The wait lets go of the mutex inside glibc: a thread waiting for it is behind this hold.
-  if (held && held->lock_slot && lockscope::runtime::mutex_owner_word(mutex))
+  if (held && held->lock_slot && lockscope::runtime::mutex_owner_word(mutex) &&
+      (held->lock_slot->waiters.load(std::memory_order_relaxed) != 0 ||
+       __atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) == 2))
     lockscope::runtime::publish_holder(
         *held->lock_slot, *self,
         held->entry && held->epoch == lockscope::runtime::own_epoch(*self) ? held->entry->key.site
@@ -85,7 +87,11 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   }
   uintptr_t held_before = 0;  // the site of the hold the re-take waited behind, if it waited
   bool owner_changed = false;
-  if (mutex_held && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
+  if (mutex_held && mutex_slot == lockscope::runtime::LockTable::kNoSlot) {
+    // Unrecorded (the lock table is out of memory), it still takes the mutex over.
+    if (uint32_t* word = lockscope::runtime::mutex_owner_word(mutex))
+      owner_changed = lockscope::runtime::note_owner_in_word(word, *self, nullptr);
+  } else if (mutex_held) {
     // Inside its section. The hold goes on from where the mutex was acquired: that site holds it.
     LockSlot& mutex_lock_slot = rt.locks.slot(mutex_slot);
     uint32_t* word = lockscope::runtime::mutex_owner_word(mutex);

@@ -366,15 +366,22 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   const LocatedSite located = locate_site(self, lock, op, site);
   const Recorded recorded{located.slot, op};
   SiteStats* entry = located.stats;
-  if (!entry) return recorded;
+  const bool failed = !acquired(outcome.result);
+  // Unrecorded (no memory for its entry or detail), it still takes the lock over: an owner word
+  // needs neither, and the next owner change is then counted from the right owner.
+  const auto unrecorded = [&] {
+    if (outcome.owner_word && !failed && !format::is_read_side(op))
+      note_owner_in_word(outcome.owner_word, self, nullptr);
+    return recorded;
+  };
+  if (!entry) return unrecorded();
   const format::Primitive primitive = format::operation_primitive(op);
   ++entry->count;
-  const bool failed = !acquired(outcome.result);
   SiteDetail* detail = nullptr;
   if ((outcome.contended || failed || outcome.stack_depth != 0) &&
       !(detail = self.sites.detail(*entry))) {
     runtime().count(format::Counter::kDroppedSites);
-    return recorded;
+    return unrecorded();
   }
   // The stack this acquisition was made from, as a number of the thread's store (0: none).
   uint32_t own_stack = 0;

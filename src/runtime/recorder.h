@@ -578,19 +578,21 @@ template <typename Release>
 __attribute__((always_inline)) inline bool unstamped_and_contended(const HeldLock& held,
                                                                    const Release& real_release) {
   if constexpr (requires { real_release.contended(); })
-    return !held.stamped && real_release.contended();
+    return !held.stamped && real_release.contended() && real_release.owner_word();
   else
     return false;
 }
 // Before the real unlock of `held`, a mutex whose owner word keeps its owner: who held it, for a
-// thread waiting for it (`made_wait`, or unstamped_and_contended).
+// thread waiting for it (`made_wait`, unstamped_and_contended, or a condition waiter this hold
+// signalled, which re-takes the mutex behind it).
 template <typename Release>
 __attribute__((always_inline)) inline void publish_if_waited(ThreadState& self,
                                                              const HeldLock& held,
                                                              const Release& real_release,
                                                              bool made_wait) {
   if constexpr (requires { real_release.owner_word(); })
-    if (held.lock_slot && (made_wait || unstamped_and_contended(held, real_release)) &&
+    if (held.lock_slot &&
+        (made_wait || held.signalled_slot != 0 || unstamped_and_contended(held, real_release)) &&
         real_release.owner_word())
       publish_holder(*held.lock_slot, self,
                      held.entry && held.epoch == own_epoch(self) ? held.entry->key.site : 0);
