@@ -113,10 +113,8 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   // re-acquire, the wake-up latency, the mutex held again.
   sink.wait(*self, condition, op, site, {start, woken, true, result != 0, false, true});
   if (mutex_held && released != woken && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
-    LockSlot& waited = rt.locks.slot(mutex_slot);  // its holds are stamped from now on
-    if (!waited.waited_on.load(std::memory_order_relaxed) &&
-        !waited.waited_on.exchange(true, std::memory_order_relaxed))
-      rt.count(lockscope::format::Counter::kBlockingHoldsUntimed);
+    // Its holds are stamped from now on.
+    lockscope::runtime::mark_waited_on(rt.locks.slot(mutex_slot));
   }
   if (mutex_held)
     sink.wait(*self, mutex, Operation::kCondReacquire, site,

@@ -22,6 +22,8 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   }
   LockSlot& lock_slot = runtime().locks.slot(slot);
   const bool robust = lock_slot.flags.load(std::memory_order_relaxed) & format::kLockRobust;
+  // Before waited_on: a first wait in between makes the entry look again.
+  const uint32_t waited_epoch = runtime().waited_epoch.load(std::memory_order_acquire);
   const SiteCacheEntry cached{lock,
                               &lock_slot,
                               entry,
@@ -31,7 +33,8 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
                               identity_epoch,
                               static_cast<uint16_t>(op),
                               robust,
-                              lock_slot.waited_on.load(std::memory_order_relaxed)};
+                              lock_slot.waited_on.load(std::memory_order_relaxed),
+                              waited_epoch};
   site_cache_slot(self, lock, site, op) = cached;
   wide_cache_fill(self.wide_cache, cached, self.sites.used());
   return entry;
@@ -47,7 +50,8 @@ SiteCacheEntry* wide_site_for_slow_path(ThreadState& self, const void* lock, for
   __builtin_prefetch(wide->stats, 1);  // both misses at once: the caller counts in the one and
   __builtin_prefetch(wide->slot, 1);   // reads the other
   // Waited on since it was filled: its holds are stamped before the trylock from now on.
-  if (!wide->stamp_early) wide->stamp_early = wide->slot->waited_on.load(std::memory_order_relaxed);
+  if (wide->waited_epoch != runtime().waited_epoch.load(std::memory_order_relaxed))
+    refresh_stamp_early(*wide);
   site_cache_slot(self, lock, site, op) = *wide;
   return wide;
 }
@@ -210,10 +214,24 @@ LockSlot* begin_lock_wait(const void* lock) {
   if (number == LockTable::kNoSlot) return nullptr;
   LockSlot& slot = rt.locks.slot(number);
   slot.waiters.fetch_add(1, std::memory_order_relaxed);
-  if (!slot.waited_on.load(std::memory_order_relaxed) &&
-      !slot.waited_on.exchange(true, std::memory_order_relaxed))
-    rt.count(format::Counter::kBlockingHoldsUntimed);
+  mark_waited_on(slot);
   return &slot;
+}
+
+void mark_waited_on(LockSlot& slot) {
+  if (slot.waited_on.load(std::memory_order_relaxed) ||
+      slot.waited_on.exchange(true, std::memory_order_relaxed))
+    return;
+  Runtime& rt = runtime();
+  // Before the caller blocks on the lock: a thread that takes the lock after that sees both.
+  rt.waited_epoch.fetch_add(1, std::memory_order_release);
+  rt.count(format::Counter::kBlockingHoldsUntimed);
+}
+
+void refresh_stamp_early(SiteCacheEntry& cached) {
+  cached.waited_epoch = runtime().waited_epoch.load(std::memory_order_acquire);
+  if (!cached.stamp_early)
+    cached.stamp_early = cached.slot->waited_on.load(std::memory_order_relaxed);
 }
 
 void note_blocking_release(ThreadState& self, const HeldLock& held, uintptr_t site) {

@@ -212,6 +212,11 @@ inline void leave_waiters(std::atomic<uint32_t>& waiters) {
 // wait on a lock counts `blocking_holds_untimed`: the hold it waits for began before any clock
 // read was due (unless it was a sample or among its site's first N), so it may not be timed.
 __attribute__((noinline)) LockSlot* begin_lock_wait(const void* lock);
+// The lock was waited on (a contended acquire, a condition wait's re-take that waited for the
+// mutex): sets LockSlot::waited_on, and on its first time moves Runtime::waited_epoch.
+void mark_waited_on(LockSlot& slot);
+// A cache entry's stamp_early brought up to date from its lock's slot (Runtime::waited_epoch).
+__attribute__((noinline)) void refresh_stamp_early(SiteCacheEntry& cached);
 inline void end_lock_wait(LockSlot* slot) {
   if (slot) leave_waiters(slot->waiters);
 }
@@ -265,9 +270,12 @@ inline HeldLock& record_cached_hold(ThreadState& self, SiteCacheEntry& cached,
       held.paused_ticks = 0;
       held.start_ticks = early_ticks;
       held.stamped = true;
-    } else if (__builtin_expect(cached.slot->waited_on.load(std::memory_order_relaxed), 0)) {
-      stamp_hold(held);
-      cached.stamp_early = true;
+    } else if (__builtin_expect(
+                   cached.waited_epoch != g_runtime.waited_epoch.load(std::memory_order_relaxed),
+                   0)) {
+      // A lock was waited on for the first time since the entry looked: is it this one?
+      refresh_stamp_early(cached);
+      if (cached.stamp_early) stamp_hold(held);
     }
   } else {
     start_sampled_hold(held, stats);

@@ -92,6 +92,8 @@ struct SiteCacheEntry {
   // its trylock, so that the read overlaps the lock word's transfer instead of lengthening the
   // critical section.
   bool stamp_early;
+  // Runtime::waited_epoch when stamp_early was last brought up to date from the lock's slot.
+  uint32_t waited_epoch;
 };
 static_assert(offsetof(SiteCacheEntry, lock) == offsetof(HeldLock, lock) &&
               offsetof(SiteCacheEntry, slot) == offsetof(HeldLock, lock_slot) &&
@@ -172,6 +174,11 @@ struct Runtime {
   // 1 while a profile writer has the other threads stop at their next pause point (thread_pause.h):
   // read at every slow path's entry, so it shares the line read on every cached acquire.
   std::atomic<uint32_t> pause_requested{0};
+  // +1 whenever a lock is waited on for the first time in its generation (LockSlot::waited_on):
+  // a cached acquisition whose entry saw another value looks at its lock's slot again, so that
+  // the fast path need not read a never-contended lock's slot at every acquisition. Read on every
+  // cached acquire of such a lock: on the same line.
+  std::atomic<uint32_t> waited_epoch{0};
   alignas(64) std::atomic<int> status{0};
   Clock clock;
   const EventSink* sink = &kSummarySink;  // chosen once, before the runtime is ready
