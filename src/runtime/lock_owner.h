@@ -12,12 +12,12 @@
 // - A glibc mutex of a kind whose `__count` glibc leaves unused (not recursive, robust, priority
 //   inheriting or protecting, nor process-shared): in that field, as an owner token (the thread's
 //   tid and the process's fork generation). It is in the lock word's cache line, which the
-//   acquirer holds exclusively once its trylock succeeded, so noting the owner moves no cache
-//   line between threads: the tool does not lengthen the contended critical sections it measures.
-//   Nothing else of the program's is written, and glibc reads the field only for the kinds left
-//   out. Who held the lock is published for a waiter by the release (or the condition wait) that
-//   leaves a thread waiting for it (publish_holder): the slot's holder_site, holder_tid and
-//   holder_ticks.
+//   acquirer holds exclusively once its trylock succeeded, so noting the owner moves no second
+//   cache line between threads (what the write still costs a contended program:
+//   bench/overhead/owner_write_cost.cpp, docs/runtime.md). Nothing else of the program's is
+//   written, and glibc reads the field only for the kinds left out. Who held the lock is
+//   published for a waiter by the release (or the condition wait) that leaves a thread waiting
+//   for it (publish_holder): the slot's holder_site, holder_tid and holder_ticks.
 // - Any other lock: in its LockSlot (last_owner and holder_site), written at acquisition when the
 //   owner or its site changes.
 #pragma once
