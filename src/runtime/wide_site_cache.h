@@ -29,8 +29,8 @@ namespace lockscope::runtime {
 
 // A thread just past the inline cache's size gets a small table: its memory counts once for each
 // of a server's threads. (The tables a larger one replaced stay mapped: less than it, in all.)
-inline constexpr uint32_t kMinWideCacheBits = 10;  // 1,024 entries, 48 KiB
-inline constexpr uint32_t kMaxWideCacheBits = 16;  // 65,536 entries, 3 MiB
+inline constexpr uint32_t kMinWideCacheBits = 10;  // 1,024 entries, 56 KiB
+inline constexpr uint32_t kMaxWideCacheBits = 16;  // 65,536 entries, 3.5 MiB
 
 struct alignas(64) WideSiteCache {
   uint32_t bits;            // 2^bits entries follow the header
