@@ -361,23 +361,30 @@ void expect_long_holds_timed_exactly(const std::string& mode) {
   if (!mode.empty()) args.push_back(mode);
   const ProcessProfile process =
       record_single_process(dir, "blocking_holds", args, {"--hold-sample", "64"}, &err);
-  long long truth = 0, long_total = 0, longest = 0;
+  long long truth = 0, long_total = 0, longest = 0, outer_truth = 0, longest_outer = 0;
   ASSERT_EQ(std::sscanf(own_counts(err, "hold_ns").c_str(),
-                        "hold_ns %lld long_hold_ns %lld longest_hold_ns %lld", &truth, &long_total,
-                        &longest),
-            3)
+                        "hold_ns %lld long_hold_ns %lld longest_hold_ns %lld outer_hold_ns %lld "
+                        "longest_outer_hold_ns %lld",
+                        &truth, &long_total, &longest, &outer_truth, &longest_outer),
+            5)
       << err;
+  // The runtime's clock and the program's are calibrated against each other: a few µs apart over
+  // a run.
+  constexpr double kClocks = 100'000.0;
   const FoundSite site = find_site(process, "blocking_holds", "hold-lock", Operation::kLock);
   ASSERT_NE(site.site, nullptr);
   EXPECT_EQ(site.site->count, 4u * 101u);
-  // The runtime's hold spans the program's clock reads, plus a few microseconds around them.
+  // The runtime's hold lies between the program's clock reads inside the hold and those around
+  // its lock and unlock calls (a preemption in between, on a loaded machine, counts as held).
   EXPECT_GE(site.site->hold_max_ns, static_cast<uint64_t>(longest)) << "the longest is timed";
-  EXPECT_LE(site.site->hold_max_ns, static_cast<uint64_t>(longest) + 2'000'000);
+  EXPECT_LE(double(site.site->hold_max_ns), double(longest_outer) + kClocks)
+      << "longest inside " << longest << ", around " << longest_outer;
   // The long holds are exact; the 400 short ones (a few us each) are estimated around them.
   const double estimate = double(site.site->hold_sum_ns), bound = double(site.site->hold_error_ns);
   EXPECT_GE(estimate, double(long_total)) << "estimate " << estimate << ", long holds " << long_total;
-  EXPECT_LE(estimate, double(truth) + 2 * bound + 2'000'000.0)
-      << "estimate " << estimate << " ± " << bound << ", truth " << truth;
+  EXPECT_LE(estimate, double(outer_truth) + 2 * bound + kClocks)
+      << "estimate " << estimate << " ± " << bound << ", truth " << truth << ", around "
+      << outer_truth;
   // One lock, first waited for in the prime round: the one hold that may have gone untimed.
   EXPECT_EQ(process.counter(format::Counter::kBlockingHoldsUntimed), 1u);
 }
