@@ -15,7 +15,7 @@ namespace lockscope {
 namespace {
 
 std::string holder_label(const CodeLocation& holder) {
-  if (!holder.known()) return "(not known: behind readers)";
+  if (!holder.known()) return kUnknownHolderLabel;
   return location_text(holder);
 }
 

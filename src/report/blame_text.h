@@ -12,6 +12,12 @@
 
 namespace lockscope {
 
+// A blame row whose holder is not known: a wait behind an rwlock's readers (no one holder), or
+// one the holder's release did not see coming (a plain mutex's waiter that took the lock as soon
+// as it looked: the holder publishes its site only for a waiter it sees, docs/runtime.md).
+inline constexpr char kUnknownHolderLabel[] =
+    "(not known: behind readers, or released before the wait was seen)";
+
 // `sites`: one lock's (or rwlock side's) call sites, in the order they are listed.
 void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out);
 // The call stacks the sites' waits came from, the top `top` over all of them (a lock's, across its

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "analysis/trace_intervals.h"
+#include "report/blame_text.h"
 #include "report/footer_text.h"
 #include "report/html_page.h"
 #include "report/json_writer.h"
@@ -149,8 +150,7 @@ void blame_table(JsonWriter& w, const ProcessProfile& process) {
         .field("lock", lock_frame_name(*lock, site->operation))
         .field("waiter", site->location.label);
     stack_id("waiter_stack", row.waiter_stack);
-    w.field("holder",
-            row.holder_site.known() ? row.holder_site.label : "(not known: behind readers)");
+    w.field("holder", row.holder_site.known() ? row.holder_site.label : kUnknownHolderLabel);
     stack_id("holder_stack", row.holder_stack);
     w.key("holder_stack_from");
     if (row.holder_stack == Blame::kNoStack)
