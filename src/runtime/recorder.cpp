@@ -205,17 +205,19 @@ void note_robust(const void* lock) {
     rt.identity_epoch.fetch_add(1, std::memory_order_release);
 }
 
-LockSlot* begin_lock_wait(const void* lock) {
-  InsideLockscope inside;
-  Runtime& rt = runtime();
-  const int saved_errno = errno;  // the table's insertion may mmap or futex-wait
-  const uint32_t number = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-  errno = saved_errno;
-  if (number == LockTable::kNoSlot) return nullptr;
-  LockSlot& slot = rt.locks.slot(number);
-  slot.waiters.fetch_add(1, std::memory_order_relaxed);
-  mark_waited_on(slot);
-  return &slot;
+LockSlot* begin_lock_wait(const void* lock, LockSlot* known) {
+  if (known == nullptr) {
+    InsideLockscope inside;
+    Runtime& rt = runtime();
+    const int saved_errno = errno;  // the table's insertion may mmap or futex-wait
+    const uint32_t number = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
+    errno = saved_errno;
+    if (number == LockTable::kNoSlot) return nullptr;
+    known = &rt.locks.slot(number);
+  }
+  known->waiters.fetch_add(1, std::memory_order_relaxed);
+  mark_waited_on(*known);
+  return known;
 }
 
 void mark_waited_on(LockSlot& slot) {

@@ -211,7 +211,9 @@ inline void leave_waiters(std::atomic<uint32_t>& waiters) {
 // release that sees it knows its hold made a thread wait) and is marked as waited on. The first
 // wait on a lock counts `blocking_holds_untimed`: the hold it waits for began before any clock
 // read was due (unless it was a sample or among its site's first N), so it may not be timed.
-__attribute__((noinline)) LockSlot* begin_lock_wait(const void* lock);
+// `known`: the lock's slot when the caller has it (a cached site's), so that the waiter counts
+// itself as soon as it can: a release that runs before it does cannot see it.
+__attribute__((noinline)) LockSlot* begin_lock_wait(const void* lock, LockSlot* known = nullptr);
 // The lock was waited on (a contended acquire, a condition wait's re-take that waited for the
 // mutex): sets LockSlot::waited_on, and on its first time moves Runtime::waited_epoch.
 void mark_waited_on(LockSlot& slot);
@@ -402,8 +404,10 @@ inline int acquire_cached(ThreadState* self, SiteCacheEntry* cached, Calls calls
 template <typename Calls>
 inline int acquire_traced(ThreadState* self, SiteCacheEntry* cached, Calls calls);
 template <typename Calls>
+// `known_slot`: the lock's slot, when a cached site's trylock failed (nullptr: looked up).
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
-    ThreadState* self, const void* lock, uintptr_t site, int first_result, Calls calls) {
+    ThreadState* self, const void* lock, uintptr_t site, int first_result, Calls calls,
+    LockSlot* known_slot = nullptr) {
   constexpr bool blocking = Calls::kBlocking;
   if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
   if (self) pause_point(*self);
@@ -448,7 +452,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     // A thread relocking a mutex it holds (EDEADLK from an error-checking one) waits for no one.
     bool own = false;
     if constexpr (requires { calls.held_by(uint32_t{}); }) own = calls.held_by(self->tid);
-    LockSlot* waited = holds && !own ? begin_lock_wait(lock) : nullptr;
+    LockSlot* waited = holds && !own ? begin_lock_wait(lock, known_slot) : nullptr;
     const Clock& clock = g_runtime.clock;
     uint64_t start = clock.now();
     if (holds && !own && g_runtime.stack_depth != 0) {
@@ -504,7 +508,7 @@ __attribute__((always_inline)) inline int acquire_cached(ThreadState* self, Site
     // A semaphore wait: nothing is held afterwards, so no owner, no held entry, no hold to time.
     const int result = calls.try_acquire();
     if (__builtin_expect(result != 0, 0))
-      return acquire_slow(self, cached->lock, cached->site, result, calls);
+      return acquire_slow(self, cached->lock, cached->site, result, calls, cached->slot);
     ++cached->stats->count;
     return 0;
   }
@@ -517,7 +521,7 @@ __attribute__((always_inline)) inline int acquire_cached(ThreadState* self, Site
   const uint64_t early_ticks = __builtin_expect(cached->stamp_early, 0) ? g_runtime.clock.now() : 0;
   const int result = calls.try_acquire();
   if (__builtin_expect(result != 0, 0))
-    return acquire_slow(self, cached->lock, cached->site, result, calls);
+    return acquire_slow(self, cached->lock, cached->site, result, calls, cached->slot);
   if constexpr (!format::is_read_side(Calls::kOperation))
     note_owner(*cached->slot, acquired_owner_word(calls), *self, cached->stats, cached->site);
   record_cached_acquire<Calls::kOperation>(*self, *cached, early_ticks);
@@ -538,7 +542,7 @@ __attribute__((always_inline)) inline int acquire_traced(ThreadState* self, Site
   const uint64_t early_ticks = holds && cached->stamp_early ? g_runtime.clock.now() : 0;
   const int result = calls.try_acquire();
   if (__builtin_expect(result != 0, 0))
-    return acquire_slow(self, cached->lock, cached->site, result, calls);
+    return acquire_slow(self, cached->lock, cached->site, result, calls, cached->slot);
   record_traced_acquire(*self, *cached, Calls::kOperation, early_ticks, acquired_owner_word(calls));
   return 0;
 }
