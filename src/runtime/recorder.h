@@ -403,8 +403,8 @@ template <typename Calls>
 inline int acquire_cached(ThreadState* self, SiteCacheEntry* cached, Calls calls);
 template <typename Calls>
 inline int acquire_traced(ThreadState* self, SiteCacheEntry* cached, Calls calls);
-template <typename Calls>
 // `known_slot`: the lock's slot, when a cached site's trylock failed (nullptr: looked up).
+template <typename Calls>
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     ThreadState* self, const void* lock, uintptr_t site, int first_result, Calls calls,
     LockSlot* known_slot = nullptr) {
