@@ -55,11 +55,9 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   // The wait lets go of the mutex inside glibc: a thread waiting for it is behind this hold.
   if (held && held->lock_slot && lockscope::runtime::mutex_owner_word(mutex) &&
       (held->lock_slot->waiters.load(std::memory_order_relaxed) != 0 ||
-       __atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) == 2))
-    lockscope::runtime::publish_holder(
-        *held->lock_slot, *self,
-        held->entry && held->epoch == lockscope::runtime::own_epoch(*self) ? held->entry->key.site
-                                                                           : 0);
+       lockscope::runtime::mutex_word_contended(mutex)))
+    lockscope::runtime::publish_holder(*held->lock_slot, *self,
+                                       lockscope::runtime::held_acquire_site(*self, *held));
   errno = saved_errno;
   int result;
   {
@@ -98,12 +96,12 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
     held_before = lockscope::runtime::blamed_holder_site(
         mutex_lock_slot, word, lockscope::runtime::previous_owner(mutex_lock_slot, word, *self),
         woken);
-    const bool known = held && held->entry && held->epoch == lockscope::runtime::own_epoch(*self);
     // A change of owner is counted at the re-take's own site.
     lockscope::runtime::SiteStats* reacquire =
         lockscope::runtime::locate_site(*self, mutex, Operation::kCondReacquire, site).stats;
-    owner_changed = lockscope::runtime::note_owner(mutex_lock_slot, word, *self, reacquire,
-                                                   known ? held->entry->key.site : 0);
+    owner_changed = lockscope::runtime::note_owner(
+        mutex_lock_slot, word, *self, reacquire,
+        held ? lockscope::runtime::held_acquire_site(*self, *held) : 0);
     // Re-taken while holding locks taken since it was first acquired: an order like any other.
     if (held && self->held[self->held_depth - 1].lock != mutex)
       lockscope::runtime::note_order(*self, mutex, mutex_slot, site, Operation::kCondReacquire,

@@ -133,9 +133,7 @@ struct MutexUnlockCall {
   pthread_mutex_t* mutex;
   int operator()() const { return real().mutex_unlock(mutex); }
   uint32_t* owner_word() const { return lockscope::runtime::mutex_owner_word(mutex); }
-  // glibc's lock word says a thread may be blocked acquiring it (2: a waiter marked it so before
-  // its futex wait; other kinds' values are no more than a hint here). Read by the holder.
-  bool contended() const { return __atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) == 2; }
+  bool contended() const { return lockscope::runtime::mutex_word_contended(mutex); }
 };
 
 LOCKSCOPE_EXPORT int pthread_mutex_unlock(pthread_mutex_t* mutex) {

@@ -53,6 +53,12 @@ inline uint32_t* mutex_owner_word(pthread_mutex_t* mutex) {
   return (kind & ~3) == 0 && kind != 1 ? &mutex->__data.__count : nullptr;
 }
 
+// glibc's lock word of a mutex says a thread may be blocked acquiring it (2: a waiter marked it so
+// before its futex wait; other kinds' values are no more than a hint here). Read by the holder.
+inline bool mutex_word_contended(const pthread_mutex_t* mutex) {
+  return __atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) == 2;
+}
+
 // Counts an owner change at the acquiring site `stats` (its detail, allocated short if it has
 // none); counted as dropped when there is no entry or no memory. Keeps errno.
 __attribute__((noinline)) void count_owner_change_slow(ThreadState& self, SiteStats* stats);

@@ -604,10 +604,9 @@ __attribute__((always_inline)) inline void publish_if_waited(ThreadState& self,
                                                              bool made_wait) {
   if constexpr (requires { real_release.owner_word(); })
     if (held.lock_slot &&
-        (made_wait || held.signalled_slot != 0 || unstamped_and_contended(held, real_release)) &&
+        (made_wait || held.signalled_slot != 0 || (!held.stamped && real_release.contended())) &&
         real_release.owner_word())
-      publish_holder(*held.lock_slot, self,
-                     held.entry && held.epoch == own_epoch(self) ? held.entry->key.site : 0);
+      publish_holder(*held.lock_slot, self, held_acquire_site(self, held));
 }
 
 template <typename Release>

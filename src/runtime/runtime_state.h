@@ -244,6 +244,11 @@ inline bool site_cache_entry_is(const SiteCacheEntry& entry, const void* lock, u
 inline uint32_t own_epoch(const ThreadState& t) {
   return t.epoch & ~kPauseEpochBit;
 }
+// Where a lock the thread holds was acquired: its entry's site while the entry is the thread's
+// current table's, else 0 (not known).
+inline uintptr_t held_acquire_site(const ThreadState& t, const HeldLock& held) {
+  return held.entry && held.epoch == own_epoch(t) ? held.entry->key.site : 0;
+}
 
 // A slow path's entry, and a blocking call's end: stops here while a profile writer pauses the
 // threads (thread_pause.h). One load of a line the fast path reads anyway.
