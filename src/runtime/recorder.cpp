@@ -35,8 +35,10 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
                               robust,
                               lock_slot.waited_on.load(std::memory_order_relaxed),
                               waited_epoch};
-  site_cache_slot(self, lock, site, op) = cached;
-  wide_cache_fill(self.wide_cache, cached, self.sites.used());
+  if (!cache_windows_open(self)) {
+    site_cache_slot(self, lock, site, op) = cached;
+    wide_cache_fill(self.wide_cache, cached, self.sites.used());
+  }
   return entry;
 }
 
@@ -52,7 +54,7 @@ SiteCacheEntry* wide_site_for_slow_path(ThreadState& self, const void* lock, for
   // Waited on since it was filled: its holds are stamped before the trylock from now on.
   if (wide->waited_epoch != runtime().waited_epoch.load(std::memory_order_relaxed))
     refresh_stamp_early(*wide);
-  site_cache_slot(self, lock, site, op) = *wide;
+  if (!cache_windows_open(self)) site_cache_slot(self, lock, site, op) = *wide;
   return wide;
 }
 

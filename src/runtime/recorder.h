@@ -341,7 +341,7 @@ __attribute__((always_inline)) inline uint64_t count_release(ThreadState& self, 
 // its trace-tagged entry), after the real unlock succeeded: as release_innermost, then the event.
 // `made_wait`: hold_made_wait() of the hold, read before the real unlock.
 __attribute__((always_inline)) inline void record_traced_release(ThreadState& self, HeldLock& top,
-                                                                 SiteCacheEntry& cached,
+                                                                 const SiteCacheEntry& cached,
                                                                  bool made_wait) {
   const uint64_t ticks = count_release(self, top, *cached.stats, made_wait, cached.site);
   {
@@ -418,6 +418,8 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     // Trace mode (whose cache entries are tagged, so that the inline fast path never takes them):
     // a site used before goes the fast path's way here, plus its event.
     // Not with --stacks all, whose stack of every acquisition the sink's path captures.
+    // The window acquire_cached and acquire_traced close.
+    open_cache_window(*self);
     if (g_runtime.trace.enabled) {
       SiteCacheEntry* traced = g_runtime.all_stacks && g_runtime.stack_depth != 0
                                    ? nullptr
@@ -426,6 +428,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     } else if (SiteCacheEntry* wide = wide_cached_site(*self, lock, site, Calls::kOperation)) {
       return acquire_cached(self, wide, calls);
     }
+    close_cache_window(*self);
   }
   if constexpr (requires { calls.try_is_unsafe(); })
     if (first_result == kNotTried && calls.try_is_unsafe()) first_result = kSkipTry;
@@ -492,9 +495,24 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   return outcome.result;
 }
 
+// The slow path from a site cache entry's window (open_cache_window), closed first: the entry's
+// lock, site and slot are read before.
+template <typename Calls>
+__attribute__((always_inline)) inline int acquire_slow_from(ThreadState* self,
+                                                            const SiteCacheEntry* cached,
+                                                            int first_result, Calls calls,
+                                                            bool pass_slot = true) {
+  const void* lock = cached->lock;
+  const uintptr_t site = cached->site;
+  LockSlot* slot = pass_slot ? cached->slot : nullptr;
+  close_cache_window(*self);
+  return acquire_slow(self, lock, site, first_result, calls, slot);
+}
+
 // An acquisition at a site a cache holds (`cached`: an entry of the inline cache, or of the wide
 // one), with room on the held stack: the trylock and inline stores, the slow path only when the
-// trylock fails. Shared by the fast path and acquire_slow's wide cache hit.
+// trylock fails. Shared by the fast path and acquire_slow's wide cache hit. Called inside a
+// window (open_cache_window), which it closes.
 template <typename Calls>
 __attribute__((always_inline)) inline int acquire_cached(ThreadState* self, SiteCacheEntry* cached,
                                                          Calls calls) {
@@ -503,13 +521,13 @@ __attribute__((always_inline)) inline int acquire_cached(ThreadState* self, Site
   asm("" : "+r"(cached));
   if constexpr (requires { calls.try_is_unsafe(); })
     if (__builtin_expect(cached->robust, 0) && calls.try_is_unsafe())
-      return acquire_slow(self, cached->lock, cached->site, kSkipTry, calls);
+      return acquire_slow_from(self, cached, kSkipTry, calls, false);
   if constexpr (format::operation_class(Calls::kOperation) != format::OperationClass::kAcquire) {
     // A semaphore wait: nothing is held afterwards, so no owner, no held entry, no hold to time.
     const int result = calls.try_acquire();
-    if (__builtin_expect(result != 0, 0))
-      return acquire_slow(self, cached->lock, cached->site, result, calls, cached->slot);
+    if (__builtin_expect(result != 0, 0)) return acquire_slow_from(self, cached, result, calls);
     ++cached->stats->count;
+    close_cache_window(*self);
     return 0;
   }
   if constexpr (orders_locks<Calls>())
@@ -520,30 +538,31 @@ __attribute__((always_inline)) inline int acquire_cached(ThreadState* self, Site
   if constexpr (!requires { calls.owner_word(); }) __builtin_prefetch(&cached->slot->last_owner, 1);
   const uint64_t early_ticks = __builtin_expect(cached->stamp_early, 0) ? g_runtime.clock.now() : 0;
   const int result = calls.try_acquire();
-  if (__builtin_expect(result != 0, 0))
-    return acquire_slow(self, cached->lock, cached->site, result, calls, cached->slot);
+  if (__builtin_expect(result != 0, 0)) return acquire_slow_from(self, cached, result, calls);
   if constexpr (!format::is_read_side(Calls::kOperation))
     note_owner(*cached->slot, acquired_owner_word(calls), *self, cached->stats, cached->site);
   record_cached_acquire<Calls::kOperation>(*self, *cached, early_ticks);
+  close_cache_window(*self);
   return 0;
 }
 
-// acquire_cached in trace mode, from acquire_slow: the same steps, and the event.
+// acquire_cached in trace mode, from acquire_slow: the same steps, and the event; closes the
+// window too.
 template <typename Calls>
 __attribute__((always_inline)) inline int acquire_traced(ThreadState* self, SiteCacheEntry* cached,
                                                          Calls calls) {
   if constexpr (requires { calls.try_is_unsafe(); })
     if (__builtin_expect(cached->robust, 0) && calls.try_is_unsafe())
-      return acquire_slow(self, cached->lock, cached->site, kSkipTry, calls);
+      return acquire_slow_from(self, cached, kSkipTry, calls, false);
   constexpr bool holds =
       format::operation_class(Calls::kOperation) == format::OperationClass::kAcquire;
   if constexpr (holds && orders_locks<Calls>())
     if (__builtin_expect(order_unknown(*self, *cached), 0)) note_order_cached(*self, *cached);
   const uint64_t early_ticks = holds && cached->stamp_early ? g_runtime.clock.now() : 0;
   const int result = calls.try_acquire();
-  if (__builtin_expect(result != 0, 0))
-    return acquire_slow(self, cached->lock, cached->site, result, calls, cached->slot);
+  if (__builtin_expect(result != 0, 0)) return acquire_slow_from(self, cached, result, calls);
   record_traced_acquire(*self, *cached, Calls::kOperation, early_ticks, acquired_owner_word(calls));
+  close_cache_window(*self);
   return 0;
 }
 
@@ -555,9 +574,12 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   if (__builtin_expect(self == nullptr, 0))
     return acquire_slow(nullptr, lock, site, kNotTried, calls);
   // The cache is consulted before the lock is taken, so the critical section only sees the stores.
+  open_cache_window(*self);
   SiteCacheEntry* cached = cached_site(*self, lock, site, Calls::kOperation);
-  if (__builtin_expect(cached == nullptr || self->held_depth >= kMaxHeldLocks, 0))
+  if (__builtin_expect(cached == nullptr || self->held_depth >= kMaxHeldLocks, 0)) {
+    close_cache_window(*self);
     return acquire_slow(self, lock, site, kNotTried, calls);
+  }
   return acquire_cached(self, cached, calls);
 }
 
@@ -578,9 +600,12 @@ inline SiteStats* known_release_entry(ThreadState& self, const HeldLock& held, c
   SiteStats* stats = held.epoch == own_epoch(self) ? held.entry->release_stats : nullptr;
   if (stats != nullptr && stats->key.site == site) return stats;
   const auto op = static_cast<format::Operation>(held.release_operation);
+  open_cache_window(self);
   SiteCacheEntry* cached = cached_site(self, lock, site, op);
   if (cached == nullptr) cached = wide_cached_site(self, lock, site, op);
-  return cached ? cached->stats : nullptr;
+  stats = cached ? cached->stats : nullptr;
+  close_cache_window(self);
+  return stats;
 }
 
 // The release of a hold not stamped (so not checked for waiters: hold_made_wait) whose lock word
@@ -661,13 +686,21 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
                                                 format::Operation default_operation) {
   pause_point(*self);
   HeldLock& top = self->held[self->held_depth - 1];
-  // Trace mode: the site's trace-tagged entry, and the event after the same steps.
-  SiteCacheEntry* traced = nullptr;
+  // Trace mode: a copy of the site's trace-tagged entry (taken in a window: the entry may be
+  // another's once it closes), and the event after the same steps.
+  SiteCacheEntry traced_entry;
+  const SiteCacheEntry* traced = nullptr;
   SiteStats* stats = nullptr;
   if (g_runtime.trace.enabled) {
-    if (top.epoch == own_epoch(*self))
-      traced =
-          traced_site(*self, lock, site, static_cast<format::Operation>(top.release_operation));
+    if (top.epoch == own_epoch(*self)) {
+      open_cache_window(*self);
+      if (const SiteCacheEntry* found = traced_site(
+              *self, lock, site, static_cast<format::Operation>(top.release_operation))) {
+        traced_entry = *found;
+        traced = &traced_entry;
+      }
+      close_cache_window(*self);
+    }
     if (traced == nullptr) return release_slow(self, lock, site, real_release, default_operation);
   } else {
     stats = known_release_entry(*self, top, lock, site);

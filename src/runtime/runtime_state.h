@@ -147,6 +147,8 @@ struct ThreadState {
   // miss (thread_pause.h): compare held locks' and stacks' epochs with own_epoch().
   uint32_t epoch;
   uint32_t held_depth;
+  // Site cache windows open (open_cache_window): while one is, no cache entry is filled.
+  uint32_t cache_windows;
   BlockedCall blocked;
   HeldLock held[kMaxHeldLocks];
   HeldStack held_stacks[kMaxHeldLocks];  // acquisition stacks of contended holds (holder_stacks.h)
@@ -327,6 +329,28 @@ class InsideLockscope {
   ThreadState* saved_;
   bool was_inside_;
 };
+
+// A window in which the thread reads a site cache entry outside lockscope and then relies on it
+// (the fast paths: an entry looked up before the real call and counted in after it). A signal
+// handler that locks may interrupt it; its slow path must then not fill any cache entry, or it
+// could fill the one in use: the interrupted acquisition would be counted as the handler's (its
+// release then unbalanced), or in an entry the wide cache's fill emptied, a crash. So fills
+// (inside lockscope) happen only while no window is open (cache_windows_open), and a window closes
+// before its code calls a slow path that may fill. Windows nest (a handler's own opens and closes
+// one inside the one it interrupted). A handler that leaves by longjmp from inside a window
+// leaves it open: its thread then records through the tables alone, exact and slower.
+// The signal fences keep the count's change on the window's side of every read of the entry.
+inline void open_cache_window(ThreadState& self) {
+  ++self.cache_windows;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+inline void close_cache_window(ThreadState& self) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  --self.cache_windows;
+}
+inline bool cache_windows_open(const ThreadState& self) {
+  return self.cache_windows != 0;
+}
 
 // True while the calling thread runs lockscope's own code (an InsideLockscope scope).
 inline bool inside_lockscope() { return tls_inside; }

@@ -38,13 +38,14 @@ void write_wait(ThreadState& self, const void* object, uintptr_t site, format::O
 // fast path in acquire_slow takes most of them): false when it is not one.
 bool acquire_at_traced_site(ThreadState& self, const void* lock, format::Operation op,
                             uintptr_t site, uint32_t* owner_word) {
-  SiteCacheEntry* cached = traced_site(self, lock, site, op);
-  if (cached == nullptr) return false;
   if (format::operation_class(op) == format::OperationClass::kAcquire &&
       self.held_depth >= kMaxHeldLocks)
     return false;
-  record_traced_acquire(self, *cached, op, 0, owner_word);
-  return true;
+  open_cache_window(self);
+  SiteCacheEntry* cached = traced_site(self, lock, site, op);
+  if (cached) record_traced_acquire(self, *cached, op, 0, owner_word);
+  close_cache_window(self);
+  return cached != nullptr;
 }
 
 // The release of the thread's innermost hold at a site used before, reached through the sink:
@@ -53,10 +54,15 @@ bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site,
   if (self.held_depth == 0) return false;
   HeldLock& top = self.held[self.held_depth - 1];
   if (top.lock != lock || top.epoch != own_epoch(self)) return false;
+  open_cache_window(self);
   SiteCacheEntry* cached =
       traced_site(self, lock, site, static_cast<format::Operation>(top.release_operation));
+  SiteCacheEntry entry;
+  if (cached)
+    entry = *cached;  // the window closes before the snapshot record_traced_release may write
+  close_cache_window(self);
   if (cached == nullptr) return false;
-  record_traced_release(self, top, *cached, made_wait);
+  record_traced_release(self, top, entry, made_wait);
   return true;
 }
 
