@@ -28,6 +28,7 @@ extern char** environ;
 namespace lockscope::runtime {
 
 __thread ThreadState* tls_thread = nullptr;
+__thread ThreadState* tls_own_slot = nullptr;
 __thread bool tls_inside = false;
 constinit Runtime g_runtime;
 namespace {
@@ -196,7 +197,11 @@ void thread_exit_destructor(void* value) {
 void after_fork_in_child() {
   Runtime& rt = g_runtime;
   if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady)) return;
-  ThreadState* self = tls_thread;
+  // A signal handler that forked may have interrupted this thread inside lockscope (whose scope
+  // hides tls_thread): the code it interrupted goes on in the child, in the thread's slot and
+  // perhaps in the process's tables, whose memory is then left mapped rather than unmapped.
+  const bool interrupted_inside = inside_lockscope();
+  ThreadState* self = interrupted_inside ? tls_own_slot : tls_thread;
   rt.merge_lock.reset();
   rt.file_lock.reset();
   // A writer of the parent may have been pausing its threads: none does here.
@@ -214,17 +219,18 @@ void after_fork_in_child() {
   rt.exit_status = -1;
   for (auto& counter : rt.counters) counter.store(0, std::memory_order_relaxed);
   // The parent's other threads do not exist here, and the child's profile starts empty.
-  rt.threads.reset_after_fork(self);
+  rt.threads.reset_after_fork(self, interrupted_inside);
+  rt.parent_tables_pending = interrupted_inside;
   // Every mapped trace file is the parent's: let go of them, untouched, and of the descriptor
   // another thread's supply had open when the program forked.
   for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
     TraceBuffer& trace = rt.threads.slot(i).trace;
     if (const int fd_plus_one = __atomic_load_n(&trace.supply_fd_plus_one, __ATOMIC_RELAXED))
       close(fd_plus_one - 1);
-    forget_trace(trace);
+    if (!(interrupted_inside && self && &trace == &self->trace)) forget_trace(trace);
   }
   rt.trace_files.store(0, std::memory_order_relaxed);
-  rt.merged.reset();
+  if (!interrupted_inside) rt.merged.reset();
   rt.locks.reset_after_fork();
   // Owner words the parent's threads left in the child's copy of its mutexes name no owner here.
   rt.fork_generation = rt.fork_generation % (kForkGenerations - 1) + 1;
@@ -232,13 +238,22 @@ void after_fork_in_child() {
   rt.holder_stacks.reset_after_fork();
   if (!self) return;
   // The forking thread continues in the child, still holding what it held: keep its held locks
-  // (untimed, their entries are gone) so their unlocks balance.
-  self->sites.reset();
+  // (untimed, their entries stale under the new epoch below) so their unlocks balance.
+  //
+  // A fork from a signal handler returns into the code the handler interrupted, which may be a
+  // lock call of this thread half-way through: with a stats entry of its table in hand, a held
+  // lock's entry, or a site cache entry in a window (open_cache_window). So the parent's table is
+  // left mapped, not unmapped (that call's last counts go there, unseen; the child's profile starts
+  // empty anyway), held locks keep their entry pointers, and the site caches are emptied only when
+  // no window is open (the new epoch makes every entry stale in any case). Lockscope's own code
+  // half-way through the table keeps it until it is done (let_go_of_parent_tables).
+  if (!interrupted_inside) self->sites.abandon();
   const uint32_t depth = self->held_depth;
-  HeldLock held[kMaxHeldLocks];
-  std::memcpy(held, self->held, sizeof(held));
+  const uint32_t cache_windows = self->cache_windows;
   std::memset(static_cast<void*>(self), 0, offsetof(ThreadState, sites));
-  std::memset(static_cast<void*>(self->site_cache), 0, sizeof(self->site_cache));
+  self->cache_windows = cache_windows;
+  if (cache_windows == 0)
+    std::memset(static_cast<void*>(self->site_cache), 0, sizeof(self->site_cache));
   self->tid = rt.pid;
   self->owner_token = owner_token(self->tid, rt.fork_generation);
   self->handle = pthread_self();
@@ -247,8 +262,6 @@ void after_fork_in_child() {
   self->paused.store(0, std::memory_order_relaxed);
   self->held_depth = depth;
   for (uint32_t i = 0; i < depth; ++i) {
-    self->held[i] = held[i];
-    self->held[i].entry = nullptr;
     self->held[i].weight = 0;
     self->held[i].stamped = false;
     self->held[i].made_wait = false;
@@ -256,8 +269,26 @@ void after_fork_in_child() {
   }
   read_thread_name(self->tid, self->name);
   rt.count(format::Counter::kThreadsSeen);
-  sink().thread_event(*self, format::TraceKind::kThreadStart);
+  // (Its trace is still the parent's while parent_tables_pending: no event there.)
+  if (!interrupted_inside) sink().thread_event(*self, format::TraceKind::kThreadStart);
 }
+
+}  // namespace
+
+void let_go_of_parent_tables() {
+  Runtime& rt = g_runtime;
+  rt.parent_tables_pending = false;
+  if (ThreadState* self = tls_own_slot) {
+    self->sites.abandon();
+    // Its trace file is the parent's: let go of, as every other thread's was (still mapped: the
+    // parent's, which it goes on writing).
+    std::memset(static_cast<void*>(&self->trace), 0, sizeof(self->trace));
+  }
+  rt.merged.reset();
+  rt.threads.forget_finished();
+}
+
+namespace {
 
 // The forking thread's trace (if any) is parked from here to the end of the fork (trace_writer.h).
 void before_fork() {
@@ -330,6 +361,7 @@ ThreadState* current_thread_slow() {
   ThreadState* self = register_thread();
   // The thread (or its refusal) before the mark goes (see InsideLockscope): a signal handler that
   // locks in between must not register the thread again.
+  tls_own_slot = self;
   tls_thread = self;
   if (!self) tls_unregistered = true;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -124,6 +124,10 @@ struct ThreadState {
   uint32_t tid;
   uint32_t flags;  // format::ThreadFlags
   uint32_t owner_token;  // what an owner word names this thread by (lock_owner.h)
+  // Site cache windows open (open_cache_window): while one is, no cache entry is filled. (Here, in
+  // what was padding: a field after held_depth would move the held stack, and its address
+  // arithmetic in the fast paths with it.)
+  uint32_t cache_windows;
   pthread_t handle;
   char name[16];
   uint64_t acquisitions;
@@ -147,8 +151,6 @@ struct ThreadState {
   // miss (thread_pause.h): compare held locks' and stacks' epochs with own_epoch().
   uint32_t epoch;
   uint32_t held_depth;
-  // Site cache windows open (open_cache_window): while one is, no cache entry is filled.
-  uint32_t cache_windows;
   BlockedCall blocked;
   HeldLock held[kMaxHeldLocks];
   HeldStack held_stacks[kMaxHeldLocks];  // acquisition stacks of contended holds (holder_stacks.h)
@@ -200,6 +202,10 @@ struct Runtime {
   // 1 .. kForkGenerations - 1): part of each thread's owner token (lock_owner.h).
   uint32_t fork_generation = 1;
   bool parent_was_profiled = false;
+  // A fork child whose forking signal handler interrupted lockscope's own code, which goes on here
+  // and may be half-way through the parent's tables: they are let go of once it leaves lockscope
+  // (let_go_of_parent_tables).
+  bool parent_tables_pending = false;
   uint64_t start_realtime_ns = 0;
   uint64_t start_monotonic_ns = 0;
   uint64_t start_ticks = 0;  // the clock at start_monotonic_ns (trace time 0)
@@ -265,6 +271,9 @@ inline void pause_point(ThreadState& self) {
 ThreadState* current_thread_slow();
 // __thread, not thread_local: no TLS wrapper call on the hot path (initial-exec, constant init).
 extern __thread ThreadState* tls_thread;
+// The thread's slot, as tls_thread, but not hidden inside lockscope (InsideLockscope): a fork
+// from a signal handler that interrupted lockscope's own code finds the forking thread by it.
+extern __thread ThreadState* tls_own_slot;
 // The entry of the interposers that have no inline fast path (condvar, semaphore post, barrier):
 // also a pause point.
 inline ThreadState* current_thread() {
@@ -310,6 +319,10 @@ class BlockedScope {
 // second slot and the thread's counts would be split (seen in trace mode, whose every event
 // enters a scope: a thread reported with 2 acquisitions of its 8,206).
 extern __thread bool tls_inside;
+// Runtime::parent_tables_pending's work, at the end of the outermost InsideLockscope scope: the
+// forking thread's site table (left mapped: held locks and an open cache window may still point
+// into it), the process table and the records of the parent's finished threads.
+void let_go_of_parent_tables();
 class InsideLockscope {
  public:
   InsideLockscope() : saved_(tls_thread), was_inside_(tls_inside) {
@@ -318,6 +331,8 @@ class InsideLockscope {
     tls_thread = nullptr;
   }
   ~InsideLockscope() {
+    if (!was_inside_ && __builtin_expect(g_runtime.parent_tables_pending, 0))
+      let_go_of_parent_tables();
     tls_thread = saved_;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     tls_inside = was_inside_;

@@ -100,7 +100,12 @@ void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& drop
     dropped += thread.acquisitions + thread.releases;
 }
 
-void ThreadRegistry::reset_after_fork(ThreadState* keep) {
+void ThreadRegistry::forget_finished() {
+  finished_.reset();
+  finished_bins_.reset();
+}
+
+void ThreadRegistry::reset_after_fork(ThreadState* keep, bool keep_finished) {
   free_.clear();
   exiting_.clear();
   for (size_t i = slots_.size(); i-- > 0;) {
@@ -113,8 +118,7 @@ void ThreadRegistry::reset_after_fork(ThreadState* keep) {
     thread.state.store(static_cast<uint32_t>(SlotState::kFree), std::memory_order_relaxed);
     free_.push(static_cast<uint32_t>(i));
   }
-  finished_.reset();
-  finished_bins_.reset();
+  if (!keep_finished) forget_finished();
 }
 
 }  // namespace lockscope::runtime
