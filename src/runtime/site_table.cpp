@@ -37,6 +37,18 @@ bool histogram_add(SparseHistogram*& histogram, BumpArena& arena, int bucket, ui
   return true;
 }
 
+void histogram_remove(SparseHistogram* histogram, int bucket, uint64_t weight) {
+  if (!histogram) return;
+  const uint64_t tag = static_cast<uint64_t>(bucket) << 56;
+  uint64_t* bins = histogram->bins();
+  for (uint32_t i = 0; i < histogram->size; ++i)
+    if ((bins[i] & ~kBinCountMask) == tag) {
+      const uint64_t count = bins[i] & kBinCountMask;
+      bins[i] = tag | (count > weight ? count - weight : 0);
+      return;
+    }
+}
+
 // An index slot: the entry's number + 1 in the low 32 bits (0 = empty), the high 32 bits of its
 // key's hash above them, so a probe that meets another key's slot moves on without loading that
 // entry (on a table of a million sites, each load is a cache miss).
@@ -178,9 +190,14 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     if (from->hold_max_ns > into->hold_max_ns) into->hold_max_ns = from->hold_max_ns;
     into->hold_samples += from->hold_samples;
     into->owner_changes += from->owner_changes;
+    const bool histogram_kept = add_histogram(into->hold_histogram, arena_, from->hold_histogram);
+    // The acquisitions the latest sample stands for that are still to come (see
+    // SiteDetail::last_sample_bucket).
+    if (from->last_sample_bucket != 0 && source.hold_countdown != 0)
+      histogram_remove(into->hold_histogram, static_cast<int>(from->last_sample_bucket) - 1,
+                       source.hold_countdown);
     if (!from->full) {
-      if (!add_histogram(into->hold_histogram, arena_, from->hold_histogram))
-        dropped += source.count;
+      if (!histogram_kept) dropped += source.count;
       continue;
     }
     into->contended += from->contended;
@@ -211,8 +228,8 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
         const uint32_t depth = other.stacks_.copy(row->stack, frames);
         blamed = record_stack(into->*list, frames, depth, row->waits, row->wait_ns) != 0 && blamed;
       }
-    if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) ||
-        !add_histogram(into->hold_histogram, arena_, from->hold_histogram) || !blamed)
+    if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) || !histogram_kept ||
+        !blamed)
       dropped += source.count;
   }
   return dropped;

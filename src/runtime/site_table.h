@@ -35,6 +35,8 @@ inline constexpr uint64_t kBinCountMask = (uint64_t{1} << 56) - 1;
 
 // Adds `weight` to `bucket`, allocating or enlarging the block; false when out of memory.
 bool histogram_add(SparseHistogram*& histogram, BumpArena& arena, int bucket, uint64_t weight);
+// Takes up to `weight` out of `bucket`.
+void histogram_remove(SparseHistogram* histogram, int bucket, uint64_t weight);
 template <typename Visit>
 void for_each_bin(const SparseHistogram* histogram, Visit visit) {
   if (!histogram) return;
@@ -97,7 +99,12 @@ struct SiteDetail {
   // Acquisitions here that took the lock from another thread (lock_owner.h): a lock's HANDOFFS
   // are its sites' sum.
   uint64_t owner_changes;
-  uint64_t full;  // 1: the fields below are there too; 0: the short form, which ends here
+  uint32_t full;  // 1: the fields below are there too; 0: the short form, which ends here
+  // The hold histogram's bucket + 1 of the latest sampled hold (0: none yet). That sample counts
+  // for itself and the acquisitions after it until the next (SiteStats::hold_countdown of them
+  // are still to come): a table read before they come takes them out of its bucket
+  // (SiteTable::merge_from), so that the histogram's holds add up to the site's acquisitions.
+  uint32_t last_sample_bucket;
   uint64_t contended;
   uint64_t failed;
   uint64_t wait_sum_ns;
@@ -214,7 +221,13 @@ class SiteTable {
     }
     ++detail.hold_samples;
     if (ns > detail.hold_max_ns) detail.hold_max_ns = ns;
-    return histogram_add(detail.hold_histogram, arena_, LogHistogramLayout::bucket_of(ns), weight);
+    const int bucket = LogHistogramLayout::bucket_of(ns);
+    if (weight > 1) detail.last_sample_bucket = static_cast<uint32_t>(bucket) + 1;
+    return histogram_add(detail.hold_histogram, arena_, bucket, weight);
+  }
+  // `weight` more holds in the hold histogram's `bucket` (no time: those a sample stands for).
+  bool add_hold_weight(SiteDetail& detail, int bucket, uint64_t weight) {
+    return histogram_add(detail.hold_histogram, arena_, bucket, weight);
   }
   // A duration into a detail's sum, max and histogram (`weight` times); false when out of memory.
   bool record_duration(uint64_t ns, uint64_t weight, uint64_t& sum, uint64_t& max,

@@ -345,6 +345,23 @@ TEST(Counts, TheSampledHoldEstimateIsWithinItsStatedBoundOfTheTruth) {
   EXPECT_EQ(site.lock->hold_error_ns, site.site->hold_error_ns);
 }
 
+// A sample stands for itself and the acquisitions after it until the next: the holds that have
+// not come yet when the profile is written are not in the histogram. 3,003 holds 1 in 8: 8 exact
+// and 375 samples, the last of which (the 3,001st) stands for 3 holds, not 8; the histogram
+// showed 3,008 holds of 3,003 acquisitions (a site of 100 showed 128 at 1 in 32).
+TEST(Counts, TheHoldHistogramHoldsEachAcquisitionOnce) {
+  TemporaryDirectory dir;
+  std::string err;
+  const ProcessProfile process =
+      record_single_process(dir, "timed_holds", {"3003"}, {"--hold-sample", "8"}, &err);
+  const FoundSite site = find_site(process, "timed_holds", "timed-lock", Operation::kLock);
+  ASSERT_NE(site.site, nullptr);
+  EXPECT_EQ(site.site->count, 3003u);
+  EXPECT_EQ(site.site->hold_samples, 8u + 375u);
+  EXPECT_EQ(site.site->hold.total(), 3003u);
+  EXPECT_EQ(site.lock->hold.total(), 3003u);
+}
+
 }  // namespace
 }  // namespace lockscope::testing
 
