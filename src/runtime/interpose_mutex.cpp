@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "runtime/inline_trylock.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
 #include "runtime/lock_owner.h"
@@ -62,6 +63,16 @@ inline bool owned_by(const pthread_mutex_t* mutex, uint32_t tid) {
   return static_cast<uint32_t>(__atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED)) == tid;
 }
 
+// The trylock-first of a thread whose tid is known (the fast path's): glibc's trylock done inline
+// when it may be (inline_trylock.h), else the real one.
+inline int try_mutex_as(pthread_mutex_t* mutex, uint32_t tid) {
+  if (lockscope::runtime::g_runtime.inline_trylock) {
+    const int result = lockscope::runtime::inline_mutex_trylock(mutex, tid);
+    if (result >= 0) return result;
+  }
+  return real().mutex_trylock(mutex);
+}
+
 // The real calls behind each acquire form (see acquire() in recorder.h).
 struct MutexLockCalls {
   uint32_t* owner_word() const { return lockscope::runtime::mutex_owner_word(mutex); }
@@ -72,6 +83,7 @@ struct MutexLockCalls {
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;
   int try_acquire() const { return real().mutex_trylock(mutex); }
+  int try_acquire_as(uint32_t tid) const { return try_mutex_as(mutex, tid); }
   int blocking_acquire() const { return real().mutex_lock(mutex); }
 };
 
@@ -81,6 +93,7 @@ struct MutexTryLockCalls {
   static constexpr bool kBlocking = false;
   pthread_mutex_t* mutex;
   int try_acquire() const { return real().mutex_trylock(mutex); }
+  int try_acquire_as(uint32_t tid) const { return try_mutex_as(mutex, tid); }
   int blocking_acquire() const { return try_acquire(); }
 };
 
@@ -94,6 +107,7 @@ struct MutexTimedLockCalls {
   pthread_mutex_t* mutex;
   const timespec* deadline;
   int try_acquire() const { return real().mutex_trylock(mutex); }
+  int try_acquire_as(uint32_t tid) const { return try_mutex_as(mutex, tid); }
   int blocking_acquire() const { return real_timedlock(mutex, deadline); }
 };
 
@@ -108,6 +122,7 @@ struct MutexClockLockCalls {
   const timespec* deadline;
   clockid_t clock;
   int try_acquire() const { return real().mutex_trylock(mutex); }
+  int try_acquire_as(uint32_t tid) const { return try_mutex_as(mutex, tid); }
   int blocking_acquire() const { return real_clocklock(mutex, clock, deadline); }
 };
 

@@ -20,6 +20,7 @@ extern char** environ;
 #include "common/config_string.h"
 #include "common/decimal_text.h"
 #include "runtime/fatal_signals.h"
+#include "runtime/inline_trylock.h"
 #include "runtime/raw_log.h"
 #include "runtime/real_functions.h"
 #include "runtime/recorder.h"
@@ -313,6 +314,7 @@ bool ensure_initialized() {
   const int saved_errno = errno;
   tls_inside = true;
   resolve_real_functions();
+  rt.inline_trylock = inline_trylock_allowed();
   uint64_t tsc_hz = 0, snapshot_ms = 0;
   parse_config(rt, tsc_hz, snapshot_ms);
   rt.clock.initialize(tsc_hz);

@@ -195,6 +195,8 @@ struct Runtime {
   // config stacks=all: a stack for every acquisition (the site cache's entries are tagged as in
   // trace mode, so every acquisition takes the slow path, which captures it, unbudgeted).
   bool all_stacks = false;
+  // The fast path may take a mutex with glibc's trylock done inline (inline_trylock.h).
+  bool inline_trylock = false;
   char directory[4096] = {};
   uint32_t pid = 0;
   uint32_t ppid = 0;

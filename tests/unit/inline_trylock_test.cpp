@@ -1,0 +1,107 @@
+// glibc's trylock done inline (src/runtime/inline_trylock.h), against the real glibc: for each kind
+// it takes, the mutex is left byte for byte as glibc's own trylock leaves it, free or held, and
+// glibc's lock, unlock and trylock then behave as after glibc's (an error-checking mutex's unlock
+// by its owner succeeds, another thread's gets EPERM); every other kind is left to glibc.
+#include "runtime/inline_trylock.h"
+
+#include <errno.h>
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <thread>
+
+namespace lockscope::runtime {
+namespace {
+
+struct Kind {
+  const char* name;
+  int type;
+  int protocol;
+  int robust;
+  int pshared;
+  bool inline_done;  // expected
+};
+
+const Kind kKinds[] = {
+    {"normal", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
+     PTHREAD_PROCESS_PRIVATE, true},
+    {"errorcheck", PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
+     PTHREAD_PROCESS_PRIVATE, true},
+    {"adaptive", PTHREAD_MUTEX_ADAPTIVE_NP, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
+     PTHREAD_PROCESS_PRIVATE, true},
+    {"process-shared", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
+     PTHREAD_PROCESS_SHARED, true},
+    {"recursive", PTHREAD_MUTEX_RECURSIVE, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
+     PTHREAD_PROCESS_PRIVATE, false},
+    {"robust", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_ROBUST,
+     PTHREAD_PROCESS_PRIVATE, false},
+    {"priority-inherit", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT, PTHREAD_MUTEX_STALLED,
+     PTHREAD_PROCESS_PRIVATE, false},
+    {"priority-protect", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_PROTECT, PTHREAD_MUTEX_STALLED,
+     PTHREAD_PROCESS_PRIVATE, false},
+};
+
+void init(pthread_mutex_t& mutex, const Kind& kind) {
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, kind.type);
+  pthread_mutexattr_setprotocol(&attr, kind.protocol);
+  pthread_mutexattr_setrobust(&attr, kind.robust);
+  pthread_mutexattr_setpshared(&attr, kind.pshared);
+  ASSERT_EQ(pthread_mutex_init(&mutex, &attr), 0);
+  pthread_mutexattr_destroy(&attr);
+}
+
+uint32_t own_tid() {
+  return static_cast<uint32_t>(syscall(SYS_gettid));
+}
+
+bool same_bytes(const pthread_mutex_t& a, const pthread_mutex_t& b) {
+  return std::memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+TEST(InlineTrylock, LeavesEachKindItTakesAsGlibcsTrylockDoes) {
+  for (const Kind& kind : kKinds) {
+    SCOPED_TRACE(kind.name);
+    pthread_mutex_t ours, glibcs;
+    init(ours, kind);
+    init(glibcs, kind);
+    const int result = inline_mutex_trylock(&ours, own_tid());
+    if (!kind.inline_done) {
+      EXPECT_EQ(result, -1);
+      EXPECT_TRUE(same_bytes(ours, glibcs)) << "a kind left to glibc is not touched";
+      continue;
+    }
+    ASSERT_EQ(result, 0);
+    ASSERT_EQ(pthread_mutex_trylock(&glibcs), 0);
+    EXPECT_TRUE(same_bytes(ours, glibcs)) << "taken";
+    // Held: EBUSY both ways (an error-checking mutex's owner too), nothing written.
+    EXPECT_EQ(inline_mutex_trylock(&ours, own_tid()), EBUSY);
+    EXPECT_EQ(pthread_mutex_trylock(&glibcs), EBUSY);
+    EXPECT_TRUE(same_bytes(ours, glibcs)) << "busy";
+    // Another thread's unlock of an error-checking mutex is refused: the owner is glibc's tid.
+    int foreign_unlock = 0;
+    std::thread([&] { foreign_unlock = pthread_mutex_unlock(&ours); }).join();
+    if (kind.type == PTHREAD_MUTEX_ERRORCHECK) {
+      EXPECT_EQ(foreign_unlock, EPERM);
+      EXPECT_EQ(pthread_mutex_unlock(&ours), 0);
+      EXPECT_EQ(pthread_mutex_unlock(&glibcs), 0);
+    } else {
+      ASSERT_EQ(foreign_unlock, 0);  // glibc lets it: the mutex is free again
+      ASSERT_EQ(pthread_mutex_unlock(&glibcs), 0);
+    }
+    EXPECT_TRUE(same_bytes(ours, glibcs)) << "released";
+    // And glibc's own lock and unlock take it on from there.
+    EXPECT_EQ(pthread_mutex_lock(&ours), 0);
+    EXPECT_EQ(pthread_mutex_unlock(&ours), 0);
+    EXPECT_TRUE(same_bytes(ours, glibcs)) << "after glibc's lock and unlock";
+    pthread_mutex_destroy(&ours);
+    pthread_mutex_destroy(&glibcs);
+  }
+}
+
+}  // namespace
+}  // namespace lockscope::runtime
