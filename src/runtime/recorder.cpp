@@ -156,10 +156,7 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
                           std::atomic<uint64_t>* shared) {
   Runtime& rt = g_runtime;
   const uint64_t start = now;
-  if (!StackBudget::allows(spent, start - self.first_ticks, rt.clock.ticks_per_second)) return 0;
-  if (shared && !StackBudget::allows(shared->load(std::memory_order_relaxed),
-                                     start - rt.start_ticks, rt.clock.ticks_per_second))
-    return 0;
+  if (!stack_budget_allows(self, start, spent, shared)) return 0;
   const uint64_t spent_before = spent;
   InsideLockscope inside;  // libgcc's unwinder may lock a mutex of its own
   const int saved_errno = errno;
@@ -332,7 +329,7 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
   uint32_t depth = 0;
   if (self.released_stack.number != 0 && self.released_stack.start_ticks == held.start_ticks) {
     depth = rt.holder_stacks.stacks().copy(self.released_stack.number, frames);
-  } else {
+  } else if (stack_budget_allows(self, end, self.hold_stack_ticks, &rt.shared_stack_ticks)) {
     uint64_t now = end;
     depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode, now,
                              self.hold_stack_ticks, &rt.shared_stack_ticks);

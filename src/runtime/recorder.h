@@ -20,6 +20,7 @@
 #include "common/trace_format.h"
 #include "runtime/lock_owner.h"
 #include "runtime/runtime_state.h"
+#include "runtime/stack_budget.h"
 #include "runtime/wide_site_cache.h"
 
 namespace lockscope::runtime {
@@ -102,6 +103,16 @@ inline const EventSink& sink() { return *g_runtime.sink; }
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) uint32_t capture_stack_at(
     ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth, uint8_t unwind_mode,
     uint64_t& now, uint64_t& spent, std::atomic<uint64_t>* shared = nullptr);
+// Whether a capture starting at `now` fits the budgets capture_stack_at checks first: a caller
+// that captures often and is mostly refused (a server's every cold hold is timed, and its stack
+// wanted) asks here before paying for the call.
+inline bool stack_budget_allows(const ThreadState& self, uint64_t now, uint64_t spent,
+                                const std::atomic<uint64_t>* shared) {
+  const Runtime& rt = g_runtime;
+  return StackBudget::allows(spent, now - self.first_ticks, rt.clock.ticks_per_second) &&
+         (!shared || StackBudget::allows(shared->load(std::memory_order_relaxed),
+                                         now - rt.start_ticks, rt.clock.ticks_per_second));
+}
 inline uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t* frames,
                                    uint64_t& now) {
   return capture_stack_at(self, site, frames, g_runtime.stack_depth, g_runtime.unwind_mode, now,
