@@ -13,47 +13,10 @@
 #include <cstring>
 #include <thread>
 
+#include "mutex_kinds.h"
+
 namespace lockscope::runtime {
 namespace {
-
-struct Kind {
-  const char* name;
-  int type;
-  int protocol;
-  int robust;
-  int pshared;
-  bool inline_done;  // expected
-};
-
-const Kind kKinds[] = {
-    {"normal", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, true},
-    {"errorcheck", PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, true},
-    {"adaptive", PTHREAD_MUTEX_ADAPTIVE_NP, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, true},
-    {"process-shared", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_SHARED, true},
-    {"recursive", PTHREAD_MUTEX_RECURSIVE, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, false},
-    {"robust", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_ROBUST,
-     PTHREAD_PROCESS_PRIVATE, false},
-    {"priority-inherit", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, false},
-    {"priority-protect", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_PROTECT, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, false},
-};
-
-void init(pthread_mutex_t& mutex, const Kind& kind) {
-  pthread_mutexattr_t attr;
-  pthread_mutexattr_init(&attr);
-  pthread_mutexattr_settype(&attr, kind.type);
-  pthread_mutexattr_setprotocol(&attr, kind.protocol);
-  pthread_mutexattr_setrobust(&attr, kind.robust);
-  pthread_mutexattr_setpshared(&attr, kind.pshared);
-  ASSERT_EQ(pthread_mutex_init(&mutex, &attr), 0);
-  pthread_mutexattr_destroy(&attr);
-}
 
 uint32_t own_tid() {
   return static_cast<uint32_t>(syscall(SYS_gettid));
@@ -64,13 +27,13 @@ bool same_bytes(const pthread_mutex_t& a, const pthread_mutex_t& b) {
 }
 
 TEST(InlineTrylock, LeavesEachKindItTakesAsGlibcsTrylockDoes) {
-  for (const Kind& kind : kKinds) {
+  for (const MutexKind& kind : kMutexKinds) {
     SCOPED_TRACE(kind.name);
     pthread_mutex_t ours, glibcs;
-    init(ours, kind);
-    init(glibcs, kind);
+    init_mutex(ours, kind);
+    init_mutex(glibcs, kind);
     const int result = inline_mutex_trylock(&ours, own_tid());
-    if (!kind.inline_done) {
+    if (!kind.inline_trylock) {
       EXPECT_EQ(result, -1);
       EXPECT_TRUE(same_bytes(ours, glibcs)) << "a kind left to glibc is not touched";
       continue;

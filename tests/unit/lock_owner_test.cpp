@@ -10,52 +10,15 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "mutex_kinds.h"
+
 namespace lockscope::runtime {
 namespace {
-
-struct MutexKind {
-  const char* name;
-  int type;
-  int protocol;
-  int robust;
-  int pshared;
-  bool owner_word;  // expected
-};
-
-const MutexKind kKinds[] = {
-    {"normal", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, true},
-    {"errorcheck", PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, true},
-    {"adaptive", PTHREAD_MUTEX_ADAPTIVE_NP, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, true},
-    {"recursive", PTHREAD_MUTEX_RECURSIVE, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, false},
-    {"robust", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_ROBUST,
-     PTHREAD_PROCESS_PRIVATE, false},
-    {"priority-inherit", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, false},
-    {"priority-protect", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_PROTECT, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_PRIVATE, false},
-    {"process-shared", PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE, PTHREAD_MUTEX_STALLED,
-     PTHREAD_PROCESS_SHARED, false},
-};
-
-void init_mutex(pthread_mutex_t& mutex, const MutexKind& kind) {
-  pthread_mutexattr_t attr;
-  ASSERT_EQ(pthread_mutexattr_init(&attr), 0);
-  ASSERT_EQ(pthread_mutexattr_settype(&attr, kind.type), 0);
-  ASSERT_EQ(pthread_mutexattr_setprotocol(&attr, kind.protocol), 0);
-  ASSERT_EQ(pthread_mutexattr_setrobust(&attr, kind.robust), 0);
-  ASSERT_EQ(pthread_mutexattr_setpshared(&attr, kind.pshared), 0);
-  ASSERT_EQ(pthread_mutex_init(&mutex, &attr), 0);
-  pthread_mutexattr_destroy(&attr);
-}
 
 TEST(LockOwner, OnlyTheMutexKindsThatLeaveTheirCountAloneHaveAnOwnerWord) {
   pthread_mutex_t initialized = PTHREAD_MUTEX_INITIALIZER;
   EXPECT_EQ(mutex_owner_word(&initialized), &initialized.__data.__count);
-  for (const MutexKind& kind : kKinds) {
+  for (const MutexKind& kind : kMutexKinds) {
     SCOPED_TRACE(kind.name);
     pthread_mutex_t mutex;
     init_mutex(mutex, kind);
@@ -69,7 +32,7 @@ TEST(LockOwner, OnlyTheMutexKindsThatLeaveTheirCountAloneHaveAnOwnerWord) {
 // it returns without one, and glibc leaves the token as it was.
 TEST(LockOwner, GlibcLeavesAnOwnerWordAloneThroughEveryCallOnTheMutex) {
   constexpr uint32_t kToken = owner_token(12345, 7);
-  for (const MutexKind& kind : kKinds) {
+  for (const MutexKind& kind : kMutexKinds) {
     if (!kind.owner_word) continue;
     SCOPED_TRACE(kind.name);
     pthread_mutex_t mutex;
@@ -110,7 +73,7 @@ TEST(LockOwner, GlibcLeavesAnOwnerWordAloneThroughEveryCallOnTheMutex) {
 // Why a recursive mutex keeps its owner in its slot: glibc counts its depth in __count.
 TEST(LockOwner, ARecursiveMutexsCountIsGlibcsOwn) {
   pthread_mutex_t mutex;
-  init_mutex(mutex, kKinds[3]);
+  init_mutex(mutex, kRecursiveMutex);
   ASSERT_EQ(pthread_mutex_lock(&mutex), 0);
   ASSERT_EQ(pthread_mutex_lock(&mutex), 0);
   EXPECT_EQ(mutex.__data.__count, 2u);
