@@ -32,8 +32,9 @@ bool elision_possible() {
 
 }  // namespace
 
-bool inline_trylock_allowed() {
-  return is_glibcs(reinterpret_cast<void*>(real().mutex_trylock)) && !elision_possible();
+int inline_trylock_tid_offset() {
+  if (!is_glibcs(reinterpret_cast<void*>(real().mutex_trylock)) || elision_possible()) return -1;
+  return find_glibc_tid_offset();
 }
 
 }  // namespace lockscope::runtime

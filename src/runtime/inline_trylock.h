@@ -13,23 +13,50 @@
 //   does not turn glibc.elision.enable on (with it, a normal mutex's trylock takes another path);
 // - the kind, read here as glibc reads it (__kind & (127 | PTHREAD_MUTEX_ELISION_NP)), is 0, 2
 //   or 3: recursive, robust, priority-inheriting or -protecting and elided mutexes go to glibc.
-// The tid is the one glibc writes (THREAD_SELF->tid): the thread's registered tid, which the
-// runtime reads from gettid() and resets in a fork child as glibc does (a vfork child shares
-// both with its parent).
+// The tid written is glibc's own (THREAD_SELF->tid), read where glibc keeps it: the thread's
+// descriptor is at the thread pointer on x86-64, and the tid's offset in it is found at start-up
+// as the one 4-byte field of the first 4 KiB that holds gettid() (else nothing is done inline).
+// So a fork child (glibc updates the field in fork and in _Fork, before any atfork handler runs)
+// and a vfork child (which shares its parent's) write what glibc would.
 #pragma once
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdint>
 
 namespace lockscope::runtime {
 
-// Whether inline_mutex_trylock may stand in for the real trylock (decided once at start-up).
-bool inline_trylock_allowed();
+// The offset of glibc's tid in the calling thread's descriptor when inline_mutex_trylock may
+// stand in for the real trylock, else -1 (decided once at start-up).
+int inline_trylock_tid_offset();
+
+// Where glibc keeps the calling thread's tid in its descriptor: the one int of the first 4 KiB
+// at the thread pointer that equals gettid() (glibc 2.36 on x86-64: 720), -1 when none or more
+// than one does, or the thread pointer is not pthread_self()'s descriptor.
+inline int find_glibc_tid_offset() {
+  const auto* descriptor = static_cast<const int*>(__builtin_thread_pointer());
+  if (reinterpret_cast<uintptr_t>(descriptor) != static_cast<uintptr_t>(pthread_self())) return -1;
+  const int tid = static_cast<int>(syscall(SYS_gettid));
+  int found = -1;
+  for (int i = 0; i < 1024; ++i)
+    if (descriptor[i] == tid) {
+      if (found >= 0) return -1;
+      found = i * 4;
+    }
+  return found;
+}
+
+// glibc's tid of the calling thread (THREAD_SELF->tid), `offset` from inline_trylock_tid_offset.
+inline int glibc_tid(int offset) {
+  return *reinterpret_cast<const int*>(static_cast<const char*>(__builtin_thread_pointer()) +
+                                       offset);
+}
 
 // 0 or EBUSY as glibc's trylock would return; -1 when the mutex's kind is not one done here.
-inline int inline_mutex_trylock(pthread_mutex_t* mutex, uint32_t tid) {
+inline int inline_mutex_trylock(pthread_mutex_t* mutex, int tid) {
   constexpr int kElisionFlag = 256;  // PTHREAD_MUTEX_ELISION_NP
   const int type = __atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & (127 | kElisionFlag);
   if ((type & ~3) != 0 || type == 1) return -1;
@@ -37,7 +64,7 @@ inline int inline_mutex_trylock(pthread_mutex_t* mutex, uint32_t tid) {
   if (!__atomic_compare_exchange_n(&mutex->__data.__lock, &expected, 1, false, __ATOMIC_ACQUIRE,
                                    __ATOMIC_RELAXED))
     return EBUSY;
-  mutex->__data.__owner = static_cast<int>(tid);
+  mutex->__data.__owner = tid;
   ++mutex->__data.__nusers;
   return 0;
 }

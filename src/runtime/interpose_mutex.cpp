@@ -63,11 +63,13 @@ inline bool owned_by(const pthread_mutex_t* mutex, uint32_t tid) {
   return static_cast<uint32_t>(__atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED)) == tid;
 }
 
-// The trylock-first of a thread whose tid is known (the fast path's): glibc's trylock done inline
-// when it may be (inline_trylock.h), else the real one.
-inline int try_mutex_as(pthread_mutex_t* mutex, uint32_t tid) {
-  if (lockscope::runtime::g_runtime.inline_trylock) {
-    const int result = lockscope::runtime::inline_mutex_trylock(mutex, tid);
+// The fast path's trylock-first: glibc's trylock done inline when it may be (inline_trylock.h),
+// else the real one.
+inline int try_mutex_fast(pthread_mutex_t* mutex) {
+  const int offset = lockscope::runtime::g_runtime.inline_trylock_tid_offset;
+  if (offset >= 0) {
+    const int result =
+        lockscope::runtime::inline_mutex_trylock(mutex, lockscope::runtime::glibc_tid(offset));
     if (result >= 0) return result;
   }
   return real().mutex_trylock(mutex);
@@ -83,7 +85,7 @@ struct MutexLockCalls {
   static constexpr bool kBlocking = true;
   pthread_mutex_t* mutex;
   int try_acquire() const { return real().mutex_trylock(mutex); }
-  int try_acquire_as(uint32_t tid) const { return try_mutex_as(mutex, tid); }
+  int try_acquire_fast() const { return try_mutex_fast(mutex); }
   int blocking_acquire() const { return real().mutex_lock(mutex); }
 };
 
@@ -93,7 +95,7 @@ struct MutexTryLockCalls {
   static constexpr bool kBlocking = false;
   pthread_mutex_t* mutex;
   int try_acquire() const { return real().mutex_trylock(mutex); }
-  int try_acquire_as(uint32_t tid) const { return try_mutex_as(mutex, tid); }
+  int try_acquire_fast() const { return try_mutex_fast(mutex); }
   int blocking_acquire() const { return try_acquire(); }
 };
 
@@ -107,7 +109,7 @@ struct MutexTimedLockCalls {
   pthread_mutex_t* mutex;
   const timespec* deadline;
   int try_acquire() const { return real().mutex_trylock(mutex); }
-  int try_acquire_as(uint32_t tid) const { return try_mutex_as(mutex, tid); }
+  int try_acquire_fast() const { return try_mutex_fast(mutex); }
   int blocking_acquire() const { return real_timedlock(mutex, deadline); }
 };
 
@@ -122,7 +124,7 @@ struct MutexClockLockCalls {
   const timespec* deadline;
   clockid_t clock;
   int try_acquire() const { return real().mutex_trylock(mutex); }
-  int try_acquire_as(uint32_t tid) const { return try_mutex_as(mutex, tid); }
+  int try_acquire_fast() const { return try_mutex_fast(mutex); }
   int blocking_acquire() const { return real_clocklock(mutex, clock, deadline); }
 };
 

@@ -453,14 +453,8 @@ void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThre
     SiteStats* entry = all.find_or_insert(held.entry->key);
     if (SiteDetail* detail = entry ? all.detail(*entry) : nullptr) {
       all.record_hold(*detail, rt.clock.to_ns(ticks), 1);
-      // A sample in progress counts here as itself alone, and the acquisitions the site's
-      // countdown still waits for are its own, not the previous sample's: merge_from took them
-      // out of that one's bucket, which gets them back.
-      const SiteDetail* own = held.entry->detail;
-      if (held.weight > 1 && own && own->last_sample_bucket != 0 &&
-          held.entry->hold_countdown != 0 &&
-          !all.add_hold_weight(*detail, static_cast<int>(own->last_sample_bucket) - 1,
-                               held.entry->hold_countdown))
+      // A sample in progress counts here as itself alone (SiteTable::give_back_pending).
+      if (held.weight > 1 && !all.give_back_pending(*held.entry))
         ++counters[static_cast<int>(format::Counter::kDroppedSites)];
     }
   }

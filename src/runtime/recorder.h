@@ -506,12 +506,12 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   return outcome.result;
 }
 
-// The trylock-first of the fast paths, whose thread is known: Calls::try_acquire_as(tid) where a
-// form has it (a mutex's: glibc's trylock inline, inline_trylock.h), else try_acquire().
+// The trylock-first of the fast paths: Calls::try_acquire_fast() where a form has it (a mutex's:
+// glibc's trylock inline, inline_trylock.h), else try_acquire().
 template <typename Calls>
-__attribute__((always_inline)) inline int fast_try(const ThreadState& self, const Calls& calls) {
-  if constexpr (requires { calls.try_acquire_as(0u); })
-    return calls.try_acquire_as(self.tid);
+__attribute__((always_inline)) inline int fast_try(const Calls& calls) {
+  if constexpr (requires { calls.try_acquire_fast(); })
+    return calls.try_acquire_fast();
   else
     return calls.try_acquire();
 }
@@ -558,7 +558,7 @@ __attribute__((always_inline)) inline int acquire_cached(ThreadState* self, Site
   // following it. (A mutex's owner word is in its lock word's line.)
   if constexpr (!requires { calls.owner_word(); }) __builtin_prefetch(&cached->slot->last_owner, 1);
   const uint64_t early_ticks = __builtin_expect(cached->stamp_early, 0) ? g_runtime.clock.now() : 0;
-  const int result = fast_try(*self, calls);
+  const int result = fast_try(calls);
   if (__builtin_expect(result != 0, 0)) return acquire_slow_from(self, cached, result, calls);
   if constexpr (!format::is_read_side(Calls::kOperation))
     note_owner(*cached->slot, acquired_owner_word(calls), *self, cached->stats, cached->site);
@@ -580,7 +580,7 @@ __attribute__((always_inline)) inline int acquire_traced(ThreadState* self, Site
   if constexpr (holds && orders_locks<Calls>())
     if (__builtin_expect(order_unknown(*self, *cached), 0)) note_order_cached(*self, *cached);
   const uint64_t early_ticks = holds && cached->stamp_early ? g_runtime.clock.now() : 0;
-  const int result = fast_try(*self, calls);
+  const int result = fast_try(calls);
   if (__builtin_expect(result != 0, 0)) return acquire_slow_from(self, cached, result, calls);
   record_traced_acquire(*self, *cached, Calls::kOperation, early_ticks, acquired_owner_word(calls));
   close_cache_window(*self);

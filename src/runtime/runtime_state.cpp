@@ -195,46 +195,22 @@ void thread_exit_destructor(void* value) {
   rt.merge_lock.unlock();
 }
 
-void after_fork_in_child() {
-  Runtime& rt = g_runtime;
-  if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady)) return;
-  // A signal handler that forked may have interrupted this thread inside lockscope (whose scope
-  // hides tls_thread): the code it interrupted goes on in the child, in the thread's slot and
-  // perhaps in the process's tables, whose memory is then left mapped rather than unmapped.
-  const bool interrupted_inside = inside_lockscope();
-  ThreadState* self = interrupted_inside ? tls_own_slot : tls_thread;
-  rt.merge_lock.reset();
-  rt.file_lock.reset();
-  // A writer of the parent may have been pausing its threads: none does here.
-  rt.pause_requested.store(0, std::memory_order_relaxed);
-  if (rt.snapshot_interval_ticks)
-    rt.next_snapshot_ticks.store(rt.clock.now() + rt.snapshot_interval_ticks);
-  // The forking process, which getppid() no longer names if it has ended already (a daemon's
-  // parent that exits at once may well have before this child first runs).
-  const uint32_t parent = rt.pid;
-  reset_process_identity(rt);
-  rt.ppid = parent;
-  create_running_marker();
-  rt.parent_was_profiled = true;
-  rt.profile_written.store(false, std::memory_order_relaxed);
-  rt.exit_status = -1;
-  for (auto& counter : rt.counters) counter.store(0, std::memory_order_relaxed);
+// The child's tables, thread slots and traces: the parent's are let go of, and the forking
+// thread's slot (`self`, nullptr when it had none) becomes the child's main thread.
+void reset_child_tables(Runtime& rt, ThreadState* self) {
   // The parent's other threads do not exist here, and the child's profile starts empty.
-  rt.threads.reset_after_fork(self, interrupted_inside);
-  rt.parent_tables_pending = interrupted_inside;
+  rt.threads.reset_after_fork(self);
   // Every mapped trace file is the parent's: let go of them, untouched, and of the descriptor
   // another thread's supply had open when the program forked.
   for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
     TraceBuffer& trace = rt.threads.slot(i).trace;
     if (const int fd_plus_one = __atomic_load_n(&trace.supply_fd_plus_one, __ATOMIC_RELAXED))
       close(fd_plus_one - 1);
-    if (!(interrupted_inside && self && &trace == &self->trace)) forget_trace(trace);
+    forget_trace(trace);
   }
   rt.trace_files.store(0, std::memory_order_relaxed);
-  if (!interrupted_inside) rt.merged.reset();
+  rt.merged.reset();
   rt.locks.reset_after_fork();
-  // Owner words the parent's threads left in the child's copy of its mutexes name no owner here.
-  rt.fork_generation = rt.fork_generation % (kForkGenerations - 1) + 1;
   rt.order.reset_after_fork();
   rt.holder_stacks.reset_after_fork();
   if (!self) return;
@@ -246,9 +222,8 @@ void after_fork_in_child() {
   // lock's entry, or a site cache entry in a window (open_cache_window). So the parent's table is
   // left mapped, not unmapped (that call's last counts go there, unseen; the child's profile starts
   // empty anyway), held locks keep their entry pointers, and the site caches are emptied only when
-  // no window is open (the new epoch makes every entry stale in any case). Lockscope's own code
-  // half-way through the table keeps it until it is done (let_go_of_parent_tables).
-  if (!interrupted_inside) self->sites.abandon();
+  // no window is open (the new epoch makes every entry stale in any case).
+  self->sites.abandon();
   const uint32_t depth = self->held_depth;
   const uint32_t cache_windows = self->cache_windows;
   std::memset(static_cast<void*>(self), 0, offsetof(ThreadState, sites));
@@ -270,8 +245,39 @@ void after_fork_in_child() {
   }
   read_thread_name(self->tid, self->name);
   rt.count(format::Counter::kThreadsSeen);
-  // (Its trace is still the parent's while parent_tables_pending: no event there.)
-  if (!interrupted_inside) sink().thread_event(*self, format::TraceKind::kThreadStart);
+  sink().thread_event(*self, format::TraceKind::kThreadStart);
+}
+
+void after_fork_in_child() {
+  Runtime& rt = g_runtime;
+  if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady)) return;
+  rt.merge_lock.reset();
+  rt.file_lock.reset();
+  // A writer of the parent may have been pausing its threads: none does here.
+  rt.pause_requested.store(0, std::memory_order_relaxed);
+  if (rt.snapshot_interval_ticks)
+    rt.next_snapshot_ticks.store(rt.clock.now() + rt.snapshot_interval_ticks);
+  // The forking process, which getppid() no longer names if it has ended already (a daemon's
+  // parent that exits at once may well have before this child first runs).
+  const uint32_t parent = rt.pid;
+  reset_process_identity(rt);
+  rt.ppid = parent;
+  create_running_marker();
+  rt.parent_was_profiled = true;
+  rt.profile_written.store(false, std::memory_order_relaxed);
+  rt.exit_status = -1;
+  for (auto& counter : rt.counters) counter.store(0, std::memory_order_relaxed);
+  // Owner words the parent's threads left in the child's copy of its mutexes name no owner here.
+  rt.fork_generation = rt.fork_generation % (kForkGenerations - 1) + 1;
+  // A signal handler that forked may have interrupted this thread inside lockscope's own code (a
+  // table's insert, a thread slot's claim, a hold's timing), which goes on in the child once the
+  // handler returns: the tables, slots and traces it may be half-way through are reset only when
+  // it leaves lockscope (let_go_of_parent_tables, from its scope's end).
+  if (inside_lockscope()) {
+    rt.parent_tables_pending = true;
+    return;
+  }
+  reset_child_tables(rt, tls_thread);
 }
 
 }  // namespace
@@ -279,14 +285,7 @@ void after_fork_in_child() {
 void let_go_of_parent_tables() {
   Runtime& rt = g_runtime;
   rt.parent_tables_pending = false;
-  if (ThreadState* self = tls_own_slot) {
-    self->sites.abandon();
-    // Its trace file is the parent's: let go of, as every other thread's was (still mapped: the
-    // parent's, which it goes on writing).
-    std::memset(static_cast<void*>(&self->trace), 0, sizeof(self->trace));
-  }
-  rt.merged.reset();
-  rt.threads.forget_finished();
+  reset_child_tables(rt, tls_own_slot);
 }
 
 namespace {
@@ -314,7 +313,7 @@ bool ensure_initialized() {
   const int saved_errno = errno;
   tls_inside = true;
   resolve_real_functions();
-  rt.inline_trylock = inline_trylock_allowed();
+  rt.inline_trylock_tid_offset = inline_trylock_tid_offset();
   uint64_t tsc_hz = 0, snapshot_ms = 0;
   parse_config(rt, tsc_hz, snapshot_ms);
   rt.clock.initialize(tsc_hz);
@@ -364,6 +363,8 @@ ThreadState* current_thread_slow() {
   // The thread (or its refusal) before the mark goes (see InsideLockscope): a signal handler that
   // locks in between must not register the thread again.
   tls_own_slot = self;
+  // A fork from a signal handler that interrupted the claim above: the child's reset comes now.
+  if (__builtin_expect(rt.parent_tables_pending, 0)) let_go_of_parent_tables();
   tls_thread = self;
   if (!self) tls_unregistered = true;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -195,8 +195,9 @@ struct Runtime {
   // config stacks=all: a stack for every acquisition (the site cache's entries are tagged as in
   // trace mode, so every acquisition takes the slow path, which captures it, unbudgeted).
   bool all_stacks = false;
-  // The fast path may take a mutex with glibc's trylock done inline (inline_trylock.h).
-  bool inline_trylock = false;
+  // The fast path may take a mutex with glibc's trylock done inline (inline_trylock.h) when this
+  // is the offset of glibc's tid in a thread's descriptor, not -1.
+  int inline_trylock_tid_offset = -1;
   char directory[4096] = {};
   uint32_t pid = 0;
   uint32_t ppid = 0;
@@ -205,7 +206,7 @@ struct Runtime {
   uint32_t fork_generation = 1;
   bool parent_was_profiled = false;
   // A fork child whose forking signal handler interrupted lockscope's own code, which goes on here
-  // and may be half-way through the parent's tables: they are let go of once it leaves lockscope
+  // and may be half-way through the tables: they are reset once it leaves lockscope
   // (let_go_of_parent_tables).
   bool parent_tables_pending = false;
   uint64_t start_realtime_ns = 0;
@@ -321,9 +322,9 @@ class BlockedScope {
 // second slot and the thread's counts would be split (seen in trace mode, whose every event
 // enters a scope: a thread reported with 2 acquisitions of its 8,206).
 extern __thread bool tls_inside;
-// Runtime::parent_tables_pending's work, at the end of the outermost InsideLockscope scope: the
-// forking thread's site table (left mapped: held locks and an open cache window may still point
-// into it), the process table and the records of the parent's finished threads.
+// Runtime::parent_tables_pending's work, when the code a forking signal handler interrupted leaves
+// lockscope (the end of the outermost InsideLockscope scope, or of a thread's registration): the
+// child's tables, thread slots and traces are reset as after_fork_in_child resets them otherwise.
 void let_go_of_parent_tables();
 class InsideLockscope {
  public:

@@ -165,6 +165,16 @@ uint32_t SiteTable::record_stack(StackRow*& rows, const uintptr_t* frames, uint3
   return stack != 0 && add_to_rows(rows, arena_, stack, count, ns) ? stack : 0;
 }
 
+bool SiteTable::give_back_pending(const SiteStats& source) {
+  const SiteDetail* from = source.detail;
+  if (from == nullptr || from->last_sample_bucket == 0 || source.hold_countdown == 0) return true;
+  SiteStats* target = find_or_insert(source.key);
+  SiteDetail* into = target ? hold_detail(*target) : nullptr;
+  return into &&
+         histogram_add(into->hold_histogram, arena_, static_cast<int>(from->last_sample_bucket) - 1,
+                       source.hold_countdown);
+}
+
 uint64_t SiteTable::merge_from(const SiteTable& other) {
   uint64_t dropped = 0;
   for (size_t n = 0; n < other.used(); ++n) {

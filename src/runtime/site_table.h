@@ -225,10 +225,11 @@ class SiteTable {
     if (weight > 1) detail.last_sample_bucket = static_cast<uint32_t>(bucket) + 1;
     return histogram_add(detail.hold_histogram, arena_, bucket, weight);
   }
-  // `weight` more holds in the hold histogram's `bucket` (no time: those a sample stands for).
-  bool add_hold_weight(SiteDetail& detail, int bucket, uint64_t weight) {
-    return histogram_add(detail.hold_histogram, arena_, bucket, weight);
-  }
+  // After merge_from(other): `source`, an entry of `other` whose latest sample is still held (its
+  // thread holds it: a sample counts once it is released), had its countdown taken out of the
+  // previous sample's bucket, but the acquisitions still to come are that held sample's: they are
+  // given back. False when out of memory.
+  bool give_back_pending(const SiteStats& source);
   // A duration into a detail's sum, max and histogram (`weight` times); false when out of memory.
   bool record_duration(uint64_t ns, uint64_t weight, uint64_t& sum, uint64_t& max,
                        SparseHistogram*& histogram) {

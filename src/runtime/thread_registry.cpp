@@ -88,6 +88,15 @@ void ThreadRegistry::reclaim_gone(SiteTable& merged, uint64_t& dropped) {
 
 void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& dropped) {
   dropped += merged.merge_from(thread.sites);
+  // A thread gone while it held a sample (pthread_exit with a lock held, an owner that died): the
+  // sample never counted, and the acquisitions its countdown waits for are its own.
+  const uint32_t depth = thread.held_depth < kMaxHeldLocks ? thread.held_depth : kMaxHeldLocks;
+  for (uint32_t i = 0; i < depth; ++i) {
+    const HeldLock& held = thread.held[i];
+    if (held.weight > 1 && held.entry && held.epoch == own_epoch(thread) &&
+        !merged.give_back_pending(*held.entry))
+      dropped += 1;
+  }
   format::ThreadRecord record = thread_record_of(thread);
   record.wait_histogram.first = static_cast<uint32_t>(finished_bins_.size());
   for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
@@ -105,7 +114,7 @@ void ThreadRegistry::forget_finished() {
   finished_bins_.reset();
 }
 
-void ThreadRegistry::reset_after_fork(ThreadState* keep, bool keep_finished) {
+void ThreadRegistry::reset_after_fork(ThreadState* keep) {
   free_.clear();
   exiting_.clear();
   for (size_t i = slots_.size(); i-- > 0;) {
@@ -118,7 +127,7 @@ void ThreadRegistry::reset_after_fork(ThreadState* keep, bool keep_finished) {
     thread.state.store(static_cast<uint32_t>(SlotState::kFree), std::memory_order_relaxed);
     free_.push(static_cast<uint32_t>(i));
   }
-  if (!keep_finished) forget_finished();
+  forget_finished();
 }
 
 }  // namespace lockscope::runtime

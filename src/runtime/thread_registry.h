@@ -56,10 +56,8 @@ class ThreadRegistry {
   // The thread passed its exit destructor; it may still record until it is gone.
   void mark_exiting(ThreadState& thread);
   // After fork(), in the child: every slot but `keep` (the forking thread) is free, and the
-  // finished records belong to the parent: forgotten, unless `keep_finished` (a signal handler
-  // forked while its thread was inside lockscope, which may be adding to them: then the caller
-  // forgets them later).
-  void reset_after_fork(ThreadState* keep, bool keep_finished);
+  // finished records belong to the parent.
+  void reset_after_fork(ThreadState* keep);
   void forget_finished();
 
   size_t slot_count() const { return slots_.size(); }

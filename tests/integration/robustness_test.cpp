@@ -156,6 +156,20 @@ TEST(Robustness, AForkFromASignalHandlerThatInterruptedALockCallLeavesAWorkingCh
   }
 }
 
+// glibc's trylock done inline writes glibc's own tid into the mutex: a fork handler of the
+// program's that runs before lockscope's (registered from .preinit_array) locks an error-checking
+// mutex at a call site the forking thread had cached, and its unlock must not find another
+// thread's tid there (EPERM, the child exiting 3: it did when the tid came from lockscope's own
+// record, which learns of the fork only in its own handler). The trace test runs it traced.
+TEST(Robustness, AForkHandlerBeforeLockscopesKeepsAnErrorCheckingMutexWorking) {
+  TemporaryDirectory dir;
+  CommandResult recorded;
+  const Profile profile =
+      record_all_unchanged(dir, {fixture("fork_handler_locks")}, nullptr, &recorded);
+  EXPECT_NE(recorded.out.find("child status=0"), std::string::npos) << recorded.out;
+  ASSERT_EQ(profile.processes.size(), 2u);
+}
+
 // A hold released out of order (a server lets go of an outer lock before the inner one) is taken
 // out of the middle of the thread's held stack, outside the runtime's reentrancy guard; a signal
 // handler that locks and releases out of order itself may interrupt that, and the thread it

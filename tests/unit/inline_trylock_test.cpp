@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -18,8 +19,8 @@
 namespace lockscope::runtime {
 namespace {
 
-uint32_t own_tid() {
-  return static_cast<uint32_t>(syscall(SYS_gettid));
+int own_tid() {
+  return static_cast<int>(syscall(SYS_gettid));
 }
 
 bool same_bytes(const pthread_mutex_t& a, const pthread_mutex_t& b) {
@@ -64,6 +65,26 @@ TEST(InlineTrylock, LeavesEachKindItTakesAsGlibcsTrylockDoes) {
     pthread_mutex_destroy(&ours);
     pthread_mutex_destroy(&glibcs);
   }
+}
+
+// The tid written is glibc's own, read where glibc keeps it: in every thread, and in a fork child
+// before any atfork handler could have told lockscope (glibc updates it inside fork itself).
+TEST(InlineTrylock, FindsGlibcsTidInEveryThreadAndInAForkChild) {
+  const int offset = find_glibc_tid_offset();
+  ASSERT_GE(offset, 0);
+  EXPECT_EQ(glibc_tid(offset), own_tid());
+  int other = 0, other_read = -1;
+  std::thread([&] {
+    other = own_tid();
+    other_read = glibc_tid(offset);
+  }).join();
+  EXPECT_EQ(other_read, other);
+  EXPECT_NE(other, own_tid());
+  const pid_t child = fork();
+  if (child == 0) _exit(glibc_tid(offset) == own_tid() && own_tid() == getpid() ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 }  // namespace
