@@ -362,6 +362,23 @@ TEST(Counts, TheHoldHistogramHoldsEachAcquisitionOnce) {
   EXPECT_EQ(site.lock->hold.total(), 3003u);
 }
 
+// A thread gone while it held its site's sample: the sample never counted (its hold has no end),
+// and the acquisitions the site's countdown waited for were its own, not the previous sample's.
+// 9 acquisitions 1 in 4: 4 exact, the 5th a sample standing for 4, the 9th a sample still held
+// when the thread ended. Its numbers are folded into the process's when another thread takes its
+// slot: the histogram holds the 8 holds that ended (it held 5 when the fold took the 9th's
+// pending 3 from the 5th's bucket).
+TEST(Counts, AThreadGoneHoldingASampleLeavesTheHistogramItsEndedHolds) {
+  TemporaryDirectory dir;
+  const ProcessProfile process =
+      record_unchanged(dir, "exit_holding_sample", {"4"}, {"--hold-sample", "4"});
+  const FoundSite site =
+      find_site(process, "exit_holding_sample", "sampled-lock", Operation::kLock);
+  ASSERT_NE(site.site, nullptr);
+  EXPECT_EQ(site.site->count, 9u);
+  EXPECT_EQ(site.site->hold.total(), 8u);
+}
+
 }  // namespace
 }  // namespace lockscope::testing
 
