@@ -453,9 +453,6 @@ void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThre
     SiteStats* entry = all.find_or_insert(held.entry->key);
     if (SiteDetail* detail = entry ? all.detail(*entry) : nullptr) {
       all.record_hold(*detail, rt.clock.to_ns(ticks), 1);
-      // A sample in progress counts here as itself alone (SiteTable::give_back_pending).
-      if (held.weight > 1 && !all.give_back_pending(*held.entry))
-        ++counters[static_cast<int>(format::Counter::kDroppedSites)];
     }
   }
 }
@@ -471,7 +468,7 @@ uint64_t snapshot_threads(Runtime& rt, SiteTable& all, ByteBuffer& live,
     if (!records_now(t)) continue;
     if (!(t.flags & format::kThreadExited)) read_thread_name(t.tid, t.name);
     LiveThread thread{thread_record_of(t), calls_in(t.sites), static_cast<uint32_t>(i), -1};
-    dropped += all.merge_from(t.sites);
+    dropped += merge_thread_sites(all, t);  // a sample in progress counts as itself alone
     add_in_progress(rt, t, all, thread, now, counters);
     live.append_record(thread);
   }

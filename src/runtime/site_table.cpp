@@ -9,15 +9,22 @@
 
 namespace lockscope::runtime {
 
+namespace {
+// The bin tagged `tag` (its bucket in the top 8 bits) in `histogram`, nullptr when none.
+uint64_t* bin_of(SparseHistogram* histogram, uint64_t tag) {
+  if (!histogram) return nullptr;
+  uint64_t* bins = histogram->bins();
+  for (uint32_t i = 0; i < histogram->size; ++i)
+    if ((bins[i] & ~kBinCountMask) == tag) return &bins[i];
+  return nullptr;
+}
+}  // namespace
+
 bool histogram_add(SparseHistogram*& histogram, BumpArena& arena, int bucket, uint64_t weight) {
   const uint64_t tag = static_cast<uint64_t>(bucket) << 56;
-  if (histogram) {
-    uint64_t* bins = histogram->bins();
-    for (uint32_t i = 0; i < histogram->size; ++i)
-      if ((bins[i] & ~kBinCountMask) == tag) {
-        bins[i] += weight;
-        return true;
-      }
+  if (uint64_t* bin = bin_of(histogram, tag)) {
+    *bin += weight;
+    return true;
   }
   if (!histogram || histogram->size == histogram->capacity) {
     uint32_t capacity = histogram ? histogram->capacity * 2 : 4;
@@ -38,15 +45,11 @@ bool histogram_add(SparseHistogram*& histogram, BumpArena& arena, int bucket, ui
 }
 
 void histogram_remove(SparseHistogram* histogram, int bucket, uint64_t weight) {
-  if (!histogram) return;
   const uint64_t tag = static_cast<uint64_t>(bucket) << 56;
-  uint64_t* bins = histogram->bins();
-  for (uint32_t i = 0; i < histogram->size; ++i)
-    if ((bins[i] & ~kBinCountMask) == tag) {
-      const uint64_t count = bins[i] & kBinCountMask;
-      bins[i] = tag | (count > weight ? count - weight : 0);
-      return;
-    }
+  if (uint64_t* bin = bin_of(histogram, tag)) {
+    const uint64_t count = *bin & kBinCountMask;
+    *bin = tag | (count > weight ? count - weight : 0);
+  }
 }
 
 // An index slot: the entry's number + 1 in the low 32 bits (0 = empty), the high 32 bits of its

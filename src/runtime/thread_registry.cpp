@@ -86,17 +86,21 @@ void ThreadRegistry::reclaim_gone(SiteTable& merged, uint64_t& dropped) {
   }
 }
 
-void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& dropped) {
-  dropped += merged.merge_from(thread.sites);
-  // A thread gone while it held a sample (pthread_exit with a lock held, an owner that died): the
-  // sample never counted, and the acquisitions its countdown waits for are its own.
+uint64_t merge_thread_sites(SiteTable& into, const ThreadState& thread) {
+  uint64_t dropped = into.merge_from(thread.sites);
   const uint32_t depth = thread.held_depth < kMaxHeldLocks ? thread.held_depth : kMaxHeldLocks;
   for (uint32_t i = 0; i < depth; ++i) {
     const HeldLock& held = thread.held[i];
     if (held.weight > 1 && held.entry && held.epoch == own_epoch(thread) &&
-        !merged.give_back_pending(*held.entry))
+        !into.give_back_pending(*held.entry))
       dropped += 1;
   }
+  return dropped;
+}
+
+void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& dropped) {
+  // (A thread gone while it held a sample: pthread_exit with a lock held, an owner that died.)
+  dropped += merge_thread_sites(merged, thread);
   format::ThreadRecord record = thread_record_of(thread);
   record.wait_histogram.first = static_cast<uint32_t>(finished_bins_.size());
   for (int b = 0; b < LogHistogramLayout::kBuckets; ++b) {
@@ -107,11 +111,6 @@ void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& drop
   }
   if (!finished_.append([&](format::ThreadRecord& into) { into = record; }))
     dropped += thread.acquisitions + thread.releases;
-}
-
-void ThreadRegistry::forget_finished() {
-  finished_.reset();
-  finished_bins_.reset();
 }
 
 void ThreadRegistry::reset_after_fork(ThreadState* keep) {
@@ -127,7 +126,8 @@ void ThreadRegistry::reset_after_fork(ThreadState* keep) {
     thread.state.store(static_cast<uint32_t>(SlotState::kFree), std::memory_order_relaxed);
     free_.push(static_cast<uint32_t>(i));
   }
-  forget_finished();
+  finished_.reset();
+  finished_bins_.reset();
 }
 
 }  // namespace lockscope::runtime

@@ -58,7 +58,6 @@ class ThreadRegistry {
   // After fork(), in the child: every slot but `keep` (the forking thread) is free, and the
   // finished records belong to the parent.
   void reset_after_fork(ThreadState* keep);
-  void forget_finished();
 
   size_t slot_count() const { return slots_.size(); }
   ThreadState& slot(size_t i) const { return slots_[i]; }
@@ -80,5 +79,10 @@ class ThreadRegistry {
 
 // The thread's row of the profile, but for its wait histogram (the caller stores the bins).
 format::ThreadRecord thread_record_of(const ThreadState& thread);
+// `thread`'s sites merged into `into` (SiteTable::merge_from), with the pending acquisitions of
+// each sample it still holds given back (SiteTable::give_back_pending): a sample counts only once
+// released, and the acquisitions its site's countdown waits for are its own. Returns the calls
+// that could not be kept.
+uint64_t merge_thread_sites(SiteTable& into, const ThreadState& thread);
 
 }  // namespace lockscope::runtime
