@@ -15,7 +15,7 @@
 //   or 3: recursive, robust, priority-inheriting or -protecting and elided mutexes go to glibc.
 // The tid written is glibc's own (THREAD_SELF->tid), read where glibc keeps it: the thread's
 // descriptor is at the thread pointer on x86-64, and the tid's offset in it is found at start-up
-// as the one 4-byte field of the first 4 KiB that holds gettid() (else nothing is done inline).
+// as the one 4-byte field of the first 1 KiB that holds gettid() (else nothing is done inline).
 // So a fork child (glibc updates the field in fork and in _Fork, before any atfork handler runs)
 // and a vfork child (which shares its parent's) write what glibc would.
 #pragma once
@@ -33,15 +33,18 @@ namespace lockscope::runtime {
 // stand in for the real trylock, else -1 (decided once at start-up).
 int inline_trylock_tid_offset();
 
-// Where glibc keeps the calling thread's tid in its descriptor: the one int of the first 4 KiB
+// Where glibc keeps the calling thread's tid in its descriptor: the one int of the first 1 KiB
 // at the thread pointer that equals gettid() (glibc 2.36 on x86-64: 720), -1 when none or more
-// than one does, or the thread pointer is not pthread_self()'s descriptor.
+// than one does, or the thread pointer is not pthread_self()'s descriptor. No further: the
+// descriptor (2,304 bytes in glibc 2.36) may end where its mapping does (a thread on a stack of
+// its own; python3's main thread: a 4 KiB scan read past it and died of SIGSEGV at start-up).
+inline constexpr int kTidScanBytes = 1024;
 inline int find_glibc_tid_offset() {
   const auto* descriptor = static_cast<const int*>(__builtin_thread_pointer());
   if (reinterpret_cast<uintptr_t>(descriptor) != static_cast<uintptr_t>(pthread_self())) return -1;
   const int tid = static_cast<int>(syscall(SYS_gettid));
   int found = -1;
-  for (int i = 0; i < 1024; ++i)
+  for (int i = 0; i < kTidScanBytes / 4; ++i)
     if (descriptor[i] == tid) {
       if (found >= 0) return -1;
       found = i * 4;

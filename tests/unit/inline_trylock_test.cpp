@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,6 +86,40 @@ TEST(InlineTrylock, FindsGlibcsTidInEveryThreadAndInAForkChild) {
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// A thread on a stack of its own has its descriptor at the very top of that memory: the search
+// for the tid must stay within the descriptor (it read 4 KiB, past the end of the mapping here,
+// and died of SIGSEGV; so did python3 3.11.7 at start-up).
+TEST(InlineTrylock, FindsGlibcsTidInADescriptorThatEndsItsMapping) {
+  constexpr size_t kStack = 256 * 1024, kPage = 4096;
+  void* memory =
+      mmap(nullptr, kStack + kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(memory, MAP_FAILED);
+  ASSERT_EQ(mprotect(static_cast<char*>(memory) + kStack, kPage, PROT_NONE), 0);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  ASSERT_EQ(pthread_attr_setstack(&attr, memory, kStack), 0);
+  struct Result {
+    int offset = -2, read = 0, tid = 0;
+  } result;
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(
+                &thread, &attr,
+                [](void* arg) -> void* {
+                  auto* r = static_cast<Result*>(arg);
+                  r->offset = find_glibc_tid_offset();
+                  r->tid = own_tid();
+                  if (r->offset >= 0) r->read = glibc_tid(r->offset);
+                  return nullptr;
+                },
+                &result),
+            0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  munmap(memory, kStack + kPage);
+  ASSERT_GE(result.offset, 0);
+  EXPECT_EQ(result.read, result.tid);
 }
 
 }  // namespace
