@@ -13,8 +13,10 @@ namespace {
 // The stats entry of (lock generation, site, operation) in the thread's table, remembered in the
 // thread's site cache for the inline fast path.
 SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32_t generation,
-                      uintptr_t site, format::Operation op, uint32_t identity_epoch) {
+                      uintptr_t site, format::Operation op, uint32_t identity_epoch,
+                      bool fill_wide) {
   const SiteKey key{slot, generation, site, static_cast<uint16_t>(op)};
+  const size_t entries_before = self.sites.used();
   SiteStats* entry = self.sites.find_or_insert_via_lock(key);
   if (__builtin_expect(entry == nullptr, 0)) {  // the kernel refused memory
     runtime().count(format::Counter::kDroppedSites);
@@ -37,7 +39,12 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
                               waited_epoch};
   if (!cache_windows_open(self)) {
     site_cache_slot(self, lock, site, op) = cached;
-    wide_cache_fill(self.wide_cache, cached, self.sites.used());
+    if (fill_wide) {
+      if (self.sites.used() != entries_before ||
+          format::operation_class(op) == format::OperationClass::kRelease)
+        ++self.wide_entries;
+      wide_cache_fill(self.wide_cache, cached, self.wide_entries);
+    }
   }
   return entry;
 }
@@ -60,7 +67,8 @@ SiteCacheEntry* wide_site_for_slow_path(ThreadState& self, const void* lock, for
 
 }  // namespace
 
-LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site) {
+LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                        bool fill_wide) {
   InsideLockscope inside;  // the tables below must not be re-entered by a signal handler
   if (const SiteCacheEntry* wide = wide_site_for_slow_path(self, lock, op, site))
     return {wide->slot, wide->slot_index, wide->stats};
@@ -82,7 +90,7 @@ LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation o
                          std::memory_order_relaxed);
   const uint32_t generation = slot.generation.load(std::memory_order_relaxed);
   return {&slot, slot_index,
-          site_entry(self, lock, slot_index, generation, site, op, identity_epoch)};
+          site_entry(self, lock, slot_index, generation, site, op, identity_epoch, fill_wide)};
 }
 
 void start_sampled_hold(HeldLock& held, SiteStats& stats) {
@@ -516,13 +524,18 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
   format::Operation op = default_operation;
   SiteStats* acquire_entry = nullptr;  // of the held lock released here, when known
   uint64_t end_ticks = 0;              // the clock read that timed its hold
+  bool elsewhere_before = false;       // its acquire site's locks were released elsewhere before
   if (result == 0) {
     // Usually the innermost held lock; search down for out-of-order unlocks.
     bool found = false;
     for (uint32_t i = self.held_depth; i-- > 0;) {
       if (self.held[i].lock != lock) continue;
       HeldLock held = take_held(self, i);
-      if (held.epoch == own_epoch(self)) acquire_entry = held.entry;
+      if (held.epoch == own_epoch(self)) {
+        acquire_entry = held.entry;
+        elsewhere_before =
+            acquire_entry->release_stats && acquire_entry->release_stats->key.site != site;
+      }
       op = static_cast<format::Operation>(held.release_operation);
       if (held.weight != 0 || made_wait) end_ticks = finish_timed_hold(self, held, made_wait, site);
       found = true;
@@ -531,7 +544,7 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
     if (!found) rt.count(format::Counter::kUnbalancedUnlocks);
     ++self.releases;
   }
-  const LocatedSite located = locate_site(self, lock, op, site);
+  const LocatedSite located = locate_site(self, lock, op, site, elsewhere_before);
   SiteStats* entry = located.stats;
   if (!entry) return {located.slot, op, end_ticks};
   ++entry->count;

@@ -133,8 +133,11 @@ struct LocatedSite {
   uint32_t slot_index = 0;
   SiteStats* stats = nullptr;  // nullptr when a table was full (counted as dropped)
 };
-// The lock's slot and the thread's stats entry for (lock, op, site); fills the site cache.
-LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site);
+// The lock's slot and the thread's stats entry for (lock, op, site); fills the site cache, and
+// the wide one when `wide` (a release's entry only for a lock released at more than one site:
+// the release fast paths find the others from the hold's acquire entry, SiteStats::release_stats).
+LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
+                        bool wide = true);
 
 Recorded record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                         const AcquireOutcome& outcome);

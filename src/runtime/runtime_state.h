@@ -151,6 +151,9 @@ struct ThreadState {
   // miss (thread_pause.h): compare held locks' and stacks' epochs with own_epoch().
   uint32_t epoch;
   uint32_t held_depth;
+  // Entries of its site table the wide cache is sized for (wide_site_cache.h): those of acquire
+  // operations, and the release entries of locks released at more than one site.
+  uint32_t wide_entries;
   BlockedCall blocked;
   HeldLock held[kMaxHeldLocks];
   HeldStack held_stacks[kMaxHeldLocks];  // acquisition stacks of contended holds (holder_stacks.h)

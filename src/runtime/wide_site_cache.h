@@ -11,13 +11,16 @@
 //
 // Two-way (an entry's pair: slots i and i ^ 1, the most recently filled first; direct-mapped, a
 // table half full would leave ~40 % of its keys sharing a slot with another), allocated (mmap, huge
-// pages when large) once the thread's site table passes kSiteCacheSize entries, at least twice that
-// table's size, up to kMaxWideCacheBits; replaced by a larger one as the table grows (emptied: it
-// refills as entries are used). Only its thread writes it, from inside lockscope; it reads it
-// outside too, so a replaced table stays mapped (a signal handler's lock may replace it while the
-// code it interrupted reads the old one) until another thread claims the slot (whose epoch starts
-// again at 1): then all of them are given back. One pointer names a table and its size, so a reader
-// never pairs one table with another's size.
+// pages when large) once the entries it may hold pass kSiteCacheSize, at least as many as they are,
+// up to kMaxWideCacheBits; replaced by a larger one as they grow (emptied: it refills as entries
+// are used). It holds the entries of acquire operations, and the release entries only of locks
+// released at more than one site (ThreadState::wide_entries): a release at its lock's usual site
+// finds its entry from the hold's (SiteStats::release_stats), so a table of every release entry
+// would be twice the memory, and its lookups twice the cache misses, for nothing. Only its thread
+// writes it, from inside lockscope; it reads it outside too, so a replaced table stays mapped (a
+// signal handler's lock may replace it while the code it interrupted reads the old one) until
+// another thread claims the slot (whose epoch starts again at 1): then all of them are given back.
+// One pointer names a table and its size, so a reader never pairs one table with another's size.
 #pragma once
 
 #include <cstddef>
@@ -61,8 +64,8 @@ inline SiteCacheEntry* wide_cached_site(ThreadState& self, const void* lock, uin
   return wide_cache_find(self.wide_cache, lock, site, static_cast<uint16_t>(op), self.epoch);
 }
 
-// Remembers `entry` (under its lock, site and operation), allocating or enlarging the cache for a
-// table of `table_size` entries first; does nothing for a small table, or when the kernel refuses
+// Remembers `entry` (under its lock, site and operation), allocating or enlarging the cache for
+// `table_size` entries first; does nothing for a small table, or when the kernel refuses
 // memory. Called inside lockscope.
 void wide_cache_fill(WideSiteCache*& cache, const SiteCacheEntry& entry, size_t table_size);
 // Gives the memory of the cache and of those it replaced back (a slot claimed by another thread).

@@ -352,6 +352,44 @@ TEST(Scale, AThreadWithThousandsOfSitesCountsEachGenerationApartInTraceMode) {
   expect_generations_counted_apart({"--trace"});
 }
 
+// A thread with thousands of locks, each let go of at two lines in turn (the wide cache holds
+// release entries only for such locks, filled when a release is seen away from the last one's
+// line; the others come from the hold's acquire entry), some out of order under another lock:
+// each line counts exactly its releases, in summary and trace mode.
+void expect_releases_at_two_lines_counted(const std::vector<std::string>& options) {
+  constexpr uint64_t kLocks = 3'000, kRounds = 6;
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(
+      dir, "scale", {"releases", std::to_string(kLocks), std::to_string(kRounds)}, options);
+  expect_nothing_dropped(process);
+  const int lock_line = marker_line("scale", "two-lock");
+  const int even_line = marker_line("scale", "two-even");
+  const int odd_line = marker_line("scale", "two-odd");
+  uint64_t locks = 0;
+  for (const LockSummary& lock : process.locks) {
+    const SiteSummary* taken = site_at(lock, "scale.c", lock_line, format::Operation::kLock);
+    if (!taken) continue;
+    ++locks;
+    EXPECT_EQ(taken->count, kRounds);
+    const SiteSummary* even = site_at(lock, "scale.c", even_line, format::Operation::kUnlock);
+    const SiteSummary* odd = site_at(lock, "scale.c", odd_line, format::Operation::kUnlock);
+    ASSERT_NE(even, nullptr);
+    ASSERT_NE(odd, nullptr);
+    EXPECT_EQ(even->count, kRounds / 2);
+    EXPECT_EQ(odd->count, kRounds / 2);
+  }
+  EXPECT_EQ(locks, kLocks);
+  EXPECT_EQ(counter(process, format::Counter::kUnbalancedUnlocks), 0u);
+}
+
+TEST(Scale, AThreadWithThousandsOfLocksReleasedAtTwoLinesCountsEachLine) {
+  expect_releases_at_two_lines_counted({});
+}
+
+TEST(Scale, AThreadWithThousandsOfLocksReleasedAtTwoLinesCountsEachLineInTraceMode) {
+  expect_releases_at_two_lines_counted({"--trace"});
+}
+
 // The same wide cache in a forked child (made by the thread that filled it, locking at the same
 // line: its caches hold entries of the parent's table, which the child empties) and in a pthread
 // key destructor that locks after lockscope's own exit destructor ran: every count exact, each in
