@@ -2,17 +2,24 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
+
 #include "runtime/mapped_memory.h"
 
 namespace lockscope::runtime {
 
-void* BumpArena::allocate(size_t bytes) {
+void* BumpArena::allocate(size_t bytes, size_t alignment) {
   bytes = (bytes + 15) & ~size_t{15};
-  if (!last_ || static_cast<size_t>(end_ - next_) < bytes) {
+  // The padding before an aligned block (a new chunk's first block needs at most as much).
+  const auto padding = [&] {
+    return (alignment - reinterpret_cast<uintptr_t>(next_) % alignment) % alignment;
+  };
+  if (!last_ || static_cast<size_t>(end_ - next_) < bytes + padding()) {
     const size_t header = (sizeof(Chunk) + 15) & ~size_t{15};
     size_t chunk_bytes = last_chunk_bytes_ == 0 ? kChunkBytes : last_chunk_bytes_ * 2;
     if (chunk_bytes > kLargestChunkBytes) chunk_bytes = kLargestChunkBytes;
-    const size_t size = bytes + header > chunk_bytes ? bytes + header : chunk_bytes;
+    const size_t needed = bytes + (header > alignment ? header : alignment);
+    const size_t size = needed > chunk_bytes ? needed : chunk_bytes;
     void* memory = map_memory(size, huge_pages_, Fill::kInOrder);
     if (memory == nullptr) return nullptr;
     last_chunk_bytes_ = chunk_bytes;
@@ -23,6 +30,7 @@ void* BumpArena::allocate(size_t bytes) {
     next_ = static_cast<char*>(memory) + header;
     end_ = static_cast<char*>(memory) + size;
   }
+  next_ += padding();  // a chunk starts page-aligned: its header is the most there is to skip
   void* result = next_;
   next_ += bytes;
   return result;

@@ -10,8 +10,9 @@ namespace lockscope::runtime {
 
 class BumpArena {
  public:
-  // `bytes` of zeroed memory aligned to 16; nullptr when the kernel refuses the memory.
-  void* allocate(size_t bytes);
+  // `bytes` of zeroed memory aligned to 16, or to `alignment` (a power of two, at most 4 KiB: a
+  // block that must start a cache line); nullptr when the kernel refuses the memory.
+  void* allocate(size_t bytes, size_t alignment = 16);
   // Unmaps every chunk.
   void reset();
   // Empties the arena for reuse, keeping (and zeroing the used part of) a single chunk; false when

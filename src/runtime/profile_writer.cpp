@@ -308,7 +308,7 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
       record.wait_max_ns = detail->wait_max_ns;
       record.hold_sum_ns = hold_estimate(site.count - detail->failed, *detail, record.hold_error_ppm);
       record.hold_max_ns = detail->hold_max_ns;
-      record.hold_samples = detail->hold_samples;
+      record.hold_samples = detail->hold_exact_count + detail->hold_sampled_count;
       record.behind_readers = detail->behind_readers;
       record.behind_writer = detail->behind_writer;
       record.with_waiters = detail->with_waiters;

@@ -107,12 +107,20 @@ bool SiteTable::grow_index(size_t at_least) {
 }
 
 SiteDetail* SiteTable::allocate_detail(SiteStats& stats, bool whole) {
-  auto* detail =
-      static_cast<SiteDetail*>(arena_.allocate(whole ? sizeof(SiteDetail) : kShortDetailBytes));
+  auto* detail = static_cast<SiteDetail*>(
+      arena_.allocate(whole ? sizeof(SiteDetail) : kShortDetailBytes, alignof(SiteDetail)));
   if (detail == nullptr) return nullptr;
-  // The short block it replaces stays in the arena (a reader may still hold it), its holds copied.
-  if (stats.detail != nullptr)
-    __builtin_memcpy(static_cast<void*>(detail), stats.detail, kShortDetailBytes);
+  SiteDetail* const replaced = stats.detail;
+  if (replaced != nullptr) {
+    // The short block it replaces stays in the arena (a reader may still hold it), its holds
+    // copied, the histogram too when it is still the inline one.
+    __builtin_memcpy(static_cast<void*>(detail), replaced, kShortDetailBytes);
+    if (detail->hold_histogram == &replaced->inline_hold)
+      detail->hold_histogram = &detail->inline_hold;
+  } else {
+    detail->inline_hold.capacity = kInlineHoldBins;
+    detail->hold_histogram = &detail->inline_hold;
+  }
   detail->full = whole ? 1 : 0;
   stats.detail = detail;
   return detail;
@@ -201,7 +209,6 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     into->hold_sampled_sq_ns2 += from->hold_sampled_sq_ns2;
     into->hold_sampled_count += from->hold_sampled_count;
     if (from->hold_max_ns > into->hold_max_ns) into->hold_max_ns = from->hold_max_ns;
-    into->hold_samples += from->hold_samples;
     into->owner_changes += from->owner_changes;
     const bool histogram_kept = add_histogram(into->hold_histogram, arena_, from->hold_histogram);
     // The acquisitions the latest sample stands for that are still to come (see

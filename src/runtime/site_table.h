@@ -82,29 +82,36 @@ struct StackRow {
 
 // Everything about a site but its count: allocated the first time any of it is needed. A site
 // whose only need is timing its holds (a cold site that never waited: most of a server's item
-// locks, each timed for its first holds) gets the short form, the fields up to `full` (80 bytes
-// instead of 208); anything else it needs later gets it the whole (SiteTable::detail).
-struct SiteDetail {
+// locks, each timed for its first holds) gets the short form, the fields up to `contended` (128
+// bytes instead of 256); anything else it needs later gets it the whole (SiteTable::detail).
+// 64-byte aligned, with what an exact hold and an owner change write in its first cache line: a
+// server's cold holds, each at a site it has not seen for long, missed three lines each (the
+// hold fields, the owner changes, a histogram block) where they now miss one.
+struct alignas(64) SiteDetail {
   // Holds: the exact ones (a cold site's first N, contended ones) are summed as they are; the
   // sampled ones (1 in N after that) are kept raw, with their squares, so that the writer can
   // estimate the holds in between and bound the estimate's error (profile_writer.cpp).
-  uint64_t hold_sum_ns;       // exact holds
+  uint64_t hold_sum_ns;  // exact holds
   uint64_t hold_exact_count;
-  uint64_t hold_sampled_ns;   // sampled holds, unscaled
-  double hold_sampled_sq_ns2; // their squares
-  uint64_t hold_sampled_count;
   uint64_t hold_max_ns;
-  uint64_t hold_samples;      // holds timed (exact + sampled)
-  SparseHistogram* hold_histogram;  // a sampled hold counts `period` times
+  SparseHistogram* hold_histogram;  // a sampled hold counts `period` times; starts as `inline_hold`
   // Acquisitions here that took the lock from another thread (lock_owner.h): a lock's HANDOFFS
   // are its sites' sum.
   uint64_t owner_changes;
-  uint32_t full;  // 1: the fields below are there too; 0: the short form, which ends here
+  // The hold histogram's first block, its bins following it here (kInlineHoldBins of them: the
+  // first two in the first line): a cold site's holds fall in a few buckets.
+  SparseHistogram inline_hold;
+  uint64_t inline_hold_bins[6];
+  uint32_t full;  // 1: the fields from `contended` on are there too; 0: the short form
   // The hold histogram's bucket + 1 of the latest sampled hold (0: none yet). That sample counts
   // for itself and the acquisitions after it until the next (SiteStats::hold_countdown of them
   // are still to come): a table read before they come takes them out of its bucket
   // (SiteTable::merge_from), so that the histogram's holds add up to the site's acquisitions.
   uint32_t last_sample_bucket;
+  uint64_t hold_sampled_ns;    // sampled holds, unscaled
+  double hold_sampled_sq_ns2;  // their squares
+  uint64_t hold_sampled_count;
+  // (Holds timed: hold_exact_count + hold_sampled_count.)
   uint64_t contended;
   uint64_t failed;
   uint64_t wait_sum_ns;
@@ -126,6 +133,14 @@ struct SiteDetail {
   StackRow* acquire_stacks;
 };
 inline constexpr size_t kShortDetailBytes = offsetof(SiteDetail, contended);
+inline constexpr uint32_t kInlineHoldBins = sizeof(SiteDetail::inline_hold_bins) / sizeof(uint64_t);
+static_assert(offsetof(SiteDetail, inline_hold_bins) ==
+                  offsetof(SiteDetail, inline_hold) + sizeof(SparseHistogram),
+              "SparseHistogram::bins() are the words right after its header");
+static_assert(offsetof(SiteDetail, owner_changes) < 64 &&
+              offsetof(SiteDetail, full) ==
+                  offsetof(SiteDetail, inline_hold_bins) + sizeof(SiteDetail::inline_hold_bins));
+static_assert(kShortDetailBytes == 128 && sizeof(SiteDetail) == 256);
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
 // acquire site, the entry of the release its locks were last released at. That pair lets a release go
@@ -204,7 +219,7 @@ class SiteTable {
                : allocate_detail(stats, true);
   }
   // The entry's detail block, short or whole, for its hold fields and owner changes only (those
-  // up to `full`); nullptr when out of memory.
+  // before `contended`); nullptr when out of memory.
   SiteDetail* hold_detail(SiteStats& stats) {
     return __builtin_expect(stats.detail != nullptr, 1) ? stats.detail
                                                         : allocate_detail(stats, false);
@@ -219,7 +234,6 @@ class SiteTable {
       detail.hold_sampled_sq_ns2 += static_cast<double>(ns) * static_cast<double>(ns);
       ++detail.hold_sampled_count;
     }
-    ++detail.hold_samples;
     if (ns > detail.hold_max_ns) detail.hold_max_ns = ns;
     const int bucket = LogHistogramLayout::bucket_of(ns);
     if (weight > 1) detail.last_sample_bucket = static_cast<uint32_t>(bucket) + 1;

@@ -2,14 +2,16 @@
 // chain of a lock's entries that find_or_insert_via_lock walks must find exactly what the hash
 // index finds, across lock generations, and end even from a head left stale by clear_for_reuse;
 // a site that only times holds has the short detail, which keeps its holds when it grows whole
-// and when tables merge; a small table keeps its memory for the next thread of its slot, stacks
-// and all.
+// and when tables merge; a detail starts a cache line and holds its first histogram bins itself;
+// a small table keeps its memory for the next thread of its slot, stacks and all.
 #include "runtime/site_table.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
 #include <set>
+#include <utility>
+#include <vector>
 
 namespace lockscope::runtime {
 namespace {
@@ -159,6 +161,66 @@ TEST(SiteTable, AShortDetailKeepsItsHoldsWhenItGrowsWholeAndWhenMerged) {
   EXPECT_EQ(merged_cold->detail->full, 1u);
   EXPECT_EQ(merged_cold->detail->hold_sum_ns, 2 * 403000u);
   EXPECT_EQ(merged_cold->detail->hold_exact_count, 6u);
+  table.reset();
+  merged.reset();
+}
+
+// A detail starts a cache line, its hold histogram the block inside it: an exact hold and an owner
+// change write that line alone. Holds in more buckets than it has room for move the histogram to
+// a block of its own, and a detail grown whole takes its histogram along, inline or not.
+TEST(SiteTable, ADetailsFirstHistogramIsInsideItAndGrowsOutOfIt) {
+  SiteTable table;
+  SiteStats* one = table.find_or_insert(key_of(1, 0, 16));
+  SiteStats* many = table.find_or_insert(key_of(2, 0, 16));
+  SiteDetail* small = table.hold_detail(*one);
+  SiteDetail* large = table.hold_detail(*many);
+  ASSERT_NE(small, nullptr);
+  ASSERT_NE(large, nullptr);
+  for (const SiteDetail* detail : {small, large}) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(detail) % 64, 0u);
+    EXPECT_EQ(detail->hold_histogram, &detail->inline_hold);
+  }
+  const auto bins = [](const SiteDetail* detail) {
+    std::vector<std::pair<int, uint64_t>> seen;
+    for_each_bin(detail->hold_histogram,
+                 [&](int bucket, uint64_t n) { seen.emplace_back(bucket, n); });
+    return seen;
+  };
+  ASSERT_TRUE(table.record_hold(*small, 1000, 1));
+  ASSERT_TRUE(table.record_hold(*small, 1000, 1));
+  ++small->owner_changes;
+  EXPECT_EQ(small->hold_histogram, &small->inline_hold);
+  const int bucket = LogHistogramLayout::bucket_of(1000);
+  EXPECT_EQ(bins(small), (std::vector<std::pair<int, uint64_t>>{{bucket, 2}}));
+  // Grown whole: the copy's own inline block, with the bins.
+  SiteDetail* small_whole = table.detail(*one);
+  ASSERT_NE(small_whole, small);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small_whole) % 64, 0u);
+  EXPECT_EQ(small_whole->hold_histogram, &small_whole->inline_hold);
+  ASSERT_TRUE(table.record_hold(*small_whole, 1000, 1));
+  EXPECT_EQ(bins(small_whole), (std::vector<std::pair<int, uint64_t>>{{bucket, 3}}));
+  EXPECT_EQ(small_whole->owner_changes, 1u);
+
+  // Twelve buckets: out of the inline block, every hold kept.
+  std::vector<std::pair<int, uint64_t>> expected;
+  for (uint64_t ns = 100; expected.size() < 12; ns *= 3) {
+    ASSERT_TRUE(table.record_hold(*large, ns, 1));
+    const int b = LogHistogramLayout::bucket_of(ns);
+    if (expected.empty() || expected.back().first != b) expected.emplace_back(b, 0);
+    ++expected.back().second;
+  }
+  EXPECT_GT(expected.size(), kInlineHoldBins);
+  EXPECT_NE(large->hold_histogram, &large->inline_hold);
+  EXPECT_EQ(bins(large), expected);
+  SiteDetail* large_whole = table.detail(*many);
+  EXPECT_EQ(large_whole->hold_histogram, large->hold_histogram);
+  EXPECT_EQ(bins(large_whole), expected);
+  // Merged: the same bins in the other table.
+  SiteTable merged;
+  EXPECT_EQ(merged.merge_from(table), 0u);
+  EXPECT_EQ(bins(merged.find_or_insert(key_of(2, 0, 16))->detail), expected);
+  EXPECT_EQ(bins(merged.find_or_insert(key_of(1, 0, 16))->detail),
+            (std::vector<std::pair<int, uint64_t>>{{bucket, 3}}));
   table.reset();
   merged.reset();
 }
