@@ -8,14 +8,12 @@
 namespace lockscope::runtime {
 namespace {
 
-// The size, in bits, `table_size` entries ask for: at least as many slots (each key has two, so
-// the load stays between 1/4 and 1/2 of the pairs' room), within the bounds; 0 while the inline
-// cache is enough. Twice that evicted fewer keys, but for 4,096 locks it was a table the size of
-// the L2 cache, whose every lookup missed it.
+// The size, in bits, `table_size` entries ask for: twice as many slots, within the bounds; 0
+// while the inline cache is enough.
 uint32_t wanted_bits(size_t table_size) {
   if (table_size <= kSiteCacheSize) return 0;
   uint32_t bits = kMinWideCacheBits;
-  while (bits < kMaxWideCacheBits && (size_t{1} << bits) < table_size) ++bits;
+  while (bits < kMaxWideCacheBits && (size_t{1} << bits) < table_size * 2) ++bits;
   return bits;
 }
 
@@ -25,7 +23,36 @@ size_t bytes_of(uint32_t bits) {
 
 }  // namespace
 
+namespace {
+
+// Puts `entry` in `cache`: at the key's own entry if its window has one, else at the first empty
+// or stale slot (see wide_site_cache.h), else at its home slot.
+void place(WideSiteCache& cache, const SiteCacheEntry& entry, uint32_t identity_epoch) {
+  const size_t mask = (size_t{1} << cache.bits) - 1;
+  const size_t home =
+      wide_cache_index(site_cache_key(entry.lock, entry.site, entry.operation), cache.bits);
+  SiteCacheEntry* entries = cache.entries();
+  SiteCacheEntry* free_slot = nullptr;
+  size_t i = home;
+  for (uint32_t probe = 0; probe < kWideCacheProbes; ++probe, i = (i + 1) & mask) {
+    SiteCacheEntry& slot = entries[i];
+    if (slot.lock == entry.lock && slot.site == entry.site && slot.operation == entry.operation) {
+      slot = entry;
+      return;
+    }
+    const bool empty = slot.lock == nullptr;
+    if (free_slot == nullptr &&
+        (empty || slot.epoch != entry.epoch || slot.identity_epoch != identity_epoch))
+      free_slot = &slot;
+    if (empty) break;
+  }
+  *(free_slot ? free_slot : &entries[home]) = entry;
+}
+
+}  // namespace
+
 void wide_cache_fill(WideSiteCache*& cache, const SiteCacheEntry& entry, size_t table_size) {
+  const uint32_t identity_epoch = runtime().identity_epoch.load(std::memory_order_relaxed);
   const uint32_t bits = wanted_bits(table_size);
   if (bits > (cache ? cache->bits : 0)) {
     const int saved_errno = errno;
@@ -36,21 +63,22 @@ void wide_cache_fill(WideSiteCache*& cache, const SiteCacheEntry& entry, size_t 
       auto* grown = static_cast<WideSiteCache*>(memory);
       grown->bits = bits;
       grown->replaced = cache;
+      // The smaller table's valid entries move over: refilled one slow path at a time, a
+      // server's thousands would each take one again.
+      if (cache != nullptr)
+        for (size_t i = 0, n = size_t{1} << cache->bits; i < n; ++i) {
+          const SiteCacheEntry& old = cache->entries()[i];
+          if (old.lock != nullptr && old.epoch == entry.epoch &&
+              old.identity_epoch == identity_epoch)
+            place(*grown, old, identity_epoch);
+        }
       // Published after it is filled in: a signal handler's lookup on this thread may read it.
       std::atomic_signal_fence(std::memory_order_release);
       cache = grown;
     }
     errno = saved_errno;
   }
-  if (cache == nullptr) return;
-  const size_t i =
-      wide_cache_index(site_cache_key(entry.lock, entry.site, entry.operation), cache->bits);
-  SiteCacheEntry* entries = cache->entries();
-  // The pair's other entry keeps the one filled before, unless that was this key's.
-  if (!(entries[i].lock == entry.lock && entries[i].site == entry.site &&
-        entries[i].operation == entry.operation))
-    entries[i ^ 1] = entries[i];
-  entries[i] = entry;
+  if (cache != nullptr) place(*cache, entry, identity_epoch);
 }
 
 void wide_cache_release(WideSiteCache*& cache) {
