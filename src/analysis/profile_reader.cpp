@@ -445,9 +445,10 @@ ProcessProfile decode(const SectionSet& file) {
     out.locks[site_place[s.site].first].sites[site_place[s.site].second].acquire_stacks.push_back(
         SiteStack{s.stack, s.waits, 0});
   }
-  // A site's last sample stands for holds that never came (the run ended first): where the
-  // weights overrun the site's own figures, its stacks are scaled down to them, so that hold time
-  // by stack never adds up to more than the site's estimate.
+  // A site's last sample stands for holds that never came (the run ended first): the runtime
+  // takes them out of that sample's row (SiteDetail::last_sample_stack); in a profile of an
+  // earlier runtime, where the weights overrun the site's own figures, its stacks are scaled down
+  // to them, so that hold time by stack never adds up to more than the site's estimate.
   for (LockSummary& lock : out.locks)
     for (SiteSummary& site : lock.sites) {
       uint64_t holds = 0, hold_ns = 0;

@@ -343,12 +343,21 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
                              self.hold_stack_ticks, &rt.shared_stack_ticks);
   }
   self.released_stack.number = 0;
-  if (depth == 0) return end;
-  // A stack needs the whole detail (the short form has the hold fields and owner changes only).
-  detail = self.sites.detail(*held.entry);
-  if (!detail ||
-      !self.sites.record_stack(detail->hold_stacks, frames, depth, weight, hold_ns * weight))
-    rt.count(format::Counter::kDroppedSites);
+  uint32_t stack = 0;
+  if (depth != 0) {
+    // A stack needs the whole detail (the short form has the hold fields and owner changes only).
+    detail = self.sites.detail(*held.entry);
+    stack = detail ? self.sites.record_stack(detail->hold_stacks, frames, depth, weight,
+                                             hold_ns * weight)
+                   : 0;
+    if (stack == 0) rt.count(format::Counter::kDroppedSites);
+  }
+  // A sample's row stands for the acquisitions after it too (SiteDetail::last_sample_stack); one
+  // whose stack was not captured leaves no row to take them from.
+  if (weight > 1 && detail && detail->full) {
+    detail->last_sample_stack = stack;
+    detail->last_sample_ns = hold_ns;
+  }
   return end;
 }
 

@@ -176,14 +176,42 @@ uint32_t SiteTable::record_stack(StackRow*& rows, const uintptr_t* frames, uint3
   return stack != 0 && add_to_rows(rows, arena_, stack, count, ns) ? stack : 0;
 }
 
-bool SiteTable::give_back_pending(const SiteStats& source) {
+bool SiteTable::record_stack_number(StackRow*& rows, uint32_t stack, uint64_t count, uint64_t ns) {
+  return add_to_rows(rows, arena_, stack, count, ns);
+}
+
+uint32_t SiteTable::same_stack(const SiteTable& other, uint32_t number) {
+  uintptr_t frames[StackStore::kMaxDepth];
+  return number == 0 ? 0 : stacks_.intern(frames, other.stacks_.copy(number, frames));
+}
+
+namespace {
+// Takes up to (holds, ns) out of the row of `stack` in `rows`.
+void take_from_row(StackRow* rows, uint32_t stack, uint64_t holds, uint64_t ns) {
+  for (StackRow* row = rows; row; row = row->next)
+    if (row->stack == stack) {
+      row->waits = row->waits > holds ? row->waits - holds : 0;
+      row->wait_ns = row->wait_ns > ns ? row->wait_ns - ns : 0;
+      return;
+    }
+}
+}  // namespace
+
+bool SiteTable::give_back_pending(const SiteTable& other, const SiteStats& source) {
   const SiteDetail* from = source.detail;
   if (from == nullptr || from->last_sample_bucket == 0 || source.hold_countdown == 0) return true;
   SiteStats* target = find_or_insert(source.key);
   SiteDetail* into = target ? hold_detail(*target) : nullptr;
-  return into &&
-         histogram_add(into->hold_histogram, arena_, static_cast<int>(from->last_sample_bucket) - 1,
-                       source.hold_countdown);
+  if (!into ||
+      !histogram_add(into->hold_histogram, arena_, static_cast<int>(from->last_sample_bucket) - 1,
+                     source.hold_countdown))
+    return false;
+  if (!from->full || from->last_sample_stack == 0) return true;
+  into = detail(*target);
+  const uint32_t stack = same_stack(other, from->last_sample_stack);
+  return into && stack != 0 &&
+         record_stack_number(into->hold_stacks, stack, source.hold_countdown,
+                             source.hold_countdown * from->last_sample_ns);
 }
 
 uint64_t SiteTable::merge_from(const SiteTable& other) {
@@ -248,6 +276,10 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
         const uint32_t depth = other.stacks_.copy(row->stack, frames);
         blamed = record_stack(into->*list, frames, depth, row->waits, row->wait_ns) != 0 && blamed;
       }
+    // The same for the latest sample's stack row (see SiteDetail::last_sample_stack).
+    if (from->last_sample_stack != 0 && source.hold_countdown != 0)
+      take_from_row(into->hold_stacks, same_stack(other, from->last_sample_stack),
+                    source.hold_countdown, source.hold_countdown * from->last_sample_ns);
     if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) || !histogram_kept ||
         !blamed)
       dropped += source.count;

@@ -131,6 +131,11 @@ struct alignas(64) SiteDetail {
   StackRow* hold_stacks;
   // --stacks all: acquisitions by call stack (`waits`: acquisitions; `wait_ns` unused).
   StackRow* acquire_stacks;
+  // The hold_stacks row of the latest sampled hold (its stack's number, 0: not captured) and that
+  // hold's length: like its histogram bucket (last_sample_bucket), the row counts the sample for
+  // the acquisitions after it, and a table read before they come takes them out of it.
+  uint32_t last_sample_stack;
+  uint64_t last_sample_ns;
 };
 inline constexpr size_t kShortDetailBytes = offsetof(SiteDetail, contended);
 inline constexpr uint32_t kInlineHoldBins = sizeof(SiteDetail::inline_hold_bins) / sizeof(uint64_t);
@@ -140,7 +145,7 @@ static_assert(offsetof(SiteDetail, inline_hold_bins) ==
 static_assert(offsetof(SiteDetail, owner_changes) < 64 &&
               offsetof(SiteDetail, full) ==
                   offsetof(SiteDetail, inline_hold_bins) + sizeof(SiteDetail::inline_hold_bins));
-static_assert(kShortDetailBytes == 128 && sizeof(SiteDetail) == 256);
+static_assert(kShortDetailBytes == 128 && sizeof(SiteDetail) == 320);
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
 // acquire site, the entry of the release its locks were last released at. That pair lets a release go
@@ -241,9 +246,9 @@ class SiteTable {
   }
   // After merge_from(other): `source`, an entry of `other` whose latest sample is still held (its
   // thread holds it: a sample counts once it is released), had its countdown taken out of the
-  // previous sample's bucket, but the acquisitions still to come are that held sample's: they are
-  // given back. False when out of memory.
-  bool give_back_pending(const SiteStats& source);
+  // previous sample's bucket and stack row, but the acquisitions still to come are that held
+  // sample's: they are given back. False when out of memory.
+  bool give_back_pending(const SiteTable& other, const SiteStats& source);
   // A duration into a detail's sum, max and histogram (`weight` times); false when out of memory.
   bool record_duration(uint64_t ns, uint64_t weight, uint64_t& sum, uint64_t& max,
                        SparseHistogram*& histogram) {
@@ -260,6 +265,10 @@ class SiteTable {
   // the stack's number in this table's store, 0 when out of memory.
   uint32_t record_stack(StackRow*& rows, const uintptr_t* frames, uint32_t depth, uint64_t count,
                         uint64_t ns);
+  // The same for a stack already in this table's store, by its number; false when out of memory.
+  bool record_stack_number(StackRow*& rows, uint32_t stack, uint64_t count, uint64_t ns);
+  // The number in this table's store of stack `number` of `other`'s (0: none, or memory refused).
+  uint32_t same_stack(const SiteTable& other, uint32_t number);
   const StackStore& stacks() const { return stacks_; }
   // The number of stack `frames[0..depth)` in this table's store (0: memory refused); the owner's.
   uint32_t intern_stack(const uintptr_t* frames, uint32_t depth) { return stacks_.intern(frames, depth); }

@@ -92,7 +92,7 @@ uint64_t merge_thread_sites(SiteTable& into, const ThreadState& thread) {
   for (uint32_t i = 0; i < depth; ++i) {
     const HeldLock& held = thread.held[i];
     if (held.weight > 1 && held.entry && held.epoch == own_epoch(thread) &&
-        !into.give_back_pending(*held.entry))
+        !into.give_back_pending(thread.sites, *held.entry))
       dropped += 1;
   }
   return dropped;

@@ -362,6 +362,43 @@ TEST(Counts, TheHoldHistogramHoldsEachAcquisitionOnce) {
   EXPECT_EQ(site.lock->hold.total(), 3003u);
 }
 
+// The same for hold time by release stack: a sample's row stands for the acquisitions after it
+// that came. 20 holds 1 in 8, the last 4 let go of at another line: 8 exact and a sample for the
+// 9th to 16th at the first line (16 holds), a sample for the 17th to 20th (not to 24th) at the
+// other (4 holds). Each timed hold's stack is captured (10 captures fit the budget). The rows held
+// 16 and 8, which the reader scaled down to the site's 20 evenly: 13 and 6.
+TEST(Counts, HoldStacksHoldEachAcquisitionOnceAtTheStackItWasReleasedFrom) {
+  TemporaryDirectory dir;
+  const ProcessProfile process =
+      record_unchanged(dir, "timed_holds", {"20", "16"}, {"--hold-sample", "8"});
+  const FoundSite site = find_site(process, "timed_holds", "timed-lock", Operation::kLock);
+  ASSERT_NE(site.site, nullptr);
+  EXPECT_EQ(site.site->count, 20u);
+  EXPECT_EQ(site.site->hold.total(), 20u);
+  uint64_t early = 0, late = 0, early_ns = 0, late_ns = 0;
+  for (const HoldStack& row : site.site->hold_stacks) {
+    ASSERT_LT(row.stack, process.stacks.size());
+    ASSERT_FALSE(process.stacks[row.stack].empty());
+    const CodeLocation& innermost = process.stacks[row.stack][0];
+    if (located_at(innermost, "timed_holds.c", marker_line("timed_holds", "timed-unlock"))) {
+      early += row.holds;
+      early_ns += row.hold_ns;
+    } else if (located_at(innermost, "timed_holds.c",
+                          marker_line("timed_holds", "timed-unlock-late"))) {
+      late += row.holds;
+      late_ns += row.hold_ns;
+    } else {
+      ADD_FAILURE() << "a hold released from " << innermost.label;
+    }
+  }
+  // (A capture a busy machine preempted may spend the budget: then fewer, never more.)
+  EXPECT_LE(early, 16u);
+  EXPECT_GE(early, 9u);
+  EXPECT_EQ(late, 4u) << "the last sample stands for the 4 holds that came";
+  EXPECT_LE(early_ns + late_ns, site.site->hold_sum_ns + site.site->hold_error_ns);
+  EXPECT_GT(late_ns, 4u * 10'000u) << "holds of 10 us or more";
+}
+
 // A thread gone while it held its site's sample: the sample never counted (its hold has no end),
 // and the acquisitions the site's countdown waited for were its own, not the previous sample's.
 // 9 acquisitions 1 in 4: 4 exact, the 5th a sample standing for 4, the 9th a sample still held
@@ -377,6 +414,11 @@ TEST(Counts, AThreadGoneHoldingASampleLeavesTheHistogramItsEndedHolds) {
   ASSERT_NE(site.site, nullptr);
   EXPECT_EQ(site.site->count, 9u);
   EXPECT_EQ(site.site->hold.total(), 8u);
+  // Hold time by release stack likewise (5 captures, well within the budget): 4 exact holds and
+  // the 5th's sample for 4, not less the 9th's pending 3.
+  uint64_t holds = 0;
+  for (const HoldStack& row : site.site->hold_stacks) holds += row.holds;
+  EXPECT_EQ(holds, 8u);
 }
 
 }  // namespace
