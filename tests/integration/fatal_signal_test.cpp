@@ -180,7 +180,9 @@ TEST(Snapshots, AProcessKilledBySigkillKeepsItsLastSnapshot) {
 // Snapshots asked every 10 ms of a process whose profile takes milliseconds to write: each comes
 // at least nine times its predecessor's write after it (the runtime's own log of its writes says
 // when each began and how long it took), so they take at most a tenth of the run. Before, a write
-// every 10 ms of a 10 ms write left the program half its time paused.
+// every 10 ms of a 10 ms write left the program half its time paused. (The program runs long
+// enough for several: 3,000,000 pairs take 0.15 to 0.35 s here, and a loaded machine once wrote
+// a single snapshot of 25 ms in them, then the exit's.)
 TEST(Snapshots, EachComesAtLeastNineTimesThePreviousWritesLengthAfterIt) {
   TemporaryDirectory dir;
   const std::string runtime =
@@ -195,7 +197,7 @@ TEST(Snapshots, EachComesAtLeastNineTimesThePreviousWritesLengthAfterIt) {
         !std::string(*e).starts_with(std::string(config::kVariable) + "="))
       environment.push_back(*e);
   const CommandResult run =
-      run_command({fixture("scale"), "array", "4096", "3000000"}, &environment);
+      run_command({fixture("scale"), "array", "4096", "8000000"}, &environment);
   ASSERT_EQ(run.exit_status, 0) << run.err;
   // "profile of pid P written in D us, B bytes, begun at T us": the last line is the exit's.
   std::vector<std::pair<uint64_t, uint64_t>> writes;  // (begun, took), in us
