@@ -18,7 +18,8 @@ void* BumpArena::allocate(size_t bytes, size_t alignment) {
     const size_t header = (sizeof(Chunk) + 15) & ~size_t{15};
     size_t chunk_bytes = last_chunk_bytes_ == 0 ? kChunkBytes : last_chunk_bytes_ * 2;
     if (chunk_bytes > kLargestChunkBytes) chunk_bytes = kLargestChunkBytes;
-    const size_t needed = bytes + (header > alignment ? header : alignment);
+    // The header, then the padding to the block's alignment (a chunk starts page-aligned).
+    const size_t needed = bytes + ((header + alignment - 1) & ~(alignment - 1));
     const size_t size = needed > chunk_bytes ? needed : chunk_bytes;
     void* memory = map_memory(size, huge_pages_, Fill::kInOrder);
     if (memory == nullptr) return nullptr;
@@ -30,7 +31,7 @@ void* BumpArena::allocate(size_t bytes, size_t alignment) {
     next_ = static_cast<char*>(memory) + header;
     end_ = static_cast<char*>(memory) + size;
   }
-  next_ += padding();  // a chunk starts page-aligned: its header is the most there is to skip
+  next_ += padding();
   void* result = next_;
   next_ += bytes;
   return result;

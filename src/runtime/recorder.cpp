@@ -40,8 +40,11 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
   if (!cache_windows_open(self)) {
     site_cache_slot(self, lock, site, op) = cached;
     if (fill_wide) {
-      if (self.sites.used() != entries_before ||
-          format::operation_class(op) == format::OperationClass::kRelease)
+      // A release entry is counted when it first goes in (it was made without), and again when
+      // it goes in again after a new epoch emptied the cache: never past the table's size.
+      if ((self.sites.used() != entries_before ||
+           format::operation_class(op) == format::OperationClass::kRelease) &&
+          self.wide_entries < self.sites.used())
         ++self.wide_entries;
       wide_cache_fill(self.wide_cache, cached, self.wide_entries);
     }
@@ -553,7 +556,9 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
     if (!found) rt.count(format::Counter::kUnbalancedUnlocks);
     ++self.releases;
   }
-  const LocatedSite located = locate_site(self, lock, op, site, elsewhere_before);
+  // (Trace mode finds every release through the caches: its holds have no release_stats.)
+  const LocatedSite located =
+      locate_site(self, lock, op, site, elsewhere_before || rt.trace.enabled);
   SiteStats* entry = located.stats;
   if (!entry) return {located.slot, op, end_ticks};
   ++entry->count;

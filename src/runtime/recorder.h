@@ -134,10 +134,11 @@ struct LocatedSite {
   SiteStats* stats = nullptr;  // nullptr when a table was full (counted as dropped)
 };
 // The lock's slot and the thread's stats entry for (lock, op, site); fills the site cache, and
-// the wide one when `wide` (a release's entry only for a lock released at more than one site:
-// the release fast paths find the others from the hold's acquire entry, SiteStats::release_stats).
+// the wide one when `fill_wide` (in summary mode a release's entry only for a lock released at
+// more than one site: the release fast paths find the others from the hold's acquire entry,
+// SiteStats::release_stats).
 LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
-                        bool wide = true);
+                        bool fill_wide = true);
 
 Recorded record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                         const AcquireOutcome& outcome);

@@ -224,6 +224,7 @@ void reset_child_tables(Runtime& rt, ThreadState* self) {
   // empty anyway), held locks keep their entry pointers, and the site caches are emptied only when
   // no window is open (the new epoch makes every entry stale in any case).
   self->sites.abandon();
+  self->wide_entries = 0;  // its wide cache stays, every entry stale under the new epoch
   const uint32_t depth = self->held_depth;
   const uint32_t cache_windows = self->cache_windows;
   std::memset(static_cast<void*>(self), 0, offsetof(ThreadState, sites));

@@ -151,9 +151,6 @@ struct ThreadState {
   // miss (thread_pause.h): compare held locks' and stacks' epochs with own_epoch().
   uint32_t epoch;
   uint32_t held_depth;
-  // Entries of its site table the wide cache is sized for (wide_site_cache.h): those of acquire
-  // operations, and the release entries of locks released at more than one site.
-  uint32_t wide_entries;
   BlockedCall blocked;
   HeldLock held[kMaxHeldLocks];
   HeldStack held_stacks[kMaxHeldLocks];  // acquisition stacks of contended holds (holder_stacks.h)
@@ -166,6 +163,10 @@ struct ThreadState {
   std::atomic<uint32_t> state;  // SlotState
   std::atomic<uint32_t> paused;  // 1: at a pause point, for a profile writer (thread_pause.h)
   uint32_t index;
+  // Entries of its site table the wide cache is sized for (wide_site_cache.h): those of acquire
+  // operations, and the release entries of locks released at more than one site. Zeroed with
+  // wide_cache (when the slot is claimed) and in a forked child.
+  uint32_t wide_entries;
   // Kept across a slot's clear, given back when the slot is claimed; nullptr until needed.
   WideSiteCache* wide_cache;
   // Trace mode: the thread's file (kept across a slot's clear: closed when the thread is gone).
@@ -355,7 +356,8 @@ class InsideLockscope {
 // (the fast paths: an entry looked up before the real call and counted in after it). A signal
 // handler that locks may interrupt it; its slow path must then not fill any cache entry, or it
 // could fill the one in use: the interrupted acquisition would be counted as the handler's (its
-// release then unbalanced), or in an entry the wide cache's fill emptied, a crash. So fills
+// release then unbalanced), or in an entry another fill moved, a crash (the two-way wide cache
+// this was found with moved a slot's entry to its neighbour). So fills
 // (inside lockscope) happen only while no window is open (cache_windows_open), and a window closes
 // before its code calls a slow path that may fill. Windows nest (a handler's own opens and closes
 // one inside the one it interrupted). A handler that leaves by longjmp from inside a window

@@ -83,7 +83,7 @@ struct StackRow {
 // Everything about a site but its count: allocated the first time any of it is needed. A site
 // whose only need is timing its holds (a cold site that never waited: most of a server's item
 // locks, each timed for its first holds) gets the short form, the fields up to `contended` (128
-// bytes instead of 256); anything else it needs later gets it the whole (SiteTable::detail).
+// bytes instead of 320); anything else it needs later gets it the whole (SiteTable::detail).
 // 64-byte aligned, with what an exact hold and an owner change write in its first cache line: a
 // server's cold holds, each at a site it has not seen for long, missed three lines each (the
 // hold fields, the owner changes, a histogram block) where they now miss one.

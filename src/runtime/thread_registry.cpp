@@ -61,6 +61,7 @@ ThreadState* ThreadRegistry::claim(SiteTable& merged, uint64_t& dropped) {
   clear_slot(*thread);
   // Its epoch starts again at 1, so another thread's wide cache entries could look valid.
   wide_cache_release(thread->wide_cache);
+  thread->wide_entries = 0;
   thread->epoch = 1;
   thread->state.store(static_cast<uint32_t>(SlotState::kLive), std::memory_order_release);
   return thread;
@@ -91,9 +92,14 @@ uint64_t merge_thread_sites(SiteTable& into, const ThreadState& thread) {
   const uint32_t depth = thread.held_depth < kMaxHeldLocks ? thread.held_depth : kMaxHeldLocks;
   for (uint32_t i = 0; i < depth; ++i) {
     const HeldLock& held = thread.held[i];
-    if (held.weight > 1 && held.entry && held.epoch == own_epoch(thread) &&
-        !into.give_back_pending(thread.sites, *held.entry))
-      dropped += 1;
+    if (held.weight <= 1 || !held.entry || held.epoch != own_epoch(thread)) continue;
+    // Once per entry: merge_from took its countdown out once, even when the thread holds two of
+    // its samples (a recursive mutex, a read lock taken again at the same line).
+    bool seen = false;
+    for (uint32_t k = 0; k < i && !seen; ++k)
+      seen = thread.held[k].weight > 1 && thread.held[k].entry == held.entry &&
+             thread.held[k].epoch == held.epoch;
+    if (!seen && !into.give_back_pending(thread.sites, *held.entry)) dropped += 1;
   }
   return dropped;
 }
@@ -122,6 +128,7 @@ void ThreadRegistry::reset_after_fork(ThreadState* keep) {
     // Another thread may have been changing its table at the fork: forget it, never touch it.
     thread.sites.abandon();
     thread.wide_cache = nullptr;  // likewise (left mapped)
+    thread.wide_entries = 0;
     clear_slot(thread);
     thread.state.store(static_cast<uint32_t>(SlotState::kFree), std::memory_order_relaxed);
     free_.push(static_cast<uint32_t>(i));

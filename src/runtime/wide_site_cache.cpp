@@ -25,6 +25,12 @@ size_t bytes_of(uint32_t bits) {
 
 namespace {
 
+// Whether two entries were filled under the same cache epoch, the pause bit aside: a fill while a
+// profile writer pauses the thread (thread_pause.h) must not take the others for stale.
+bool same_epoch(const SiteCacheEntry& a, const SiteCacheEntry& b) {
+  return ((a.epoch ^ b.epoch) & ~kPauseEpochBit) == 0;
+}
+
 // Puts `entry` in `cache`: at the key's own entry if its window has one, else at the first empty
 // or stale slot (see wide_site_cache.h), else at its home slot.
 void place(WideSiteCache& cache, const SiteCacheEntry& entry, uint32_t identity_epoch) {
@@ -42,7 +48,7 @@ void place(WideSiteCache& cache, const SiteCacheEntry& entry, uint32_t identity_
     }
     const bool empty = slot.lock == nullptr;
     if (free_slot == nullptr &&
-        (empty || slot.epoch != entry.epoch || slot.identity_epoch != identity_epoch))
+        (empty || !same_epoch(slot, entry) || slot.identity_epoch != identity_epoch))
       free_slot = &slot;
     if (empty) break;
   }
@@ -68,8 +74,7 @@ void wide_cache_fill(WideSiteCache*& cache, const SiteCacheEntry& entry, size_t 
       if (cache != nullptr)
         for (size_t i = 0, n = size_t{1} << cache->bits; i < n; ++i) {
           const SiteCacheEntry& old = cache->entries()[i];
-          if (old.lock != nullptr && old.epoch == entry.epoch &&
-              old.identity_epoch == identity_epoch)
+          if (old.lock != nullptr && same_epoch(old, entry) && old.identity_epoch == identity_epoch)
             place(*grown, old, identity_epoch);
         }
       // Published after it is filled in: a signal handler's lookup on this thread may read it.

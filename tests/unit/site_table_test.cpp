@@ -225,5 +225,48 @@ TEST(SiteTable, ADetailsFirstHistogramIsInsideItAndGrowsOutOfIt) {
   merged.reset();
 }
 
+// A sample's hold-stack row stands for the acquisitions after it: a table merged before they
+// came holds only those that did (the entry's countdown taken out of the row, its count and its
+// time at the sample's length), and a sample still held gives them back, as its bucket does.
+TEST(SiteTable, AMergeTakesTheLastSamplesPendingHoldsOutOfItsStackRow) {
+  SiteTable table;
+  SiteStats* site = table.find_or_insert(key_of(1, 0, 16));
+  ASSERT_NE(site, nullptr);
+  SiteDetail* detail = table.detail(*site);
+  ASSERT_NE(detail, nullptr);
+  const uintptr_t other_frames[] = {0x1000, 0x2000};
+  const uintptr_t frames[] = {0x1010, 0x2000, 0x3000};
+  ASSERT_NE(table.record_stack(detail->hold_stacks, other_frames, 2, 1, 50), 0u);  // an exact one
+  ASSERT_TRUE(table.record_hold(*detail, 100, 8));  // the sample, standing for 8
+  const uint32_t stack = table.record_stack(detail->hold_stacks, frames, 3, 8, 800);
+  ASSERT_NE(stack, 0u);
+  detail->last_sample_stack = stack;
+  detail->last_sample_ns = 100;
+  site->count = 4;  // the sample and 3 acquisitions after it: 5 still to come
+  site->hold_countdown = 5;
+  const auto rows = [](const SiteStats* merged_site) {
+    std::vector<std::pair<uint64_t, uint64_t>> seen;
+    for (const StackRow* row = merged_site->detail->hold_stacks; row; row = row->next)
+      seen.emplace_back(row->waits, row->wait_ns);
+    return seen;
+  };
+  SiteTable merged;
+  EXPECT_EQ(merged.merge_from(table), 0u);
+  const SiteStats* merged_site = merged.find_or_insert(key_of(1, 0, 16));
+  EXPECT_EQ(rows(merged_site), (std::vector<std::pair<uint64_t, uint64_t>>{{1, 50}, {3, 300}}));
+  uint64_t binned = 0;
+  for_each_bin(merged_site->detail->hold_histogram, [&](int, uint64_t n) { binned += n; });
+  EXPECT_EQ(binned, 3u);
+  // The same table while its thread still holds a sample (the countdown is that sample's).
+  SiteTable snapshot;
+  EXPECT_EQ(snapshot.merge_from(table), 0u);
+  EXPECT_TRUE(snapshot.give_back_pending(table, *site));
+  const SiteStats* snapshot_site = snapshot.find_or_insert(key_of(1, 0, 16));
+  EXPECT_EQ(rows(snapshot_site), (std::vector<std::pair<uint64_t, uint64_t>>{{1, 50}, {8, 800}}));
+  table.reset();
+  merged.reset();
+  snapshot.reset();
+}
+
 }  // namespace
 }  // namespace lockscope::runtime
