@@ -352,10 +352,11 @@ TEST(Scale, AThreadWithThousandsOfSitesCountsEachGenerationApartInTraceMode) {
   expect_generations_counted_apart({"--trace"});
 }
 
-// A thread with thousands of locks, each let go of at two lines in turn (the wide cache holds
-// release entries only for such locks, filled when a release is seen away from the last one's
-// line; the others come from the hold's acquire entry), some out of order under another lock:
-// each line counts exactly its releases, in summary and trace mode.
+// A thread with thousands of locks, each let go of at two lines in turn (in summary mode the wide
+// cache holds release entries only for such locks, filled when a release is seen away from the
+// last one's line, the others found from the hold's acquire entry; in trace mode it holds them
+// all), some out of order under another lock: each line counts exactly its releases, in summary
+// and trace mode.
 void expect_releases_at_two_lines_counted(const std::vector<std::string>& options) {
   constexpr uint64_t kLocks = 3'000, kRounds = 6;
   TemporaryDirectory dir;
