@@ -196,6 +196,17 @@ inline SiteCacheEntry* traced_site(ThreadState& self, const void* lock, uintptr_
                                    format::Operation op) {
   return cached_site_of_epoch(self, lock, site, op, self.epoch | kTraceCacheTag);
 }
+// A copy of that entry, taken in a window (open_cache_window: once it closes, the entry may be
+// another's), for a release, which goes on to its real unlock and book-keeping with it; false
+// when there is none.
+inline bool copy_traced_site(ThreadState& self, const void* lock, uintptr_t site,
+                             format::Operation op, SiteCacheEntry& copy) {
+  open_cache_window(self);
+  const SiteCacheEntry* found = traced_site(self, lock, site, op);
+  if (found) copy = *found;
+  close_cache_window(self);
+  return found != nullptr;
+}
 
 // Sampled per site (1st, N+1th, ... acquisition): a thread alternating between locks must not alias
 // onto one of them. Out of line: the clock read is rare and keeps the fast path's registers free.
@@ -711,21 +722,15 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
                                                 format::Operation default_operation) {
   pause_point(*self);
   HeldLock& top = self->held[self->held_depth - 1];
-  // Trace mode: a copy of the site's trace-tagged entry (taken in a window: the entry may be
-  // another's once it closes), and the event after the same steps.
+  // Trace mode: a copy of the site's trace-tagged entry, and the event after the same steps.
   SiteCacheEntry traced_entry;
   const SiteCacheEntry* traced = nullptr;
   SiteStats* stats = nullptr;
   if (g_runtime.trace.enabled) {
-    if (top.epoch == own_epoch(*self)) {
-      open_cache_window(*self);
-      if (const SiteCacheEntry* found = traced_site(
-              *self, lock, site, static_cast<format::Operation>(top.release_operation))) {
-        traced_entry = *found;
-        traced = &traced_entry;
-      }
-      close_cache_window(*self);
-    }
+    if (top.epoch == own_epoch(*self) &&
+        copy_traced_site(*self, lock, site, static_cast<format::Operation>(top.release_operation),
+                         traced_entry))
+      traced = &traced_entry;
     if (traced == nullptr) return release_slow(self, lock, site, real_release, default_operation);
   } else {
     stats = known_release_entry(*self, top, lock, site);

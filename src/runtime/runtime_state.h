@@ -357,9 +357,9 @@ class InsideLockscope {
 // handler that locks may interrupt it; its slow path must then not fill any cache entry, or it
 // could fill the one in use: the interrupted acquisition would be counted as the handler's (its
 // release then unbalanced), or in an entry another fill moved, a crash (the two-way wide cache
-// this was found with moved a slot's entry to its neighbour). So fills
-// (inside lockscope) happen only while no window is open (cache_windows_open), and a window closes
-// before its code calls a slow path that may fill. Windows nest (a handler's own opens and closes
+// this was found with moved a slot's entry to its neighbour). So fills (inside lockscope) happen
+// only while no window is open (cache_windows_open), and a window closes before its code calls a
+// slow path that may fill. Windows nest (a handler's own opens and closes
 // one inside the one it interrupted). A handler that leaves by longjmp from inside a window
 // leaves it open: its thread then records through the tables alone, exact and slower.
 // The signal fences keep the count's change on the window's side of every read of the entry.

@@ -54,14 +54,11 @@ bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site,
   if (self.held_depth == 0) return false;
   HeldLock& top = self.held[self.held_depth - 1];
   if (top.lock != lock || top.epoch != own_epoch(self)) return false;
-  open_cache_window(self);
-  SiteCacheEntry* cached =
-      traced_site(self, lock, site, static_cast<format::Operation>(top.release_operation));
+  // (A copy: the window closes before the snapshot record_traced_release may write.)
   SiteCacheEntry entry;
-  if (cached)
-    entry = *cached;  // the window closes before the snapshot record_traced_release may write
-  close_cache_window(self);
-  if (cached == nullptr) return false;
+  if (!copy_traced_site(self, lock, site, static_cast<format::Operation>(top.release_operation),
+                        entry))
+    return false;
   record_traced_release(self, top, entry, made_wait);
   return true;
 }

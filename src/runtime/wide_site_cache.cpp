@@ -21,14 +21,12 @@ size_t bytes_of(uint32_t bits) {
   return sizeof(WideSiteCache) + (size_t{1} << bits) * sizeof(SiteCacheEntry);
 }
 
-}  // namespace
-
-namespace {
-
-// Whether two entries were filled under the same cache epoch, the pause bit aside: a fill while a
-// profile writer pauses the thread (thread_pause.h) must not take the others for stale.
-bool same_epoch(const SiteCacheEntry& a, const SiteCacheEntry& b) {
-  return ((a.epoch ^ b.epoch) & ~kPauseEpochBit) == 0;
+// Whether `slot` was filled under the cache epoch of `entry` (the pause bit aside: a fill while a
+// profile writer pauses the thread, thread_pause.h, must not take the others for stale) and the
+// process's current identity epoch; else it is stale.
+bool current(const SiteCacheEntry& slot, const SiteCacheEntry& entry, uint32_t identity_epoch) {
+  return ((slot.epoch ^ entry.epoch) & ~kPauseEpochBit) == 0 &&
+         slot.identity_epoch == identity_epoch;
 }
 
 // Puts `entry` in `cache`: at the key's own entry if its window has one, else at the first empty
@@ -47,9 +45,7 @@ void place(WideSiteCache& cache, const SiteCacheEntry& entry, uint32_t identity_
       return;
     }
     const bool empty = slot.lock == nullptr;
-    if (free_slot == nullptr &&
-        (empty || !same_epoch(slot, entry) || slot.identity_epoch != identity_epoch))
-      free_slot = &slot;
+    if (free_slot == nullptr && (empty || !current(slot, entry, identity_epoch))) free_slot = &slot;
     if (empty) break;
   }
   *(free_slot ? free_slot : &entries[home]) = entry;
@@ -74,7 +70,7 @@ void wide_cache_fill(WideSiteCache*& cache, const SiteCacheEntry& entry, size_t 
       if (cache != nullptr)
         for (size_t i = 0, n = size_t{1} << cache->bits; i < n; ++i) {
           const SiteCacheEntry& old = cache->entries()[i];
-          if (old.lock != nullptr && same_epoch(old, entry) && old.identity_epoch == identity_epoch)
+          if (old.lock != nullptr && current(old, entry, identity_epoch))
             place(*grown, old, identity_epoch);
         }
       // Published after it is filled in: a signal handler's lookup on this thread may read it.
