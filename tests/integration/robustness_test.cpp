@@ -13,6 +13,17 @@ namespace {
 
 using format::Operation;
 
+// The count of acquisitions at `marker`'s line of fixture `name`, over every lock.
+uint64_t count_at_marker(const ProcessProfile& process, const std::string& name,
+                         const std::string& marker) {
+  const int line = marker_line(name, marker);
+  uint64_t count = 0;
+  for (const LockSummary& lock : process.locks)
+    if (const SiteSummary* site = site_at(lock, name + ".c", line, Operation::kLock))
+      count += site->count;
+  return count;
+}
+
 TEST(Robustness, LocksInKeyDestructorsAndSignalHandlersAtThreadExitAreRecorded) {
   constexpr int kThreads = 8;
   TemporaryDirectory dir;
@@ -51,12 +62,8 @@ TEST(Robustness, SignalHandlerThatLocksDuringInternalBookKeepingNeverHangs) {
   const ProcessProfile process =
       record_unchanged(dir, "signal_during_merge", {std::to_string(kPasses)});
   // Every worker acquisition is counted, whatever the handler did in between.
-  uint64_t worker_acquisitions = 0;
-  const int line = marker_line("signal_during_merge", "worker-lock");
-  for (const LockSummary& lock : process.locks)
-    if (const SiteSummary* site = site_at(lock, "signal_during_merge.c", line, Operation::kLock))
-      worker_acquisitions += site->count;
-  EXPECT_EQ(worker_acquisitions, static_cast<uint64_t>(kPasses) * 4096u);
+  EXPECT_EQ(count_at_marker(process, "signal_during_merge", "worker-lock"),
+            static_cast<uint64_t>(kPasses) * 4096u);
 }
 
 // A handler that locks while the thread it interrupted is half-way through an acquisition at a
@@ -90,34 +97,14 @@ TEST(Robustness, ASignalHandlersLocksNeverTakeTheCacheEntryOfTheAcquisitionTheyI
     ASSERT_GE(handled, 2000u) << recorded.err;
     const uint64_t passes = std::strtoull(end + std::strlen(" worker passes "), nullptr, 10);
     ASSERT_GE(passes, kPasses) << recorded.err;
-    uint64_t worker = 0, handler = 0;
-    const int worker_line = marker_line("signal_during_merge", "worker-lock");
-    const int handler_line = marker_line("signal_during_merge", "handler-lock");
-    for (const LockSummary& lock : process.locks) {
-      if (const SiteSummary* site =
-              site_at(lock, "signal_during_merge.c", worker_line, Operation::kLock))
-        worker += site->count;
-      if (const SiteSummary* site =
-              site_at(lock, "signal_during_merge.c", handler_line, Operation::kLock))
-        handler += site->count;
-    }
-    EXPECT_EQ(worker, passes * kWorkerLocks);
+    const uint64_t handler = count_at_marker(process, "signal_during_merge", "handler-lock");
+    EXPECT_EQ(count_at_marker(process, "signal_during_merge", "worker-lock"),
+              passes * kWorkerLocks);
     // A handler run is recorded, or passed through whole (its lock and unlock: 2 reentrant calls).
     EXPECT_EQ(handler + process.counter(format::Counter::kReentrantCalls) / 2, handled);
     EXPECT_EQ(process.counter(format::Counter::kUnbalancedUnlocks), 0u);
     EXPECT_EQ(process.counter(format::Counter::kHoldsInProgress), 0u);
   }
-}
-
-// The count of acquisitions at `marker`'s line of fixture `name`, over every lock.
-uint64_t count_at_marker(const ProcessProfile& process, const std::string& name,
-                         const std::string& marker) {
-  const int line = marker_line(name, marker);
-  uint64_t count = 0;
-  for (const LockSummary& lock : process.locks)
-    if (const SiteSummary* site = site_at(lock, name + ".c", line, Operation::kLock))
-      count += site->count;
-  return count;
 }
 
 // A signal handler that forks (fork is async-signal-safe) while its thread is in the middle of a
