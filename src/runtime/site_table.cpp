@@ -61,7 +61,7 @@ constexpr uint64_t slot_of(uint32_t number_plus_one, size_t hash) {
 }
 }  // namespace
 
-SiteStats* SiteTable::find_or_insert(const SiteKey& key, uint32_t* number_out) {
+SiteStats* SiteTable::find_or_insert(const SiteKey& key) {
   if (used() * 2 >= index_capacity_ && !grow_index() && used() + 1 >= index_capacity_)
     return nullptr;
   const size_t mask = index_capacity_ - 1;
@@ -74,15 +74,11 @@ SiteStats* SiteTable::find_or_insert(const SiteKey& key, uint32_t* number_out) {
       const size_t at = used();
       SiteStats* entry = entries_.append([&](SiteStats& fresh) { fresh.key = key; });
       if (entry) index_[i] = slot_of(static_cast<uint32_t>(at + 1), h);
-      if (number_out) *number_out = static_cast<uint32_t>(at + 1);
       return entry;
     }
     if ((slot & 0xFFFFFFFF00000000ull) != tag) continue;
     SiteStats& entry = entries_[number - 1];
-    if (entry.key == key) {
-      if (number_out) *number_out = number;
-      return &entry;
-    }
+    if (entry.key == key) return &entry;
   }
 }
 
