@@ -5,7 +5,7 @@
 // The owner is noted at acquisition, inside the critical section (the mutex re-taken inside a
 // condition wait included): the lock itself orders these updates, so the count is exact. (Noted at
 // release, outside the critical section, two releases could update the owner in the other order.)
-// An owner change is counted at the acquiring site (SiteDetail::owner_changes, thread-local); the
+// An owner change is counted at the acquiring site (SiteStats::owner_changes, thread-local); the
 // profile writer sums a lock's sites.
 //
 // Where the owner is kept:
@@ -59,15 +59,15 @@ inline bool mutex_word_contended(const pthread_mutex_t* mutex) {
   return __atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) == 2;
 }
 
-// Counts an owner change at the acquiring site `stats` (its detail, allocated short if it has
-// none); counted as dropped when there is no entry or no memory. Keeps errno.
+// Counts an owner change at the acquiring site `stats`, in its entry (SiteStats::owner_changes).
+// The slow part: no entry (counted as dropped), or the entry's count wrapped to 0 (2^32 carried
+// into its detail, allocated short if it has none; dropped when there is no memory). Keeps errno.
 __attribute__((noinline)) void count_owner_change_slow(ThreadState& self, SiteStats* stats);
 __attribute__((always_inline)) inline void count_owner_change(ThreadState& self, SiteStats* stats) {
-  // Inside the critical section: the common case is one increment, in line.
-  if (__builtin_expect(stats != nullptr && stats->detail != nullptr, 1))
-    ++stats->detail->owner_changes;
-  else
-    count_owner_change_slow(self, stats);
+  // Inside the critical section: the common case is one increment, in line, in the entry's line
+  // that the acquisition's count writes too.
+  if (__builtin_expect(stats != nullptr && ++stats->owner_changes != 0, 1)) return;
+  count_owner_change_slow(self, stats);
 }
 
 // An acquisition of a lock whose owner word is `word`, inside its critical section. Returns

@@ -297,10 +297,10 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
       __builtin_memcpy(static_cast<void*>(&whole), detail, kShortDetailBytes);
       detail = &whole;
     }
-    if (detail != nullptr && detail->owner_changes != 0 && !out.locks.failed() &&
+    const uint64_t owner_changes = owner_changes_of(site);
+    if (owner_changes != 0 && !out.locks.failed() &&
         (lock + 1) * sizeof(format::LockRecord) <= out.locks.size())  // a lock's: its sites' sum
-      reinterpret_cast<format::LockRecord*>(out.locks.data())[lock].owner_changes +=
-          detail->owner_changes;
+      reinterpret_cast<format::LockRecord*>(out.locks.data())[lock].owner_changes += owner_changes;
     if (detail != nullptr) {
       record.contended = detail->contended;
       record.failed = detail->failed;

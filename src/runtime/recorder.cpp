@@ -17,7 +17,8 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
                       bool fill_wide) {
   const SiteKey key{slot, generation, site, static_cast<uint16_t>(op)};
   const size_t entries_before = self.sites.used();
-  SiteStats* entry = self.sites.find_or_insert_via_lock(key);
+  uint32_t number = 0;
+  SiteStats* entry = self.sites.find_or_insert_via_lock(key, number);
   if (__builtin_expect(entry == nullptr, 0)) {  // the kernel refused memory
     runtime().count(format::Counter::kDroppedSites);
     return nullptr;
@@ -36,7 +37,8 @@ SiteStats* site_entry(ThreadState& self, const void* lock, uint32_t slot, uint32
                               static_cast<uint16_t>(op),
                               robust,
                               lock_slot.waited_on.load(std::memory_order_relaxed),
-                              waited_epoch};
+                              waited_epoch,
+                              number};
   if (!cache_windows_open(self)) {
     site_cache_slot(self, lock, site, op) = cached;
     if (fill_wide) {
@@ -159,7 +161,7 @@ void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
              static_cast<format::Operation>(cached.operation));
   HeldLock& outer = self.held[self.held_depth - 1];
   if (outer.entry != nullptr && outer.epoch == own_epoch(self))
-    outer.entry->order_to = cached.stats;
+    outer.entry->order_to = cached.number;
 }
 
 uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth,
@@ -365,17 +367,14 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
 }
 
 void count_owner_change_slow(ThreadState& self, SiteStats* stats) {
-  SiteDetail* detail = stats ? stats->detail : nullptr;
-  if (stats && !detail) {  // the arena may map memory: keep the program's errno
+  bool counted = false;
+  if (stats) {  // its count wrapped to 0; the arena may map memory: keep the program's errno
     const int saved_errno = errno;
     InsideLockscope inside;
-    detail = self.sites.hold_detail(*stats);
+    counted = self.sites.carry_owner_changes(*stats);
     errno = saved_errno;
   }
-  if (detail)
-    ++detail->owner_changes;
-  else
-    runtime().count(format::Counter::kDroppedSites);
+  if (!counted) runtime().count(format::Counter::kDroppedSites);
 }
 
 void record_owner_change(LockSlot& slot, ThreadState& self, SiteStats* stats, uintptr_t site) {

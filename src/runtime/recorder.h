@@ -397,7 +397,7 @@ __attribute__((noinline)) void note_order_cached(ThreadState& self, const SiteCa
 inline bool order_unknown(const ThreadState& self, const SiteCacheEntry& cached) {
   if (self.held_depth == 0) return false;
   const HeldLock& outer = self.held[self.held_depth - 1];
-  return outer.epoch != self.epoch || outer.entry->order_to != cached.stats;
+  return outer.epoch != self.epoch || outer.entry->order_to != cached.number;
 }
 // Acquisitions that can wait, and so close a deadlock: trylocks and semaphore waits do not count.
 template <typename Calls>

@@ -94,7 +94,9 @@ struct SiteCacheEntry {
   bool stamp_early;
   // Runtime::waited_epoch when stamp_early was last brought up to date from the lock's slot.
   uint32_t waited_epoch;
+  uint32_t number;  // the stats entry's number in the thread's table (SiteStats::order_to)
 };
+static_assert(sizeof(SiteCacheEntry) == 56, "a wide cache's slots are this size");
 static_assert(offsetof(SiteCacheEntry, lock) == offsetof(HeldLock, lock) &&
               offsetof(SiteCacheEntry, slot) == offsetof(HeldLock, lock_slot) &&
               offsetof(SiteCacheEntry, stats) == offsetof(HeldLock, entry) &&

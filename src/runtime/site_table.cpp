@@ -221,19 +221,23 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     }
     target->count += source.count;
     const SiteDetail* from = source.detail;
-    if (!from) continue;
-    SiteDetail* into = from->full ? detail(*target) : hold_detail(*target);
+    // A merged table keeps every owner change in its detail (its entries' 32-bit counts would
+    // wrap): a source entry without a detail needs the short one for them.
+    if (!from && source.owner_changes == 0) continue;
+    SiteDetail* into = from && from->full ? detail(*target) : hold_detail(*target);
     if (!into) {
       dropped += source.count;
       continue;
     }
+    into->owner_changes += source.owner_changes;
+    if (!from) continue;
     into->hold_sum_ns += from->hold_sum_ns;
     into->hold_exact_count += from->hold_exact_count;
     into->hold_sampled_ns += from->hold_sampled_ns;
     into->hold_sampled_sq_ns2 += from->hold_sampled_sq_ns2;
     into->hold_sampled_count += from->hold_sampled_count;
     if (from->hold_max_ns > into->hold_max_ns) into->hold_max_ns = from->hold_max_ns;
-    into->owner_changes += from->owner_changes;
+    into->owner_changes += from->owner_changes;  // its carries
     const bool histogram_kept = add_histogram(into->hold_histogram, arena_, from->hold_histogram);
     // The acquisitions the latest sample stands for that are still to come (see
     // SiteDetail::last_sample_bucket).

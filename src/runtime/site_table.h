@@ -98,8 +98,9 @@ struct alignas(64) SiteDetail {
   uint64_t hold_exact_count;
   uint64_t hold_max_ns;
   SparseHistogram* hold_histogram;  // a sampled hold counts `period` times; starts as `inline_hold`
-  // Acquisitions here that took the lock from another thread (lock_owner.h): a lock's HANDOFFS
-  // are its sites' sum.
+  // Acquisitions here that took the lock from another thread (lock_owner.h) beyond the entry's own
+  // 32-bit count (SiteStats::owner_changes): its carries, and all of a merged table's. A lock's
+  // HANDOFFS are its sites' sum (owner_changes_of).
   uint64_t owner_changes;
   // The hold histogram's first block, its bins following it here (kInlineHoldBins of them: the
   // first two in the first line): a cold site's holds fall in a few buckets.
@@ -166,11 +167,22 @@ struct alignas(64) SiteStats {
   // Acquire site: the entry of the latest release of a lock taken here (same lock generation; its
   // key's site is that release's call site), nullptr before the first.
   SiteStats* release_stats;
-  // Acquire site: the entry of the latest lock this thread acquired (blocking) while a lock taken
-  // here was its innermost held lock: the lock-order edge to that lock is known (lock_order.h).
-  const SiteStats* order_to;
+  // Acquire site: the number (index + 1) of the entry of the latest lock this thread acquired
+  // (blocking) while a lock taken here was its innermost held lock, 0 before the first: the
+  // lock-order edge to that lock is known (lock_order.h). A thread's table only.
+  uint32_t order_to;
+  // Acquisitions here that took the lock from another thread (lock_owner.h), as counted on the hot
+  // path: in this line, which the acquisition writes anyway (in the detail, a server's item locks
+  // past their timed holds missed one more line each). Each 2^32 of them is carried into the
+  // detail's owner_changes, which holds all of a merged table's (owner_changes_of).
+  uint32_t owner_changes;
 };
 static_assert(sizeof(SiteStats) == 64);
+
+// An entry's owner changes: its own count and what its detail holds.
+inline uint64_t owner_changes_of(const SiteStats& stats) {
+  return stats.owner_changes + (stats.detail != nullptr ? stats.detail->owner_changes : 0);
+}
 
 class SiteTable {
  public:
@@ -189,24 +201,31 @@ class SiteTable {
   // to a smaller number (an older entry), so a walk always ends, even from a stale head (another
   // lock slot's entry: the walk stops there too). A table filled this way is never looked up
   // with find_or_insert, nor the other way round: the profile writer's and the process's merged
-  // tables use the hash index.
-  SiteStats* find_or_insert_via_lock(const SiteKey& key) {
+  // tables use the hash index. `number` receives the entry's number (index + 1).
+  SiteStats* find_or_insert_via_lock(const SiteKey& key, uint32_t& number) {
     uint32_t* head = by_lock_.slot(key.lock_slot);
     if (head == nullptr) return nullptr;
     for (uint32_t n = *head, bound = static_cast<uint32_t>(used()) + 1; n != 0 && n < bound;) {
       SiteStats& entry = entries_[n - 1];
       if (entry.key.lock_slot != key.lock_slot || entry.key.generation < key.generation) break;
-      if (entry.key == key) return &entry;
+      if (entry.key == key) {
+        number = n;
+        return &entry;
+      }
       bound = n;
       n = entry.next_for_lock;
     }
-    const auto number = static_cast<uint32_t>(used() + 1);
+    number = static_cast<uint32_t>(used() + 1);
     SiteStats* entry = entries_.append([&](SiteStats& fresh) {
       fresh.key = key;
       fresh.next_for_lock = *head != 0 && *head < number ? *head : kChainEnd;
     });
     if (entry) *head = number;
     return entry;
+  }
+  SiteStats* find_or_insert_via_lock(const SiteKey& key) {
+    uint32_t number = 0;
+    return find_or_insert_via_lock(key, number);
   }
 
   // Requests the chain head of a lock slot, so that its miss overlaps the lock slot's.
@@ -236,6 +255,13 @@ class SiteTable {
   SiteDetail* hold_detail(SiteStats& stats) {
     return __builtin_expect(stats.detail != nullptr, 1) ? stats.detail
                                                         : allocate_detail(stats, false);
+  }
+  // The entry's 32-bit owner-change count just wrapped to 0: 2^32 of them go into its detail
+  // (allocated short if it has none); false when out of memory.
+  bool carry_owner_changes(SiteStats& stats) {
+    SiteDetail* into = hold_detail(stats);
+    if (into) into->owner_changes += uint64_t{1} << 32;
+    return into != nullptr;
   }
   // A timed hold: exact (weight 1) or a sample standing for `weight` holds.
   bool record_hold(SiteDetail& detail, uint64_t ns, uint64_t weight) {

@@ -1,10 +1,10 @@
 // The runtime's per-thread site table (src/runtime/site_table.*, compiled into this test): the
 // chain of a lock's entries that find_or_insert_via_lock walks (a thread's table has no hash
 // index) finds each key's one entry, across lock generations, and ends even from a head left
-// stale by clear_for_reuse;
-// a site that only times holds has the short detail, which keeps its holds when it grows whole
-// and when tables merge; a detail starts a cache line and holds its first histogram bins itself;
-// a small table keeps its memory for the next thread of its slot, stacks and all.
+// stale by clear_for_reuse; a site that only times holds has the short detail, which keeps its
+// holds when it grows whole and when tables merge; a detail starts a cache line and holds its first
+// histogram bins itself; a small table keeps its memory for the next thread of its slot, stacks and
+// all; owner changes counted in an entry add up through carries and merges.
 #include "runtime/site_table.h"
 
 #include <gtest/gtest.h>
@@ -284,6 +284,33 @@ TEST(SiteTable, AMergeTakesTheLastSamplesPendingHoldsOutOfItsStackRow) {
   table.reset();
   merged.reset();
   snapshot.reset();
+}
+
+// Owner changes are counted in the entry's own 32-bit field (the line the acquisition writes
+// anyway); each wrap carries 2^32 into the detail, and a merged table keeps them all in its
+// details, from entries with or without one.
+TEST(SiteTable, OwnerChangesCountedInTheEntryAddUpThroughCarriesAndMerges) {
+  SiteTable table;
+  SiteStats* plain = table.find_or_insert_via_lock(key_of(1, 0, 16));
+  SiteStats* wrapped = table.find_or_insert_via_lock(key_of(2, 0, 16));
+  ASSERT_NE(plain, nullptr);
+  ASSERT_NE(wrapped, nullptr);
+  plain->owner_changes = 7;  // no detail
+  EXPECT_EQ(owner_changes_of(*plain), 7u);
+  wrapped->owner_changes = 0xFFFFFFFFu;
+  ++wrapped->owner_changes;  // as count_owner_change does: it wrapped, so it carries
+  ASSERT_TRUE(table.carry_owner_changes(*wrapped));
+  ++wrapped->owner_changes;
+  ASSERT_NE(wrapped->detail, nullptr);
+  EXPECT_EQ(owner_changes_of(*wrapped), (uint64_t{1} << 32) + 1);
+
+  SiteTable merged;
+  for (int round = 0; round < 3; ++round) EXPECT_EQ(merged.merge_from(table), 0u);
+  SiteStats* merged_plain = merged.find_or_insert(key_of(1, 0, 16));
+  SiteStats* merged_wrapped = merged.find_or_insert(key_of(2, 0, 16));
+  EXPECT_EQ(merged_plain->owner_changes, 0u) << "a merged table's are in its details";
+  EXPECT_EQ(owner_changes_of(*merged_plain), 21u);
+  EXPECT_EQ(owner_changes_of(*merged_wrapped), 3 * ((uint64_t{1} << 32) + 1));
 }
 
 }  // namespace
