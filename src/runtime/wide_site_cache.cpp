@@ -18,7 +18,7 @@ uint32_t wanted_bits(size_t table_size) {
 }
 
 size_t bytes_of(uint32_t bits) {
-  return sizeof(WideSiteCache) + (size_t{1} << bits) * sizeof(SiteCacheEntry);
+  return sizeof(WideSiteCache) + (size_t{1} << bits) * sizeof(WideCacheSlot);
 }
 
 // Whether `slot` was filled under the cache epoch of `entry` (the pause bit aside: a fill while a
@@ -35,7 +35,7 @@ void place(WideSiteCache& cache, const SiteCacheEntry& entry, uint32_t identity_
   const size_t mask = (size_t{1} << cache.bits) - 1;
   const size_t home =
       wide_cache_index(site_cache_key(entry.lock, entry.site, entry.operation), cache.bits);
-  SiteCacheEntry* entries = cache.entries();
+  WideCacheSlot* entries = cache.entries();
   SiteCacheEntry* free_slot = nullptr;
   size_t i = home;
   for (uint32_t probe = 0; probe < kWideCacheProbes; ++probe, i = (i + 1) & mask) {
@@ -48,7 +48,7 @@ void place(WideSiteCache& cache, const SiteCacheEntry& entry, uint32_t identity_
     if (free_slot == nullptr && (empty || !current(slot, entry, identity_epoch))) free_slot = &slot;
     if (empty) break;
   }
-  *(free_slot ? free_slot : &entries[home]) = entry;
+  *(free_slot ? free_slot : static_cast<SiteCacheEntry*>(&entries[home])) = entry;
 }
 
 }  // namespace
