@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Two runtimes against each other and plain, in alternating rounds (plain, A, B, plain, A, B, ...),
-# so that an hour's noise hits all three alike; prints medians of the per-round figures.
+# Two runtimes against each other and plain, in alternating rounds, so that an hour's noise hits all
+# three alike; prints medians of the per-round figures. The order within a round rotates (plain A B,
+# A B plain, B plain A, ...): on the reference guest the run just after plain was measurably slower
+# (sysbench mutex, one runtime as A and as B: 1.272x as A, 1.215x as B over 21 rounds).
 #   micro:     lockscope_overhead_bench's uncontended pthread_mutex pair, runtime preloaded
 #              directly (CPU ns added to plain)
 #   heavy:     lockscope_lock_heavy under `lockscope record` (wall ratio to plain)
@@ -59,6 +61,18 @@ cpu_s() {  # cpu_s [BUILD] CMD...: user + system CPU seconds of CMD, the runtime
   fi | awk '{ print $1 + $2 }'
 }
 
+# in_turn FUNCTION ROUND: FUNCTION for plain, A and B, run in an order that rotates with ROUND,
+# printed in that order ("plain A B").
+in_turn() {
+  local function=$1 round=$2 k j
+  local -a builds=("" "$a" "$b") results=()
+  for ((k = 0; k < 3; ++k)); do
+    j=$(((k + round) % 3))
+    results[j]=$("$function" ${builds[j]:+"${builds[j]}"})
+  done
+  echo "${results[0]} ${results[1]} ${results[2]}"
+}
+
 tps() {  # tps [BUILD]: memcached's throughput under memcaslap, plain or recorded
   local port=$((20000 + RANDOM % 20000)) command server
   command=(memcached -t 4 -p "$port" -U 0 -l 127.0.0.1)
@@ -75,19 +89,19 @@ tps() {  # tps [BUILD]: memcached's throughput under memcaslap, plain or recorde
 for part in "$@"; do
   case $part in
     micro)
-      for ((i = 0; i < rounds; ++i)); do echo "$(pair_ns) $(pair_ns "$a") $(pair_ns "$b")"; done |
+      for ((i = 0; i < rounds; ++i)); do in_turn pair_ns "$i"; done |
         awk '{ print $2 - $1, $3 - $1 }' >"$work/rows"
       echo "== uncontended pthread_mutex pair, CPU ns added to plain, median of $rounds rounds"
       echo "A $(median_of 1 <"$work/rows") ns   B $(median_of 2 <"$work/rows") ns" ;;
     heavy)
-      for ((i = 0; i < rounds; ++i)); do echo "$(heavy_s) $(heavy_s "$a") $(heavy_s "$b")"; done |
+      for ((i = 0; i < rounds; ++i)); do in_turn heavy_s "$i"; done |
         awk '{ print $2 / $1, $3 / $1 }' >"$work/rows"
       echo "== lock-heavy fixture under lockscope record, wall ratio to plain, median of $rounds rounds"
       echo "A $(median_of 1 <"$work/rows")x   B $(median_of 2 <"$work/rows")x" ;;
     memcached)
       command -v memcached >/dev/null && command -v memcaslap >/dev/null ||
         { echo "memcached or memcaslap is not installed (apt-get install memcached libmemcached-tools)"; continue; }
-      for ((i = 0; i < rounds; ++i)); do echo "$(tps) $(tps "$a") $(tps "$b")"; done |
+      for ((i = 0; i < rounds; ++i)); do in_turn tps "$i"; done |
         awk '{ print 100 * $2 / $1, 100 * $3 / $1 }' >"$work/rows"
       echo "== memcached -t 4 under memcaslap (2 threads, 16 connections, ${MEMCACHED_SECONDS:-3} s), % of plain, median of $rounds rounds"
       echo "A $(median_of 1 <"$work/rows") %   B $(median_of 2 <"$work/rows") %" ;;
@@ -95,9 +109,8 @@ for part in "$@"; do
       command -v sysbench >/dev/null || { echo "sysbench is not installed (apt-get install sysbench)"; continue; }
       mkdir -p "$work/p"
       bench=(sysbench mutex --threads=2 --mutex-num=4096 run)
-      for ((i = 0; i < rounds; ++i)); do
-        echo "$(cpu_s "" "${bench[@]}") $(cpu_s "$a" "${bench[@]}") $(cpu_s "$b" "${bench[@]}")"
-      done | awk '{ print $2 / $1, $3 / $1, 1000 * ($2 - $1), 1000 * ($3 - $1) }' >"$work/rows"
+      sysbench_cpu() { cpu_s "${1:-}" "${bench[@]}"; }
+      for ((i = 0; i < rounds; ++i)); do in_turn sysbench_cpu "$i"; done | awk '{ print $2 / $1, $3 / $1, 1000 * ($2 - $1), 1000 * ($3 - $1) }' >"$work/rows"
       echo "== sysbench mutex, 2 threads, 4,096 mutexes, runtime preloaded: CPU ratio to plain, and CPU ms added, median of $rounds rounds"
       echo "A $(median_of 1 <"$work/rows")x +$(median_of 3 <"$work/rows") ms   B $(median_of 2 <"$work/rows")x +$(median_of 4 <"$work/rows") ms" ;;
     *) echo "ab_builds.sh: unknown part '$part' (micro, heavy, memcached, sysbench)" >&2; exit 2 ;;

@@ -48,13 +48,18 @@ $(echo "$out" | awk '/^Run time/ { for (i = 1; i <= NF; ++i) if ($i == "TPS:") p
 }
 
 echo "== memcached -t 4, memcaslap -x $requests (2 threads, 16 connections): CPU per request, medians of $rounds rounds"
-for ((r = 0; r < rounds; ++r)); do for spec in "$@"; do one "$spec"; done; done | python3 -c '
+# Within a round the order rotates (the run just after plain was measurably slower on this guest).
+specs=("$@")
+for ((r = 0; r < rounds; ++r)); do
+  for ((k = 0; k < ${#specs[@]}; ++k)); do one "${specs[$(((k + r) % ${#specs[@]}))]}"; done
+done | python3 -c '
 import collections, statistics, sys
-runs = collections.OrderedDict()
+runs = collections.defaultdict(list)
 for line in sys.stdin:
     name, *values = line.split()
-    runs.setdefault(name, []).append([float(v) for v in values])
-for name, rows in runs.items():
+    runs[name].append([float(v) for v in values])
+for name in dict.fromkeys(spec.replace(" ", "_") for spec in sys.argv[1:]):
+    rows = runs[name]
     user, system, tps = (statistics.median(column) for column in zip(*rows))
     print(f"{name:40} user {user / 1000:5.2f} us  sys {system / 1000:5.2f} us per request  {tps:8.0f} TPS")
-'
+' "$@"
