@@ -20,6 +20,10 @@ class BumpArena {
   bool rewind();
   // Chunks of 2 MiB on huge pages from now on (mapped_memory.h: off critical sections only).
   void use_huge_pages() { huge_pages_ = true; }
+  // The next chunk, and all after it, of the largest size (an arena about to hold megabytes).
+  void prefer_large_chunks() {
+    if (last_chunk_bytes_ < kLargestChunkBytes / 2) last_chunk_bytes_ = kLargestChunkBytes / 2;
+  }
   // Forgets the chunks without unmapping them (a forked child's copy of another owner's state).
   void abandon() {
     last_ = nullptr;

@@ -1,9 +1,10 @@
 // The runtime's memory from the kernel (src/runtime/mapped_memory.*, bump_arena.*, compiled into
 // this test): a large region asked on huge pages starts on a huge-page boundary; every region is
-// zeroed, writable, and given back whole; an arena
-// that was zero-filled rather than constructed (as a thread's table is, in mapped memory) still
-// bump-allocates from chunks that grow, instead of mapping one per allocation; what a region's
-// Fill says is populated at once is resident, and nothing more.
+// zeroed, writable, and given back whole; an arena that was zero-filled rather than constructed
+// (as a thread's table is, in mapped memory) still bump-allocates from chunks that grow, instead
+// of mapping one per allocation, and one told it will be large starts with the largest; the
+// writer's buffers of a quarter MiB or more are whole huge pages; what a region's Fill says is
+// populated at once is resident, and nothing more.
 #include "runtime/mapped_memory.h"
 
 #include <gtest/gtest.h>
@@ -76,6 +77,43 @@ TEST(ByteBuffer, KeepsItsBytesAcrossTheMoveToHugePages) {
     ASSERT_EQ(value, i);
   }
   EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % kHugePageBytes, 0u);
+}
+
+// A section of a few hundred KiB (the sites of a profile of a few thousand) is one huge page, not
+// a page fault per 4 KiB; a small one stays on 4 KiB pages.
+TEST(ByteBuffer, FromAQuarterMebibyteItIsOnAWholeHugePage) {
+  ByteBuffer small, quarter;
+  ASSERT_TRUE(small.reserve(ByteBuffer::kHugeFromBytes / 2));
+  ASSERT_TRUE(quarter.reserve(ByteBuffer::kHugeFromBytes));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(quarter.data()) % kHugePageBytes, 0u);
+  // Its capacity is the whole huge page: filling it does not move it.
+  const unsigned char* before = quarter.data();
+  std::vector<unsigned char> bytes(kHugePageBytes, 0x5a);
+  ASSERT_TRUE(quarter.append(bytes.data(), bytes.size()));
+  EXPECT_EQ(quarter.data(), before);
+  EXPECT_EQ(quarter.data()[kHugePageBytes - 1], 0x5a);
+  ASSERT_TRUE(small.append(bytes.data(), 10));
+  EXPECT_EQ(small.size(), 10u);
+}
+
+// An arena told it will hold megabytes maps a whole 2 MiB chunk first (on huge pages when asked),
+// instead of 64 KiB doubling.
+TEST(BumpArena, AnArenaThatPrefersLargeChunksStartsWithTheLargest) {
+  BumpArena arena;
+  arena.use_huge_pages();
+  arena.prefer_large_chunks();
+  auto* first = static_cast<unsigned char*>(arena.allocate(64));
+  ASSERT_NE(first, nullptr);
+  unsigned char* previous = first;
+  for (int i = 1; i < 30000; ++i) {  // 1.9 MB: all from the first chunk
+    auto* block = static_cast<unsigned char*>(arena.allocate(64));
+    ASSERT_EQ(block, previous + 64) << i;
+    previous = block;
+  }
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) / kHugePageBytes,
+            reinterpret_cast<uintptr_t>(previous) / kHugePageBytes)
+      << "one huge page";
+  arena.reset();
 }
 
 // Pages of [start, start + bytes) in memory (mincore).
