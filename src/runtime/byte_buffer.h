@@ -1,9 +1,11 @@
 // A growable byte buffer on mmap/mremap for the profile writer: the runtime may not use malloc
-// (the program may be inside it, or may have replaced it). From kHugeFromBytes on, on huge pages,
-// its capacity rounded up to whole ones: on the reference guest a 2 MiB huge page costs ~0.3 ms
-// to fault in and 4 KiB pages ~11 us each, so a section of 256 KiB or more (a profile of a few
-// thousand sites: sysbench mutex's 8,192 sites wrote ~1.9 MB in 4 KiB pages, ~5 ms of faults of
-// its ~14.5 ms write) is cheaper on one. Only the writer's, and only while it writes.
+// (the program may be inside it, or may have replaced it). From 2 MiB on, on huge pages; a buffer
+// that will be written whole (a profile's section: use_huge_pages_from) from less, its capacity
+// rounded up to whole huge pages: on the reference guest a 2 MiB huge page costs ~0.3 ms to fault
+// in and 4 KiB pages ~11 us each, so a section of 256 KiB or more (sysbench mutex's 8,192 sites
+// wrote ~1.9 MB in 4 KiB pages, ~5 ms of faults of its ~14.5 ms write) is cheaper on one. Not a
+// buffer reserved large and written little (the module list, read at every dlclose too; a scratch
+// read of /proc): one huge page would cost it more than its few 4 KiB ones.
 #pragma once
 
 #include <sys/mman.h>
@@ -45,7 +47,7 @@ class ByteBuffer {
     size_t capacity = capacity_ ? capacity_ : 65536;
     while (capacity < wanted) capacity *= 2;
     void* memory = nullptr;
-    if (capacity < kHugeFromBytes) {
+    if (capacity < huge_from_) {
       memory = data_ ? mremap(data_, capacity_, capacity, MREMAP_MAYMOVE)
                      : mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                             -1, 0);
@@ -71,12 +73,16 @@ class ByteBuffer {
   size_t size() const { return size_; }
   bool failed() const { return failed_; }
 
-  static constexpr size_t kHugeFromBytes = size_t{256} << 10;
+  size_t capacity() const { return capacity_; }
+  // On huge pages from `bytes` of capacity on (before the first reserve).
+  void use_huge_pages_from(size_t bytes) { huge_from_ = bytes; }
+  static constexpr size_t kSectionHugeFromBytes = size_t{256} << 10;
 
  private:
   unsigned char* data_ = nullptr;
   size_t size_ = 0;
   size_t capacity_ = 0;
+  size_t huge_from_ = kHugePageBytes;
   bool failed_ = false;
 };
 

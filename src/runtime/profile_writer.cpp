@@ -611,6 +611,8 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   dropped += snapshot_threads(rt, all, live, counter_values);
 
   Sections out;
+  for (const SectionLayout& section : kSectionLayout)  // written whole (byte_buffer.h)
+    (out.*section.payload).use_huge_pages_from(ByteBuffer::kSectionHugeFromBytes);
   fill_process(out, rt, exit_path, exit_status);
   fill_modules(out, modules);
   fill_locks_and_sites(out, rt, modules, all);
