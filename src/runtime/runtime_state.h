@@ -96,7 +96,6 @@ struct SiteCacheEntry {
   uint32_t waited_epoch;
   uint32_t number;  // the stats entry's number in the thread's table (SiteStats::order_to)
 };
-static_assert(sizeof(SiteCacheEntry) <= 64, "a wide cache slot (WideCacheSlot) is one cache line");
 static_assert(offsetof(SiteCacheEntry, lock) == offsetof(HeldLock, lock) &&
               offsetof(SiteCacheEntry, slot) == offsetof(HeldLock, lock_slot) &&
               offsetof(SiteCacheEntry, stats) == offsetof(HeldLock, entry) &&
