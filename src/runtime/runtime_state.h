@@ -248,12 +248,16 @@ struct Runtime {
 extern Runtime g_runtime;
 inline Runtime& runtime() { return g_runtime; }
 
+// Whether a site cache entry (inline or wide) holds the key (lock, site, op), valid or not.
+inline bool site_cache_entry_keyed(const SiteCacheEntry& entry, const void* lock, uintptr_t site,
+                                   uint16_t op) {
+  return entry.lock == lock && entry.site == site && entry.operation == op;
+}
 // Whether a site cache entry (inline or wide) is the one of (lock, site, op) and still valid:
 // filled under cache epoch `epoch` of its thread and the process's current identity epoch.
 inline bool site_cache_entry_is(const SiteCacheEntry& entry, const void* lock, uintptr_t site,
                                 uint16_t op, uint32_t epoch) {
-  return entry.lock == lock && entry.site == site && entry.operation == op &&
-         entry.epoch == epoch &&
+  return site_cache_entry_keyed(entry, lock, site, op) && entry.epoch == epoch &&
          entry.identity_epoch == g_runtime.identity_epoch.load(std::memory_order_relaxed);
 }
 

@@ -40,7 +40,7 @@ void place(WideSiteCache& cache, const SiteCacheEntry& entry, uint32_t identity_
   size_t i = home;
   for (uint32_t probe = 0; probe < kWideCacheProbes; ++probe, i = (i + 1) & mask) {
     SiteCacheEntry& slot = entries[i];
-    if (slot.lock == entry.lock && slot.site == entry.site && slot.operation == entry.operation) {
+    if (site_cache_entry_keyed(slot, entry.lock, entry.site, entry.operation)) {
       slot = entry;
       return;
     }
