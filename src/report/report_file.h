@@ -1,7 +1,9 @@
 // A report written to a file: to FILE.tmp, renamed over FILE once complete, so that a failed
 // write never leaves half a report under the name asked for, nor the temporary file — whatever
 // failed: the file (ReportSinkError) or the writer itself (any exception; a JSON library's, an
-// allocation).
+// allocation). A symbolic link is written through (the file it names gets the report, renamed
+// over in its own directory; the link stays), and a FILE that is not a regular file (/dev/null,
+// /dev/stdout, a named pipe) is written into directly: a rename would replace the device.
 #pragma once
 
 #include <stdexcept>

@@ -3,6 +3,7 @@
 // decode or large at the runtime's own scale. Each bad input gets a clear one-line message and a
 // non-zero exit only when nothing could be reported; never a hang, a crash or a lost result that
 // could have been kept. Commands run bounded (run_lockscope_bounded): a hang fails the test.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -172,6 +173,51 @@ TEST(ReportInputs, AModulePathNamingAFifoIsNotOpenedAsAnElfFile) {
   EXPECT_NE(bounded.result.out.find("program+0x1fff [not a regular file (a FIFO)]"),
             std::string::npos)
       << bounded.result.out;
+}
+
+// A report asked for at a symbolic link goes to the file it names (the link stays a link), and one
+// asked for at a file that is not a regular file is written into it: before, the report went to
+// a temporary file renamed over the name, which replaced `-o /dev/null` and `--report
+// /dev/stdout` (as root, the machine's own) with a regular file.
+TEST(ReportOutputs, ALinkIsWrittenThroughAndAFifoIntoNeitherReplaced) {
+  TemporaryDirectory dir;
+  ASSERT_EQ(run_lockscope({"record", "-o", dir / "p", "--", "/bin/true"}).exit_status, 0);
+  write_file(dir / "real.json", "old");
+  fs::create_symlink("real.json", dir / "link.json");
+  EXPECT_EQ(run_lockscope({"report", dir / "p", "-o", dir / "link.json"}).exit_status, 0);
+  EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "real.json"))["processes"].size(), 1u);
+  EXPECT_FALSE(fs::exists(dir / "link.json.tmp"));
+  EXPECT_FALSE(fs::exists(dir / "real.json.tmp"));
+
+  // The FIFO held open for reading (non-blocking, so that a writer never waits for a reader and
+  // a report that went elsewhere fails the checks instead of hanging the test).
+  const std::string fifo = dir / "pipe.txt";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  const auto read_back = [reader] {
+    std::string text;
+    char buffer[4096];
+    for (ssize_t n; (n = read(reader, buffer, sizeof(buffer))) > 0;) text.append(buffer, n);
+    return text;
+  };
+  const BoundedResult to_fifo = run_lockscope_bounded({"report", dir / "p", "-o", fifo}, 60);
+  EXPECT_EQ(to_fifo.result.exit_status, 0) << to_fifo.result.err;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  const std::string reported = read_back();
+  EXPECT_NE(reported.find("lockscope report of"), std::string::npos) << reported;
+
+  // `run --report` takes the same way: a link to the FIFO is written through into it.
+  fs::create_symlink("pipe.txt", dir / "pipe-link.txt");
+  const BoundedResult run = run_lockscope_bounded(
+      {"run", "-o", dir / "q", "--report", dir / "pipe-link.txt", "--", "/bin/true"}, 60);
+  EXPECT_EQ(run.result.exit_status, 0) << run.result.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "pipe-link.txt"));
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  const std::string run_reported = read_back();
+  EXPECT_NE(run_reported.find("lockscope report of"), std::string::npos) << run_reported;
+  close(reader);
 }
 
 // Latin-1 arguments (`caf\xe9`): every format writes its report, the JSON one valid UTF-8 with
