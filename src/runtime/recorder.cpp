@@ -316,8 +316,9 @@ struct ErrnoKeeper {
 };
 }  // namespace
 
-uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, uintptr_t site) {
-  const uint64_t end = g_runtime.clock.now();
+uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, uintptr_t site,
+                           uint64_t end_ticks) {
+  const uint64_t end = end_ticks != 0 ? end_ticks : g_runtime.clock.now();
   ErrnoKeeper keep_errno;  // the program's unlock returned; a refused mmap must not show
   if (held.entry == nullptr || held.epoch != own_epoch(self) || !held.stamped) return end;
   uint64_t weight = held.weight;
@@ -529,12 +530,12 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
 }
 
 Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
-                        format::Operation default_operation, bool made_wait) {
+                        format::Operation default_operation, bool made_wait, uint64_t end_ticks) {
   InsideLockscope inside;
   Runtime& rt = runtime();
   format::Operation op = default_operation;
   SiteStats* acquire_entry = nullptr;  // of the held lock released here, when known
-  uint64_t end_ticks = 0;              // the clock read that timed its hold
+  uint64_t timed_to = 0;               // the clock read that timed its hold
   bool elsewhere_before = false;       // its acquire site's locks were released elsewhere before
   if (result == 0) {
     // Usually the innermost held lock; search down for out-of-order unlocks.
@@ -548,7 +549,8 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
             acquire_entry->release_stats && acquire_entry->release_stats->key.site != site;
       }
       op = static_cast<format::Operation>(held.release_operation);
-      if (held.weight != 0 || made_wait) end_ticks = finish_timed_hold(self, held, made_wait, site);
+      if (held.weight != 0 || made_wait)
+        timed_to = finish_timed_hold(self, held, made_wait, site, end_ticks);
       found = true;
       break;
     }
@@ -559,7 +561,7 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
   const LocatedSite located =
       locate_site(self, lock, op, site, elsewhere_before || rt.trace.enabled);
   SiteStats* entry = located.stats;
-  if (!entry) return {located.slot, op, end_ticks};
+  if (!entry) return {located.slot, op, timed_to};
   ++entry->count;
   // The next release of a lock taken there goes straight to `entry` (not in trace mode, where
   // every release goes to the sink).
@@ -569,7 +571,7 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
     if (SiteDetail* detail = self.sites.detail(*entry)) ++detail->failed;
     else rt.count(format::Counter::kDroppedSites);
   }
-  return {located.slot, op, end_ticks};
+  return {located.slot, op, timed_to};
 }
 
 Recorded record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,

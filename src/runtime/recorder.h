@@ -72,7 +72,7 @@ struct EventSink {
   Recorded (*acquire)(ThreadState&, const void* lock, format::Operation, uintptr_t site,
                       const AcquireOutcome&);
   Recorded (*release)(ThreadState&, const void* lock, uintptr_t site, int result,
-                      format::Operation default_operation, bool made_wait);
+                      format::Operation default_operation, bool made_wait, uint64_t end_ticks);
   Recorded (*event)(ThreadState&, const void* lock, format::Operation, uintptr_t site,
                     int waiters_seen);
   Recorded (*wait)(ThreadState&, const void* lock, format::Operation, uintptr_t site,
@@ -143,9 +143,10 @@ LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation o
 Recorded record_acquire(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                         const AcquireOutcome& outcome);
 // `default_operation` is used when the thread was not seen to hold `lock` (unbalanced release).
-// `made_wait`: hold_made_wait() of the released hold, read before the real unlock.
+// `made_wait`: hold_made_wait() of the released hold, read before the real unlock; `end_ticks`:
+// the clock read there too when the hold is timed (release_end_ticks), else 0.
 Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int result,
-                        format::Operation default_operation, bool made_wait);
+                        format::Operation default_operation, bool made_wait, uint64_t end_ticks);
 // A signal, broadcast or post; `waiters_seen` < 0 when not known.
 Recorded record_event(ThreadState& self, const void* lock, format::Operation op, uintptr_t site,
                       int waiters_seen);
@@ -218,13 +219,22 @@ inline void stamp_hold(HeldLock& held) {
   held.start_ticks = g_runtime.clock.now();
   held.stamped = true;
 }
-// At a release at `site`, after the real unlock: a sampled or exact hold is timed; a stamped hold
-// that made a thread wait (`made_wait`) is timed exactly (and taken out of the sample). Its time
-// also goes to the call stack of its release (captured within the hold budget, or the one
-// note_blocking_release captured before the unlock), for hold time by stack.
-// Returns the clock it read (the hold's end). Built with a frame pointer, as capture_stack_at.
+// The end of a hold about to be released, read just before the real unlock when the hold will be
+// timed (a sample, an exact one, or one that made a thread wait: `made_wait`), else 0. Before the
+// unlock, not after: the unlock of a lock a thread waits for wakes it (a futex call of
+// microseconds), and the next holder's hold begins meanwhile; holds timed to after the unlock
+// overlapped, and a contended lock's added up to more than the run (4 threads on one mutex:
+// 360 ms of holds in 311 ms).
+inline uint64_t release_end_ticks(const HeldLock& held, bool made_wait) {
+  return held.weight != 0 || made_wait ? g_runtime.clock.now() : 0;
+}
+// At a release at `site`, after the real unlock: a sampled or exact hold is timed, to `end_ticks`
+// (release_end_ticks; 0: read now); a stamped hold that made a thread wait (`made_wait`) is timed
+// exactly (and taken out of the sample). Its time also goes to the call stack of its release
+// (captured within the hold budget, or the one note_blocking_release captured before the unlock),
+// for hold time by stack. Returns the hold's end. Built with a frame pointer, as capture_stack_at.
 __attribute__((noinline, optimize("no-omit-frame-pointer"))) uint64_t finish_timed_hold(
-    ThreadState& self, HeldLock& held, bool made_wait, uintptr_t site);
+    ThreadState& self, HeldLock& held, bool made_wait, uintptr_t site, uint64_t end_ticks);
 // Counts of threads inside a call (LockSlot::waiters) never go below 0: a lock destroyed and
 // re-made while a thread was still on its way out of a call on it must not wrap the count.
 inline void leave_waiters(std::atomic<uint32_t>& waiters) {
@@ -350,13 +360,14 @@ __attribute__((always_inline)) inline void record_traced_acquire(ThreadState& se
 
 // The book-keeping of the release of the thread's innermost hold `top` at the site of `stats`,
 // after the real unlock succeeded: the hold timed if it is a sample or made a thread wait
-// (`made_wait`: hold_made_wait(), read before the unlock), popped and counted. Returns the clock
-// read that timed it, 0 when it was not timed (then no snapshot is due either).
+// (`made_wait`: hold_made_wait(), and `end_ticks`: release_end_ticks(), both read before the
+// unlock), popped and counted. Returns the clock read that timed it, 0 when it was not timed
+// (then no snapshot is due either).
 __attribute__((always_inline)) inline uint64_t count_release(ThreadState& self, HeldLock& top,
                                                              SiteStats& stats, bool made_wait,
-                                                             uintptr_t site) {
+                                                             uintptr_t site, uint64_t end_ticks) {
   const bool timed = top.weight != 0 || made_wait;
-  const uint64_t ticks = timed ? finish_timed_hold(self, top, made_wait, site) : 0;
+  const uint64_t ticks = timed ? finish_timed_hold(self, top, made_wait, site, end_ticks) : 0;
   --self.held_depth;
   ++stats.count;
   ++self.releases;
@@ -365,11 +376,12 @@ __attribute__((always_inline)) inline uint64_t count_release(ThreadState& self, 
 
 // Trace mode, the release of the thread's innermost hold `top` at a site used before (`cached`,
 // its trace-tagged entry), after the real unlock succeeded: as release_innermost, then the event.
-// `made_wait`: hold_made_wait() of the hold, read before the real unlock.
+// `made_wait` and `end_ticks`: as count_release's.
 __attribute__((always_inline)) inline void record_traced_release(ThreadState& self, HeldLock& top,
                                                                  const SiteCacheEntry& cached,
-                                                                 bool made_wait) {
-  const uint64_t ticks = count_release(self, top, *cached.stats, made_wait, cached.site);
+                                                                 bool made_wait,
+                                                                 uint64_t end_ticks) {
+  const uint64_t ticks = count_release(self, top, *cached.stats, made_wait, cached.site, end_ticks);
   {
     InsideLockscope inside;
     trace_call(self, cached.lock, cached.site, static_cast<format::Operation>(cached.operation),
@@ -677,6 +689,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
   if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
   if (self) pause_point(*self);
   bool made_wait = false;
+  uint64_t end_ticks = 0;
   uint32_t found = kMaxHeldLocks;  // the hold released, when the thread holds the lock
   if (self)
     for (uint32_t i = self->held_depth; i-- > 0;)
@@ -685,6 +698,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
         made_wait = self->held[i].stamped && hold_made_wait(self->held[i]);
         if (made_wait) note_release_with_waiters(*self, self->held[i], site);
         publish_if_waited(*self, self->held[i], real_release, made_wait);
+        end_ticks = release_end_ticks(self->held[i], made_wait);
         found = i;
         break;
       }
@@ -699,7 +713,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
     if (SiteStats* stats = known_release_entry(*self, self->held[found], lock, site)) {
       HeldLock held = take_held(*self, found);
       const bool timed = held.weight != 0 || made_wait;
-      const uint64_t ticks = timed ? finish_timed_hold(*self, held, made_wait, site) : 0;
+      const uint64_t ticks = timed ? finish_timed_hold(*self, held, made_wait, site, end_ticks) : 0;
       ++stats->count;
       ++self->releases;
       if (ticks) snapshot_if_due(*self);
@@ -707,7 +721,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
       return result;
     }
   }
-  sink().release(*self, lock, site, result, default_operation, made_wait);
+  sink().release(*self, lock, site, result, default_operation, made_wait, end_ticks);
   errno = saved_errno;
   return result;
 }
@@ -741,16 +755,17 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
   const bool made_wait = top.stamped && hold_made_wait(top);
   if (made_wait) note_release_with_waiters(*self, top, site);
   publish_if_waited(*self, top, real_release, made_wait);
+  const uint64_t end_ticks = release_end_ticks(top, made_wait);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;
-    sink().release(*self, lock, site, result, default_operation, made_wait);
+    sink().release(*self, lock, site, result, default_operation, made_wait, end_ticks);
     errno = saved_errno;
     return result;
   }
   if (traced)
-    record_traced_release(*self, top, *traced, made_wait);
-  else if (count_release(*self, top, *stats, made_wait, site) != 0)
+    record_traced_release(*self, top, *traced, made_wait, end_ticks);
+  else if (count_release(*self, top, *stats, made_wait, site, end_ticks) != 0)
     snapshot_if_due(*self);
   return 0;
 }

@@ -50,7 +50,8 @@ bool acquire_at_traced_site(ThreadState& self, const void* lock, format::Operati
 
 // The release of the thread's innermost hold at a site used before, reached through the sink:
 // false when it is not one.
-bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site, bool made_wait) {
+bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site, bool made_wait,
+                            uint64_t end_ticks) {
   if (self.held_depth == 0) return false;
   HeldLock& top = self.held[self.held_depth - 1];
   if (top.lock != lock || top.epoch != own_epoch(self)) return false;
@@ -59,7 +60,7 @@ bool release_at_traced_site(ThreadState& self, const void* lock, uintptr_t site,
   if (!copy_traced_site(self, lock, site, static_cast<format::Operation>(top.release_operation),
                         entry))
     return false;
-  record_traced_release(self, top, entry, made_wait);
+  record_traced_release(self, top, entry, made_wait, end_ticks);
   return true;
 }
 
@@ -84,9 +85,10 @@ Recorded trace_acquire(ThreadState& self, const void* lock, format::Operation op
 }
 
 Recorded trace_release(ThreadState& self, const void* lock, uintptr_t site, int result,
-                       format::Operation default_operation, bool made_wait) {
-  if (result == 0 && release_at_traced_site(self, lock, site, made_wait)) return {};
-  const Recorded recorded = record_release(self, lock, site, result, default_operation, made_wait);
+                       format::Operation default_operation, bool made_wait, uint64_t end_ticks) {
+  if (result == 0 && release_at_traced_site(self, lock, site, made_wait, end_ticks)) return {};
+  const Recorded recorded =
+      record_release(self, lock, site, result, default_operation, made_wait, end_ticks);
   InsideLockscope inside;
   trace_call(self, lock, site, recorded.operation, generation_of(recorded),
              result == 0 ? 0 : format::kTraceFailed, recorded.ticks);
