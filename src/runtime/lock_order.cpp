@@ -6,14 +6,14 @@
 
 namespace lockscope::runtime {
 
-uint64_t LockOrderTable::hash(const OrderEdge& edge) {
+uint64_t LockOrderTable::hash(const OrderLocks& edge) {
   uint64_t h = (uint64_t{edge.from_slot} << 32 | edge.to_slot) * 0x9E3779B97F4A7C15ull;
   h ^= (uint64_t{edge.from_generation} << 32 | edge.to_generation) + (h >> 29);
   h *= 0xBF58476D1CE4E5B9ull;
   return h ^ (h >> 31);
 }
 
-uint32_t LockOrderTable::find(Index* index, const OrderEdge& edge) const {
+uint32_t LockOrderTable::find(Index* index, const OrderLocks& edge) const {
   if (index == nullptr) return 0;
   const size_t mask = index->capacity - 1;
   for (size_t i = hash(edge) & mask;; i = (i + 1) & mask) {
@@ -23,7 +23,7 @@ uint32_t LockOrderTable::find(Index* index, const OrderEdge& edge) const {
   }
 }
 
-void LockOrderTable::place(Index* index, const OrderEdge& edge, uint32_t number_plus_one) {
+void LockOrderTable::place(Index* index, const OrderLocks& edge, uint32_t number_plus_one) {
   const size_t mask = index->capacity - 1;
   size_t i = hash(edge) & mask;
   while (index->slots()[i].number.load(std::memory_order_relaxed) != 0) i = (i + 1) & mask;

@@ -19,11 +19,15 @@
 
 namespace lockscope::runtime {
 
-struct OrderEdge {
+// An edge's locks: what makes it the same edge as another.
+struct OrderLocks {
   uint32_t from_slot;  // the lock held (LockTable slot and generation)
   uint32_t from_generation;
   uint32_t to_slot;    // the lock acquired while holding it
   uint32_t to_generation;
+};
+
+struct OrderEdge : OrderLocks {
   uintptr_t from_site;  // where the held lock was acquired (0: not known)
   uintptr_t to_site;    // where the other was acquired while it was held
   uint32_t tid;         // the first thread that did so
@@ -41,8 +45,8 @@ class LockOrderTable {
   // (then counted in dropped()). Must be called marked inside lockscope (the lock is internal).
   bool insert(const OrderEdge& edge);
   // Whether an edge with the same locks is known (lock-free: it may miss one being inserted).
-  bool contains(const OrderEdge& edge) const {
-    return find(index_.load(std::memory_order_acquire), edge) != 0;
+  bool contains(const OrderLocks& locks) const {
+    return find(index_.load(std::memory_order_acquire), locks) != 0;
   }
   // Edges [0, size()) may be read while others are inserted.
   size_t size() const { return edges_.size(); }
@@ -52,7 +56,7 @@ class LockOrderTable {
   void reset_after_fork();
 
  private:
-  static uint64_t hash(const OrderEdge& edge);
+  static uint64_t hash(const OrderLocks& edge);
   // An index slot: the edge's number + 1 (0 = empty) and its locks, so that a probe compares keys
   // in the index's own lines instead of loading each edge it meets (a server's tens of thousands
   // of edges, ~200 bytes each, are a cache miss apiece). The locks are written before the number
@@ -71,14 +75,14 @@ class LockOrderTable {
     size_t capacity;  // a power of two
     IndexSlot* slots() { return reinterpret_cast<IndexSlot*>(this + 1); }
   };
-  static bool same_locks(const IndexSlot& slot, const OrderEdge& edge) {
+  static bool same_locks(const IndexSlot& slot, const OrderLocks& edge) {
     return slot.from_slot == edge.from_slot && slot.from_generation == edge.from_generation &&
            slot.to_slot == edge.to_slot && slot.to_generation == edge.to_generation;
   }
   // Fills a free slot of `index` (the locks, then the number, published).
-  static void place(Index* index, const OrderEdge& edge, uint32_t number_plus_one);
+  static void place(Index* index, const OrderLocks& edge, uint32_t number_plus_one);
   // The number + 1 of the edge with the same locks in `index`, 0 when none.
-  uint32_t find(Index* index, const OrderEdge& edge) const;
+  uint32_t find(Index* index, const OrderLocks& edge) const;
   Index* grow_index();  // under lock_
 
   ChunkedArray<OrderEdge, 8> edges_;

@@ -157,11 +157,24 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
 }
 
 void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
+  HeldLock& outer = self.held[self.held_depth - 1];
+  const bool outer_valid = outer.entry != nullptr && outer.epoch == own_epoch(self);
+  // Nearly every edge is known already: a server's worker takes a few inner locks in turn under
+  // each of its thousands of item locks, and the acquire site's memo (order_to) holds only the
+  // last. Looked up by the two locks' identities as their entries name them (the lines the
+  // acquisition just read), without note_order's reads of both locks' slots (lines that other
+  // threads write) or its whole edge (~200 bytes, zeroed); what is unknown goes on there. The
+  // entries' generations are the locks' own: a valid cache entry's lock changed generation in no
+  // thread since it was filled (identity epoch).
+  if (outer_valid && outer.lock != cached.lock &&
+      g_runtime.order.contains(OrderLocks{outer.slot, outer.entry->key.generation,
+                                          cached.slot_index, cached.stats->key.generation})) {
+    outer.entry->order_to = cached.number;
+    return;
+  }
   note_order(self, cached.lock, cached.slot_index, cached.site,
              static_cast<format::Operation>(cached.operation));
-  HeldLock& outer = self.held[self.held_depth - 1];
-  if (outer.entry != nullptr && outer.epoch == own_epoch(self))
-    outer.entry->order_to = cached.number;
+  if (outer_valid) outer.entry->order_to = cached.number;
 }
 
 uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth,
