@@ -441,15 +441,16 @@ void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThre
   const uint32_t depth = t.held_depth < kMaxHeldLocks ? t.held_depth : kMaxHeldLocks;
   for (uint32_t i = 0; i < depth; ++i) {
     const HeldLock held = t.held[i];
-    ++counters[static_cast<int>(format::Counter::kHoldsInProgress)];
+    // A condition wait's mutex is not held while it waits (another thread may take it): not a
+    // lock held at exit, and its hold so far is what was paused.
+    const bool let_go_by_wait = blocked.lock && held.lock == blocked.released;
+    if (!let_go_by_wait) ++counters[static_cast<int>(format::Counter::kHoldsInProgress)];
     const bool timed = held.weight != 0 || (held.stamped && hold_made_wait(held));
     // A thread that could not be paused may have begun it after `now`: not a hold yet.
     if (!timed || held.entry == nullptr || held.epoch != own_epoch(t) || held.start_ticks > now)
       continue;
-    // A condition wait's mutex is not held while it waits: its hold so far is what was paused.
-    const uint64_t ticks = held.lock == blocked.released && blocked.lock
-                               ? held.paused_ticks
-                               : now - held.start_ticks + held.paused_ticks;
+    const uint64_t ticks =
+        let_go_by_wait ? held.paused_ticks : now - held.start_ticks + held.paused_ticks;
     SiteStats* entry = all.find_or_insert(held.entry->key);
     if (SiteDetail* detail = entry ? all.detail(*entry) : nullptr) {
       all.record_hold(*detail, rt.clock.to_ns(ticks), 1);

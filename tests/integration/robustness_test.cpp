@@ -441,8 +441,9 @@ TEST(AtExit, ThreadsStillBlockedAndLocksStillHeldAreCountedUpToTheExit) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "blocked_at_exit");
   EXPECT_EQ(process.counter(format::Counter::kWaitsInProgress), 3u);
-  EXPECT_GE(process.counter(format::Counter::kHoldsInProgress), 3u)
-      << "main's mutex and read lock, the condition waiter's mutex";
+  // Main's mutex and read lock; not the condition waiter's mutex, which its wait let go of
+  // (before, counted as held: memcached's idle workers showed 4 locks held at exit).
+  EXPECT_EQ(process.counter(format::Counter::kHoldsInProgress), 2u) << "main's mutex and read lock";
   struct Blocked {
     const char* marker;
     format::Operation op;
