@@ -179,6 +179,7 @@ struct ThreadSummary {
   uint64_t wait_sum_ns = 0;
   uint64_t wait_max_ns = 0;
   LatencyHistogram wait;  // lock waits; includes uncontended acquisitions in the <= 1 ns bucket
+  LatencyHistogram waits_only;  // contended acquisitions only
   std::array<uint64_t, format::kPrimitiveSlots> wait_ns_by_primitive{};  // never summed together
   uint64_t barrier_last_arrivals = 0;
 };

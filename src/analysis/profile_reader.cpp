@@ -346,7 +346,8 @@ ProcessProfile decode(const SectionSet& file) {
     thread.failed = t.failed;
     thread.wait_sum_ns = t.wait_sum_ns;
     thread.wait_max_ns = t.wait_max_ns;
-    thread.wait = bins.histogram(t.wait_histogram);
+    thread.waits_only = bins.histogram(t.wait_histogram);
+    thread.wait = thread.waits_only;
     thread.wait.add(0, t.acquisitions - std::min(t.acquisitions, t.contended));
     std::copy(std::begin(t.wait_ns_by_primitive), std::end(t.wait_ns_by_primitive),
               thread.wait_ns_by_primitive.begin());

@@ -74,6 +74,7 @@ class Summarizer {
         default: break;
       }
     }
+    thread.waits_only = thread.wait;
     thread.wait.add(0, thread.acquisitions - std::min(thread.acquisitions, thread.contended));
     out_.threads.push_back(std::move(thread));
   }
