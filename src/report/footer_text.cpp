@@ -66,9 +66,10 @@ void write_footer(const Profile& profile, std::ostream& out) {
   for (const ProcessProfile& process : profile.processes)
     for (const LockSummary& lock : process.locks)
       if (lock.flags & format::kLockOwnerDied)
-        notes.push_back(fmt::format("pid {}: {} {:#x} was acquired with EOWNERDEAD: a thread or "
-                                    "process died holding it (the program recovered it)",
-                                    process.pid, lock_kind_name(lock), lock.address));
+        notes.push_back(
+            fmt::format("pid {}: {} {:#x} was acquired with EOWNERDEAD: a thread or "
+                        "process died holding it",
+                        process.pid, lock_kind_name(lock), lock.address));
   for (const ProcessProfile& process : profile.processes) {
     for (uint32_t id = 1; id <= kLastCounterId; ++id) {
       const auto counter = static_cast<format::Counter>(id);

@@ -86,6 +86,8 @@ void LockTable::reset_after_fork() {
     s.holder_published_ticks.store(0, std::memory_order_relaxed);
     s.last_owner.store(0, std::memory_order_relaxed);
     s.waiters.store(0, std::memory_order_relaxed);  // the parent's other threads are not here
+    // An owner death the parent saw (EOWNERDEAD) is in the parent's profile, not the child's.
+    s.flags.fetch_and(~uint32_t{format::kLockOwnerDied}, std::memory_order_relaxed);
     // A lock's holder site and releaser CPU were the parent's (barriers and condvars keep theirs:
     // the same fields are their arrivals and signal times).
     const auto primitive = static_cast<format::Primitive>(s.primitive.load(std::memory_order_relaxed));

@@ -224,6 +224,34 @@ TEST(Primitives, RobustMutexOwnerDeadAndNotRecoverablePassThrough) {
   EXPECT_TRUE(abandoned.flags & format::kLockDestroyed);
 }
 
+// The report says that an owner died, and only in the process that saw it: not that the program
+// recovered the lock (this one never made it consistent), nor in a child forked after (before,
+// each such child's report said so too).
+TEST(Primitives, AnOwnerDeathIsNotedOnlyWhereItWasSeenAndWithoutClaimingARecovery) {
+  TemporaryDirectory dir;
+  const ProcessProfile abandoned = record_unchanged(dir, "robust_mutex", {"abandoned"});
+  const CommandResult text = run_lockscope({"report", dir.path()});
+  ASSERT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_NE(text.out.find("was acquired with EOWNERDEAD: a thread or process died holding it"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("recovered"), std::string::npos) << text.out;
+
+  TemporaryDirectory forked_dir;
+  const Profile forked = record_all_unchanged(forked_dir, {fixture("robust_mutex"), "forked"});
+  ASSERT_EQ(forked.processes.size(), 2u);
+  int died_in = 0;
+  for (const ProcessProfile& process : forked.processes) {
+    const bool parent = !process.parent_was_profiled;
+    for (const LockSummary& lock : process.locks)
+      if (lock.flags & format::kLockOwnerDied) {
+        EXPECT_TRUE(parent) << "pid " << process.pid << ": the child saw no owner die";
+        ++died_in;
+      }
+  }
+  EXPECT_EQ(died_in, 1) << "the parent's lock";
+}
+
 TEST(Primitives, RobustMutexMadeConsistentAndPriorityInheritanceKeepTheirSemantics) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "robust_mutex", {"recovered"});
