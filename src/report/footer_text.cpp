@@ -21,8 +21,16 @@ namespace lockscope {
 void write_footer(const Profile& profile, std::ostream& out) {
   std::vector<std::string> notes;
   std::map<uint32_t, std::vector<uint32_t>> pids_by_sample_period;
+  // Only where a hold was sampled: a process whose every site timed all its holds has no estimate.
+  const auto sampled_a_hold = [](const ProcessProfile& process) {
+    for (const LockSummary& lock : process.locks)
+      for (const SiteSummary& site : lock.sites)
+        if (site.hold_samples < site.acquisitions()) return true;
+    return false;
+  };
   for (const ProcessProfile& process : profile.processes)
-    if (process.hold_sample_period > 1) pids_by_sample_period[process.hold_sample_period].push_back(process.pid);
+    if (process.hold_sample_period > 1 && sampled_a_hold(process))
+      pids_by_sample_period[process.hold_sample_period].push_back(process.pid);
   for (const auto& [period, pids] : pids_by_sample_period)
     notes.push_back(fmt::format("{}: holds nobody waited for past a call site's first {} timed "
                                 "1 in {} and scaled (HOLD TOTAL is an estimate, capped at the "

@@ -80,8 +80,9 @@ std::vector<LockColumn> build_columns() {
   columns.push_back(duration_column("wait-max", "WAIT MAX", "longest single wait",
                                     [](const LockSummary& l) { return double(l.wait_max_ns); }));
   columns.push_back(duration_column("wait-p99", "WAIT P99",
-                                    "99th percentile of the waits (contended acquisitions only; "
-                                    "histogram estimate, ±half a leading digit)",
+                                    "99th percentile of the waits only (contended acquisitions, "
+                                    "blocking and timed-out waits, re-acquires; histogram "
+                                    "estimate, ±half a leading digit)",
                                     [](const LockSummary& l) {
                                       // Interpolation never claims more than the longest wait.
                                       return std::min(l.waits_only.percentile(0.99),

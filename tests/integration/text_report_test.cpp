@@ -80,6 +80,20 @@ std::string percent(uint64_t ns, uint64_t run_ns) {
   return ns > 0 && value < 0.1 ? "<0.1%" : fmt::format("{:.1f}%", value);
 }
 
+// The note that holds were sampled and scaled comes only when one was: a run whose sites all stayed
+// within their first 32 timed holds has every hold timed (before, the note came with every run).
+TEST(TextReport, TheHoldSamplingNoteComesOnlyWhenAHoldWasSampled) {
+  const std::string note = "timed 1 in 32 and scaled";
+  for (const bool sampled : {false, true}) {
+    TemporaryDirectory dir;
+    const std::vector<std::string> args = {fixture("counter_threads"), "2", sampled ? "500" : "10"};
+    record_all_unchanged(dir, args);
+    const CommandResult text = run_lockscope({"report", dir.path()});
+    ASSERT_EQ(text.exit_status, 0) << text.err;
+    EXPECT_EQ(text.out.find(note) != std::string::npos, sampled) << text.out;
+  }
+}
+
 TEST(TextReport, TheThreadsTableListsTheTopThreadsByLockWaitAndCountsTheRest) {
   TemporaryDirectory dir;
   record_unchanged(dir, "many_threads", {"100"});
