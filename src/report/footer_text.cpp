@@ -97,29 +97,42 @@ void write_footer(const Profile& profile, std::ostream& out) {
   // Call sites shown as module+offset: say which modules lack debug info and exactly how to get
   // it (debug_info_hint.h).
   // Each code address once: a server's thousands of locks share a few dozen call sites.
+  // Each module once, whatever the processes, and each file once whatever its names: a module's
+  // build-id names the file (git runs as /usr/bin/git and, hard-linked, /usr/lib/git-core/git).
   struct ModuleSites {
     std::set<uint64_t> without_lines, with_lines;
+    std::vector<std::string> paths;  // the first one named, then any other
     std::string build_id;
   };
-  std::map<std::string, ModuleSites> by_module;  // each module once, whatever the processes
+  std::map<std::string, ModuleSites> by_file;  // by build-id, else by path
   for (const ProcessProfile& process : profile.processes)
     for (const LockSummary& lock : process.locks)
       for (const SiteSummary& site : lock.sites)
         if (site.location.module < process.modules.size()) {
           const ModuleSummary& module = process.modules[site.location.module];
-          ModuleSites& sites = by_module[module.path];
+          ModuleSites& sites =
+              by_file[module.build_id_hex.empty() ? "path " + module.path : module.build_id_hex];
           (site.location.line == 0 ? sites.without_lines : sites.with_lines)
               .insert(site.location.offset);
-          if (sites.build_id.empty()) sites.build_id = module.build_id_hex;
+          if (std::find(sites.paths.begin(), sites.paths.end(), module.path) == sites.paths.end())
+            sites.paths.push_back(module.path);
+          sites.build_id = module.build_id_hex;
         }
   const char* debuginfod_urls = std::getenv("DEBUGINFOD_URLS");
-  for (const auto& [module, sites] : by_module)
-    if (!sites.without_lines.empty())
+  for (const auto& [file, sites] : by_file)
+    if (!sites.without_lines.empty()) {
+      const std::string& module = sites.paths.front();
+      const std::string also =
+          sites.paths.size() == 1
+              ? std::string()
+              : fmt::format(" (also as {})",
+                            fmt::join(sites.paths.begin() + 1, sites.paths.end(), ", "));
       notes.push_back(fmt::format(
-          "{} call site{} in {} without file:line: {}", sites.without_lines.size(),
-          sites.without_lines.size() == 1 ? "" : "s", module,
+          "{} call site{} in {}{} without file:line: {}", sites.without_lines.size(),
+          sites.without_lines.size() == 1 ? "" : "s", module, also,
           debug_info_hint({module, sites.build_id, debuginfod_urls ? debuginfod_urls : "",
                            sites.with_lines.size()})));
+    }
   for (const ProfileProblem& problem : profile.problems)
     notes.push_back(fmt::format("not read: {}: {}", problem.file, problem.message));
   if (profile.repaired_strings)

@@ -35,5 +35,29 @@ TEST(FooterText, CallSitesWithoutLinesAreCountedOncePerAddress) {
       << out.str();
 }
 
+// One file under two names (git runs as /usr/bin/git and, hard-linked, /usr/lib/git-core/git, in
+// two processes): one note, naming both (before, one note per name, each the same hint).
+TEST(FooterText, AFileRunUnderTwoNamesGetsOneNote) {
+  CodeLocation site;
+  site.module = 0;
+  site.offset = 0x1234;
+  CodeLocation other = site;
+  other.offset = 0x1240;
+  Profile profile = one_mutex_profile(site, other);
+  profile.processes[0].modules = {ModuleSummary{"/usr/bin/git", "ab12", 0, 0x1000, 0x9000}};
+  profile.processes.push_back(profile.processes[0]);
+  profile.processes[1].pid += 1;
+  profile.processes[1].modules = {
+      ModuleSummary{"/usr/lib/git-core/git", "ab12", 0, 0x1000, 0x9000}};
+  std::ostringstream out;
+  write_footer(profile, out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("1 call site in /usr/bin/git (also as /usr/lib/git-core/git) without "
+                      "file:line"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("without file:line"), text.rfind("without file:line")) << text;
+}
+
 }  // namespace
 }  // namespace lockscope
