@@ -182,10 +182,21 @@ void write_call_sites(const ProcessSharedTies& ties, const std::vector<LockRow>&
             : fmt::format(" ({} of it in {} re-acquisitions inside condition waits)",
                           format_duration_ns(double(figures.reacquire_wait_ns)),
                           format_count(figures.reacquisitions));
-    out << fmt::format("{}  {}  acquired {}, contended {}, wait {}{}{}\n", lock_identity(row),
-                       lock_kind_name(*row.lock), format_count(figures.acquisitions),
-                       format_count(figures.contended),
-                       format_duration_ns(double(figures.wait_sum_ns)), reacquired,
+    // A condvar, semaphore or barrier is waited on, not acquired: its waits as such, those that
+    // failed or timed out among them (all 21 timed-out waits of a condvar read "acquired 0,
+    // contended 0, wait 102ms").
+    const format::Primitive primitive = row.lock->primitive;
+    const bool waited_on = primitive == format::Primitive::kCondVar ||
+                           primitive == format::Primitive::kSemaphore ||
+                           primitive == format::Primitive::kBarrier;
+    const std::string calls =
+        waited_on ? fmt::format("waits {} ({} failed or timed out)",
+                                format_count(figures.acquisitions + figures.failed),
+                                format_count(figures.failed))
+                  : fmt::format("acquired {}, contended {}", format_count(figures.acquisitions),
+                                format_count(figures.contended));
+    out << fmt::format("{}  {}  {}, wait {}{}{}\n", lock_identity(row), lock_kind_name(*row.lock),
+                       calls, format_duration_ns(double(figures.wait_sum_ns)), reacquired,
                        ties.shared_with(row));
     std::vector<const SiteSummary*> sites;
     for (const SiteSummary& site : row.figures().sites) sites.push_back(&site);

@@ -1,6 +1,7 @@
 // Condition variables under the real runtime: each wait is split into waiting for the condition
 // (on the condvar) and re-acquiring the mutex (a kCondReacquire site on the mutex, at the wait's
 // line); timeouts are failed waits; signals and broadcasts are counted with and without waiters.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include "lockscope_harness.h"
@@ -34,6 +35,7 @@ class CondVar : public ::testing::Test {
     delete directory_;
   }
   const ProcessProfile& process() const { return *process_; }
+  const std::string& directory() const { return directory_->path(); }
 
  private:
   static TemporaryDirectory* directory_;
@@ -126,6 +128,14 @@ TEST_F(CondVar, TimeoutsAreFailedWaits) {
   EXPECT_EQ(condition.acquisitions, 0u);
   EXPECT_EQ(condition.failed, 2u);
   EXPECT_EQ(condition.events, 0u);
+  // The text report's line above its call sites says so: two waits, both timed out (before:
+  // "acquired 0, contended 0", beside their wait time).
+  const CommandResult text = run_lockscope({"report", directory(), "--all"});
+  ASSERT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_NE(text.out.find(fmt::format("{:#x}  condvar  waits 2 (2 failed or timed out), wait ",
+                                      condition.address)),
+            std::string::npos)
+      << text.out;
 }
 
 TEST_F(CondVar, SignalsAndBroadcastsWithNobodyWaitingAreCountedWithoutWaiters) {
