@@ -209,9 +209,12 @@ inline bool copy_traced_site(ThreadState& self, const void* lock, uintptr_t site
   return found != nullptr;
 }
 
-// Sampled per site (1st, N+1th, ... acquisition): a thread alternating between locks must not alias
-// onto one of them. Out of line: the clock read is rare and keeps the fast path's registers free.
-__attribute__((noinline)) void start_sampled_hold(HeldLock& held, SiteStats& stats);
+// Sampled per site (its first N acquisitions, then at random gaps of N on average): a thread
+// alternating between locks must not alias onto one of them, nor a site's holds that repeat with
+// a period onto one phase of it. Out of line: the clock read is rare and keeps the fast path's
+// registers free.
+__attribute__((noinline)) void start_sampled_hold(ThreadState& self, HeldLock& held,
+                                                  SiteStats& stats);
 // Any other hold of a lock a thread once waited for: the clock read at acquisition, in case it
 // makes a thread wait (then it is timed exactly, see finish_timed_hold).
 inline void stamp_hold(HeldLock& held) {
@@ -316,7 +319,7 @@ inline HeldLock& record_cached_hold(ThreadState& self, SiteCacheEntry& cached,
       if (cached.stamp_early) stamp_hold(held);
     }
   } else {
-    start_sampled_hold(held, stats);
+    start_sampled_hold(self, held, stats);
   }
   return held;
 }

@@ -170,6 +170,8 @@ struct ThreadState {
   uint32_t wide_entries;
   // Kept across a slot's clear, given back when the slot is claimed; nullptr until needed.
   WideSiteCache* wide_cache;
+  // The state of the generator of hold sampling's gaps (start_sampled_hold), 0 until first used.
+  uint64_t sample_random;
   // Trace mode: the thread's file (kept across a slot's clear: closed when the thread is gone).
   TraceBuffer trace;
 };

@@ -193,27 +193,29 @@ void take_from_row(StackRow* rows, uint32_t stack, uint64_t holds, uint64_t ns) 
 }
 }  // namespace
 
-bool SiteTable::give_back_pending(const SiteTable& other, const SiteStats& source) {
+void SiteTable::take_unended_hold(const SiteTable& other, const SiteStats& source) {
   const SiteDetail* from = source.detail;
-  if (from == nullptr || from->last_sample_bucket == 0 || source.hold_countdown == 0) return true;
+  if (from == nullptr || from->last_sample_bucket == 0) return;
   SiteStats* target = find_or_insert(source.key);
-  SiteDetail* into = target ? hold_detail(*target) : nullptr;
-  if (!into ||
-      !histogram_add(into->hold_histogram, arena_, static_cast<int>(from->last_sample_bucket) - 1,
-                     source.hold_countdown))
-    return false;
-  if (!from->full || from->last_sample_stack == 0) return true;
-  into = detail(*target);
-  const uint32_t stack = same_stack(other, from->last_sample_stack);
-  return into && stack != 0 &&
-         record_stack_number(into->hold_stacks, stack, source.hold_countdown,
-                             source.hold_countdown * from->last_sample_ns);
+  SiteDetail* into = target ? target->detail : nullptr;
+  if (into == nullptr) return;
+  histogram_remove(into->hold_histogram, static_cast<int>(from->last_sample_bucket) - 1, 1);
+  if (from->full && from->last_sample_stack != 0 && into->full)
+    take_from_row(into->hold_stacks, same_stack(other, from->last_sample_stack), 1,
+                  from->last_sample_ns);
 }
 
-uint64_t SiteTable::merge_from(const SiteTable& other) {
+uint64_t SiteTable::merge_from(const SiteTable& other, const SiteStats* const* held_samples,
+                               size_t held_sample_count) {
   uint64_t dropped = 0;
   for (size_t n = 0; n < other.used(); ++n) {
     const SiteStats& source = other.inserted(n);
+    // The acquisitions its countdown waits for are a sample's still held, not the latest
+    // recorded sample's: nothing to take out of that one's bucket and row.
+    bool sample_held = false;
+    for (size_t i = 0; i < held_sample_count && !sample_held; ++i)
+      sample_held = held_samples[i] == &source;
+    const uint32_t still_to_come = sample_held ? 0 : source.hold_countdown;
     SiteStats* target = find_or_insert(source.key);
     if (!target) {
       dropped += source.count;
@@ -241,9 +243,9 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
     const bool histogram_kept = add_histogram(into->hold_histogram, arena_, from->hold_histogram);
     // The acquisitions the latest sample stands for that are still to come (see
     // SiteDetail::last_sample_bucket).
-    if (from->last_sample_bucket != 0 && source.hold_countdown != 0)
+    if (from->last_sample_bucket != 0 && still_to_come != 0)
       histogram_remove(into->hold_histogram, static_cast<int>(from->last_sample_bucket) - 1,
-                       source.hold_countdown);
+                       still_to_come);
     if (!from->full) {
       if (!histogram_kept) dropped += source.count;
       continue;
@@ -277,9 +279,9 @@ uint64_t SiteTable::merge_from(const SiteTable& other) {
         blamed = record_stack(into->*list, frames, depth, row->waits, row->wait_ns) != 0 && blamed;
       }
     // The same for the latest sample's stack row (see SiteDetail::last_sample_stack).
-    if (from->last_sample_stack != 0 && source.hold_countdown != 0)
-      take_from_row(into->hold_stacks, same_stack(other, from->last_sample_stack),
-                    source.hold_countdown, source.hold_countdown * from->last_sample_ns);
+    if (from->last_sample_stack != 0 && still_to_come != 0)
+      take_from_row(into->hold_stacks, same_stack(other, from->last_sample_stack), still_to_come,
+                    still_to_come * from->last_sample_ns);
     if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) || !histogram_kept ||
         !blamed)
       dropped += source.count;

@@ -284,11 +284,10 @@ class SiteTable {
     if (weight > 1) detail.last_sample_bucket = static_cast<uint32_t>(bucket) + 1;
     return histogram_add(detail.hold_histogram, arena_, bucket, weight);
   }
-  // After merge_from(other): `source`, an entry of `other` whose latest sample is still held (its
-  // thread holds it: a sample counts once it is released), had its countdown taken out of the
-  // previous sample's bucket and stack row, but the acquisitions still to come are that held
-  // sample's: they are given back. False when out of memory.
-  bool give_back_pending(const SiteTable& other, const SiteStats& source);
+  // After merge_from(other): `source`, an entry of `other` whose thread holds one of its holds
+  // that was not timed: the latest sample stood for it, but it has not ended, so it leaves that
+  // sample's bucket and stack row (as a sample still held never enters them).
+  void take_unended_hold(const SiteTable& other, const SiteStats& source);
   // A duration into a detail's sum, max and histogram (`weight` times); false when out of memory.
   bool record_duration(uint64_t ns, uint64_t weight, uint64_t& sum, uint64_t& max,
                        SparseHistogram*& histogram) {
@@ -313,8 +312,14 @@ class SiteTable {
   // The number of stack `frames[0..depth)` in this table's store (0: memory refused); the owner's.
   uint32_t intern_stack(const uintptr_t* frames, uint32_t depth) { return stacks_.intern(frames, depth); }
   // Adds every entry of `other` into this table; returns the count of calls that could not be
-  // added (out of memory).
-  uint64_t merge_from(const SiteTable& other);
+  // added (out of memory). The acquisitions still to come that the latest sample of an entry
+  // stands for (its countdown) are taken out of that sample's bucket and stack row, but for the
+  // entries in `held_samples`, whose latest sample is still held (its thread holds it: a sample
+  // counts once it is released): their countdowns wait for acquisitions of that held sample's.
+  // (Taken out and given back, a gap longer than the previous sample's weight left the bucket
+  // holding more than it had: sampling gaps are random, sampling_gap in recorder.cpp.)
+  uint64_t merge_from(const SiteTable& other, const SiteStats* const* held_samples = nullptr,
+                      size_t held_sample_count = 0);
   // Empties the table and gives all its memory back.
   void reset();
   // Empties the table for another thread: a small one keeps its memory (zeroed in place, no system

@@ -88,18 +88,20 @@ void ThreadRegistry::reclaim_gone(SiteTable& merged, uint64_t& dropped) {
 }
 
 uint64_t merge_thread_sites(SiteTable& into, const ThreadState& thread) {
-  uint64_t dropped = into.merge_from(thread.sites);
   const uint32_t depth = thread.held_depth < kMaxHeldLocks ? thread.held_depth : kMaxHeldLocks;
+  const SiteStats* held_samples[kMaxHeldLocks];
+  size_t held_sample_count = 0;
   for (uint32_t i = 0; i < depth; ++i) {
     const HeldLock& held = thread.held[i];
-    if (held.weight <= 1 || !held.entry || held.epoch != own_epoch(thread)) continue;
-    // Once per entry: merge_from took its countdown out once, even when the thread holds two of
-    // its samples (a recursive mutex, a read lock taken again at the same line).
-    bool seen = false;
-    for (uint32_t k = 0; k < i && !seen; ++k)
-      seen = thread.held[k].weight > 1 && thread.held[k].entry == held.entry &&
-             thread.held[k].epoch == held.epoch;
-    if (!seen && !into.give_back_pending(thread.sites, *held.entry)) dropped += 1;
+    if (held.weight > 1 && held.entry && held.epoch == own_epoch(thread))
+      held_samples[held_sample_count++] = held.entry;
+  }
+  const uint64_t dropped = into.merge_from(thread.sites, held_samples, held_sample_count);
+  for (uint32_t i = 0; i < depth; ++i) {
+    const HeldLock& held = thread.held[i];
+    // Stood for by the latest sample, but not ended: not a hold yet.
+    if (held.weight == 0 && held.entry && held.epoch == own_epoch(thread))
+      into.take_unended_hold(thread.sites, *held.entry);
   }
   return dropped;
 }

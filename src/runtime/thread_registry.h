@@ -79,10 +79,10 @@ class ThreadRegistry {
 
 // The thread's row of the profile, but for its wait histogram (the caller stores the bins).
 format::ThreadRecord thread_record_of(const ThreadState& thread);
-// `thread`'s sites merged into `into` (SiteTable::merge_from), with the pending acquisitions of
-// each sample it still holds given back (SiteTable::give_back_pending): a sample counts only once
-// released, and the acquisitions its site's countdown waits for are its own. Returns the calls
-// that could not be kept.
+// `thread`'s sites merged into `into` (SiteTable::merge_from), the samples it still holds named,
+// so that the acquisitions their sites' countdowns wait for stay theirs (a sample counts only
+// once released), and each hold it holds that the latest sample stood for taken out of that
+// sample's bucket (SiteTable::take_unended_hold). Returns the calls that could not be kept.
 uint64_t merge_thread_sites(SiteTable& into, const ThreadState& thread);
 
 }  // namespace lockscope::runtime

@@ -184,13 +184,15 @@ TEST(Counts, HoldSamplingScalesToTheExactCount) {
                                              marker_line("counter_threads", "counter-lock"));
   ASSERT_NE(lock, nullptr);
   EXPECT_EQ(process.hold_sample_period, 8u);
-  // One thread, no contention: the first 8 holds are all timed (a cold site is exact), then the
-  // 9th, 17th, ... 7993rd, each standing for itself and the 7 after it: 8 + 999 timed holds whose
-  // weights add up to exactly the 8000 acquisitions.
+  // One thread, no contention: the first 8 holds are all timed (a cold site is exact), then one
+  // in 8 on average (gaps of 1 to 15 at random), each standing for itself and the acquisitions
+  // after it until the next: 8 + ~999 timed holds (±17) whose weights add up to exactly the 8000
+  // acquisitions.
   EXPECT_EQ(lock->sites.size(), 2u);
   for (const SiteSummary& site : lock->sites)
     if (site.operation == Operation::kLock) {
-      EXPECT_EQ(site.hold_samples, 8u + 999u);
+      EXPECT_GE(site.hold_samples, 8u + 900u);
+      EXPECT_LE(site.hold_samples, 8u + 1100u);
       EXPECT_EQ(site.hold.total(), 8000u);
     }
 }
@@ -332,7 +334,9 @@ TEST(Counts, TheSampledHoldEstimateIsWithinItsStatedBoundOfTheTruth) {
       << err;
   const FoundSite site = find_site(process, "timed_holds", "timed-lock", Operation::kLock);
   ASSERT_NE(site.site, nullptr);
-  EXPECT_EQ(site.site->hold_samples, 8u + (3000u - 8u) / 8u) << "8 exact, then 1 in 8";
+  // 8 exact, then 1 in 8 on average: ~374 (±10).
+  EXPECT_GE(site.site->hold_samples, 8u + 314u);
+  EXPECT_LE(site.site->hold_samples, 8u + 434u);
   const double estimate = double(site.site->hold_sum_ns), bound = double(site.site->hold_error_ns);
   EXPECT_GT(bound, 0.0) << "a sampled estimate states its error";
   const double margin = 2 * bound + 0.01 * double(truth);
@@ -371,6 +375,32 @@ TEST(Counts, TheHoldsOfAContendedMutexFitInTheTimeItCouldBeHeld) {
   }
 }
 
+// Holds that repeat with the sampling's own period (a 40 us hold every 32nd time, 32,000 holds):
+// sampled every 32nd acquisition, every sample fell on a short hold and the estimate read 0.2 ms
+// of ~40 ms with a bound of a few percent. Samples at random gaps see the long holds as often as
+// they come.
+TEST(Counts, HoldsRepeatingWithTheSamplingsPeriodAreEstimatedWithinTheBound) {
+  TemporaryDirectory dir;
+  std::string err;
+  const ProcessProfile process =
+      record_single_process(dir, "timed_holds", {"32000", "32000", "periodic"}, {}, &err);
+  long long truth = 0, clipped = 0;
+  ASSERT_EQ(std::sscanf(own_counts(err, "total_hold_ns").c_str(),
+                        "total_hold_ns %lld clipped_hold_ns %lld", &truth, &clipped),
+            2)
+      << err;
+  const FoundSite site = find_site(process, "timed_holds", "timed-lock", Operation::kLock);
+  ASSERT_NE(site.site, nullptr);
+  EXPECT_EQ(site.site->count, 32000u);
+  EXPECT_LT(site.site->hold_samples, 32000u / 8) << "sampled, 1 in 32 on average";
+  const double estimate = double(site.site->hold_sum_ns), bound = double(site.site->hold_error_ns);
+  const double margin = 2 * bound + 0.05 * double(truth);
+  EXPECT_GE(estimate, double(clipped) - margin)
+      << "estimate " << estimate << " ± " << bound << ", truth without preemption " << clipped;
+  EXPECT_LE(estimate, double(truth) + margin)
+      << "estimate " << estimate << " ± " << bound << ", truth " << truth;
+}
+
 // A sample stands for itself and the acquisitions after it until the next: the holds that have
 // not come yet when the profile is written are not in the histogram. 3,003 holds 1 in 8: 8 exact
 // and 375 samples, the last of which (the 3,001st) stands for 3 holds, not 8; the histogram
@@ -383,16 +413,18 @@ TEST(Counts, TheHoldHistogramHoldsEachAcquisitionOnce) {
   const FoundSite site = find_site(process, "timed_holds", "timed-lock", Operation::kLock);
   ASSERT_NE(site.site, nullptr);
   EXPECT_EQ(site.site->count, 3003u);
-  EXPECT_EQ(site.site->hold_samples, 8u + 375u);
+  EXPECT_GE(site.site->hold_samples, 8u + 315u);  // 8 exact, then ~375 (±10) samples
+  EXPECT_LE(site.site->hold_samples, 8u + 435u);
   EXPECT_EQ(site.site->hold.total(), 3003u);
   EXPECT_EQ(site.lock->hold.total(), 3003u);
 }
 
 // The same for hold time by release stack: a sample's row stands for the acquisitions after it
-// that came. 20 holds 1 in 8, the last 4 let go of at another line: 8 exact and a sample for the
-// 9th to 16th at the first line (16 holds), a sample for the 17th to 20th (not to 24th) at the
-// other (4 holds). Each timed hold's stack is captured (10 captures fit the budget). The rows held
-// 16 and 8, which the reader scaled down to the site's 20 evenly: 13 and 6.
+// that came. 20 holds 1 in 8, the last 4 let go of at another line: 8 exact at the first line,
+// then samples at random gaps (1 to 15), each standing for the holds until the next that came,
+// in the row of the line it was let go of at: the rows add up to the 20 holds (the rows once held
+// 16 and 8 for a last sample standing for the 17th to 24th, which the reader scaled down to the
+// site's 20 evenly: 13 and 6). Each timed hold's stack is captured (the captures fit the budget).
 TEST(Counts, HoldStacksHoldEachAcquisitionOnceAtTheStackItWasReleasedFrom) {
   TemporaryDirectory dir;
   const ProcessProfile process =
@@ -418,19 +450,20 @@ TEST(Counts, HoldStacksHoldEachAcquisitionOnceAtTheStackItWasReleasedFrom) {
     }
   }
   // (A capture a busy machine preempted may spend the budget: then fewer, never more.)
-  EXPECT_LE(early, 16u);
-  EXPECT_GE(early, 9u);
-  EXPECT_EQ(late, 4u) << "the last sample stands for the 4 holds that came";
+  EXPECT_LE(early + late, 20u) << "each hold once";
+  EXPECT_GE(early, 9u) << "8 exact and the first sample's";
+  EXPECT_LE(late, 4u) << "no more than the 4 holds let go of there";
   EXPECT_LE(early_ns + late_ns, site.site->hold_sum_ns + site.site->hold_error_ns);
-  EXPECT_GT(late_ns, 4u * 10'000u) << "holds of 10 us or more";
+  EXPECT_GT(early_ns, 9u * 10'000u) << "holds of 10 us or more";
 }
 
-// A thread gone while it held its site's sample: the sample never counted (its hold has no end),
-// and the acquisitions the site's countdown waited for were its own, not the previous sample's.
-// 9 acquisitions 1 in 4: 4 exact, the 5th a sample standing for 4, the 9th a sample still held
-// when the thread ended. Its numbers are folded into the process's when another thread takes its
-// slot: the histogram holds the 8 holds that ended (it held 5 when the fold took the 9th's
-// pending 3 from the 5th's bucket).
+// A thread gone while it held a hold of its site: that hold never counted (it has no end). 9
+// acquisitions 1 in 4 on average: 4 exact, the 5th a sample standing for itself and 0 to 6 after
+// it, the 9th still held when the thread ended: either a sample itself (its pending countdown was
+// its own, not the previous sample's: the fold once took it from the 5th's bucket, leaving 5), or
+// one of those the latest sample stood for, which then leaves that sample's bucket. Its numbers
+// are folded into the process's when another thread takes its slot: the histogram holds the 8
+// holds that ended.
 TEST(Counts, AThreadGoneHoldingASampleLeavesTheHistogramItsEndedHolds) {
   TemporaryDirectory dir;
   const ProcessProfile process =
@@ -440,8 +473,7 @@ TEST(Counts, AThreadGoneHoldingASampleLeavesTheHistogramItsEndedHolds) {
   ASSERT_NE(site.site, nullptr);
   EXPECT_EQ(site.site->count, 9u);
   EXPECT_EQ(site.site->hold.total(), 8u);
-  // Hold time by release stack likewise (5 captures, well within the budget): 4 exact holds and
-  // the 5th's sample for 4, not less the 9th's pending 3.
+  // Hold time by release stack likewise (a few captures, well within the budget).
   uint64_t holds = 0;
   for (const HoldStack& row : site.site->hold_stacks) holds += row.holds;
   EXPECT_EQ(holds, 8u);

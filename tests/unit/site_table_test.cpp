@@ -277,13 +277,47 @@ TEST(SiteTable, AMergeTakesTheLastSamplesPendingHoldsOutOfItsStackRow) {
   EXPECT_EQ(binned, 3u);
   // The same table while its thread still holds a sample (the countdown is that sample's).
   SiteTable snapshot;
-  EXPECT_EQ(snapshot.merge_from(table), 0u);
-  EXPECT_TRUE(snapshot.give_back_pending(table, *site));
+  const SiteStats* const held_samples[] = {site};
+  EXPECT_EQ(snapshot.merge_from(table, held_samples, 1), 0u);
   const SiteStats* snapshot_site = snapshot.find_or_insert(key_of(1, 0, 16));
   EXPECT_EQ(rows(snapshot_site), (std::vector<std::pair<uint64_t, uint64_t>>{{1, 50}, {8, 800}}));
+  // While its thread holds one of the holds the sample stands for: that one leaves it too.
+  SiteTable unended;
+  EXPECT_EQ(unended.merge_from(table), 0u);
+  unended.take_unended_hold(table, *site);
+  const SiteStats* unended_site = unended.find_or_insert(key_of(1, 0, 16));
+  EXPECT_EQ(rows(unended_site), (std::vector<std::pair<uint64_t, uint64_t>>{{1, 50}, {2, 200}}));
+  binned = 0;
+  for_each_bin(unended_site->detail->hold_histogram, [&](int, uint64_t n) { binned += n; });
+  EXPECT_EQ(binned, 2u);
   table.reset();
   merged.reset();
   snapshot.reset();
+  unended.reset();
+}
+
+// Sampling gaps are random: a sample still held may wait for more acquisitions than the latest
+// recorded sample stands for. Its countdown is left alone, not taken out of that sample's bucket
+// and given back (the bucket, emptied at 2 and given back 6, held 6: 10 holds of 8).
+TEST(SiteTable, AHeldSamplesLongerGapLeavesThePreviousSamplesBucketAlone) {
+  SiteTable table;
+  SiteStats* site = table.find_or_insert(key_of(1, 0, 16));
+  ASSERT_NE(site, nullptr);
+  SiteDetail* detail = table.detail(*site);
+  ASSERT_NE(detail, nullptr);
+  ASSERT_TRUE(table.record_hold(*detail, 10, 1));   // an exact hold
+  ASSERT_TRUE(table.record_hold(*detail, 100, 2));  // a sample standing for 2
+  site->count = 4;           // the exact one, the sample, the one after it, and a sample still held
+  site->hold_countdown = 6;  // that held sample's gap of 7
+  SiteTable merged;
+  const SiteStats* const held_samples[] = {site};
+  EXPECT_EQ(merged.merge_from(table, held_samples, 1), 0u);
+  uint64_t binned = 0;
+  for_each_bin(merged.find_or_insert(key_of(1, 0, 16))->detail->hold_histogram,
+               [&](int, uint64_t n) { binned += n; });
+  EXPECT_EQ(binned, 3u) << "the 3 holds that ended";
+  table.reset();
+  merged.reset();
 }
 
 // Owner changes are counted in the entry's own 32-bit field (the line the acquisition writes
