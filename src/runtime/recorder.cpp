@@ -381,7 +381,9 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
   if (self.released_stack.number != 0 && self.released_stack.start_ticks == held.start_ticks) {
     depth = rt.holder_stacks.stacks().copy(self.released_stack.number, frames);
   } else if (stack_budget_allows(self, end, self.hold_stack_ticks, &rt.shared_stack_ticks)) {
-    uint64_t now = end;
+    // The capture's own start: a hold timed before its unlock ended before that unlock's futex
+    // call, which the capture's budget must not be charged for.
+    uint64_t now = end_ticks != 0 ? g_runtime.clock.now() : end;
     depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode, now,
                              self.hold_stack_ticks, &rt.shared_stack_ticks);
   }

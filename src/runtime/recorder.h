@@ -222,14 +222,22 @@ inline void stamp_hold(HeldLock& held) {
   held.start_ticks = g_runtime.clock.now();
   held.stamped = true;
 }
-// The end of a hold about to be released, read just before the real unlock when the hold will be
-// timed (a sample, an exact one, or one that made a thread wait: `made_wait`), else 0. Before the
-// unlock, not after: the unlock of a lock a thread waits for wakes it (a futex call of
-// microseconds), and the next holder's hold begins meanwhile; holds timed to after the unlock
-// overlapped, and a contended lock's added up to more than the run (4 threads on one mutex:
-// 360 ms of holds in 311 ms).
-inline uint64_t release_end_ticks(const HeldLock& held, bool made_wait) {
-  return held.weight != 0 || made_wait ? g_runtime.clock.now() : 0;
+// The end of a timed hold (a sample, an exact one, or one that made a thread wait: `made_wait`)
+// whose unlock will wake a waiter, read just before that unlock; else 0 (a hold not timed, or one
+// timed after its unlock: finish_timed_hold reads the clock). The unlock of a lock a thread sleeps
+// for wakes it, a futex call of microseconds during which the next holder's hold begins: holds
+// timed to after it overlapped, and a contended lock's added up to more than the run (4 threads on
+// one mutex: 360 ms of holds in 311 ms). Any other unlock is the release's atomic alone, which is
+// held time (on a line other cores poll, tens of nanoseconds): read after it. (`Release`: the
+// real unlock; a mutex's says whether its lock word marks a sleeping waiter.)
+template <typename Release>
+inline uint64_t release_end_ticks(const HeldLock& held, bool made_wait,
+                                  const Release& real_release) {
+  if (made_wait) return g_runtime.clock.now();
+  if (held.weight == 0) return 0;
+  if constexpr (requires { real_release.contended(); })
+    if (real_release.contended()) return g_runtime.clock.now();
+  return 0;
 }
 // At a release at `site`, after the real unlock: a sampled or exact hold is timed, to `end_ticks`
 // (release_end_ticks; 0: read now); a stamped hold that made a thread wait (`made_wait`) is timed
@@ -701,7 +709,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
         made_wait = self->held[i].stamped && hold_made_wait(self->held[i]);
         if (made_wait) note_release_with_waiters(*self, self->held[i], site);
         publish_if_waited(*self, self->held[i], real_release, made_wait);
-        end_ticks = release_end_ticks(self->held[i], made_wait);
+        end_ticks = release_end_ticks(self->held[i], made_wait, real_release);
         found = i;
         break;
       }
@@ -758,7 +766,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
   const bool made_wait = top.stamped && hold_made_wait(top);
   if (made_wait) note_release_with_waiters(*self, top, site);
   publish_if_waited(*self, top, real_release, made_wait);
-  const uint64_t end_ticks = release_end_ticks(top, made_wait);
+  const uint64_t end_ticks = release_end_ticks(top, made_wait, real_release);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
     const int saved_errno = errno;
