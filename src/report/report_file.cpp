@@ -1,42 +1,94 @@
 #include "report/report_file.h"
 
 #include <fmt/core.h>
+#include <signal.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
 #include <stdexcept>
 
 namespace lockscope {
 
 namespace {
 
-// Where the report goes: `output`, or the regular file a symbolic link `output` names; `direct`:
-// written into as it is (not a regular file, or a link that leads to none).
+namespace fs = std::filesystem;
+
+// Where a report asked for at `output` goes.
 struct ReportTarget {
+  enum Kind {
+    kReplace,  // `path`, a regular file or none yet: written to path.tmp, renamed over it
+    kInto,     // `path`, not a regular file (a device, a FIFO) or a descriptor: written into it
+    kStdout,   // /dev/stdout: the CLI's own standard output, as -o -
+    kStderr,   // /dev/stderr
+  };
+  Kind kind;
   std::string path;
-  bool direct = false;
 };
 
-ReportTarget report_target(const std::string& output) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  const fs::file_status own = fs::symlink_status(output, error);
-  if (error || !fs::exists(own)) return {output, false};
-  const fs::file_status followed = fs::status(output, error);
-  if (error || !fs::is_regular_file(followed)) return {output, true};
-  if (!fs::is_symlink(own)) return {output, false};
-  const fs::path resolved = fs::canonical(output, error);
-  return error ? ReportTarget{output, true} : ReportTarget{resolved.string(), false};
+// A name of an open descriptor (/dev/fd/1, /proc/self/fd/1): its link leads to whatever the
+// descriptor has open, which a rename must not replace (a shell's `>> log`) nor follow.
+bool names_a_descriptor(const std::string& path) {
+  static const std::regex descriptor(
+      "/dev/(fd/[0-9]+|stdin)|/proc/(self|thread-self|[0-9]+)/fd/[0-9]+");
+  return std::regex_match(path, descriptor);
 }
+
+ReportTarget report_target(const std::string& output) {
+  if (output == "/dev/stdout") return {ReportTarget::kStdout, output};
+  if (output == "/dev/stderr") return {ReportTarget::kStderr, output};
+  if (names_a_descriptor(output)) return {ReportTarget::kInto, output};
+  // A symbolic link is followed to the file it names, which then gets the report (the link stays
+  // a link), even a file not there yet (a dangling link).
+  fs::path path = output;
+  std::error_code error;
+  for (int links = 0; links < 40 && fs::is_symlink(fs::symlink_status(path, error)); ++links) {
+    const fs::path target = fs::read_symlink(path, error);
+    if (error) break;
+    path = target.is_absolute() ? target : path.parent_path() / target;
+    if (names_a_descriptor(path.lexically_normal().string())) return {ReportTarget::kInto, output};
+  }
+  const fs::file_status status = fs::status(path, error);
+  if (!error && fs::exists(status) && !fs::is_regular_file(status))
+    return {ReportTarget::kInto, path.string()};
+  return {ReportTarget::kReplace, path.string()};
+}
+
+// SIGPIPE ignored while the report is written: a FIFO whose reader left makes the write fail
+// (EPIPE, a clear error) instead of killing lockscope before it could keep `run`'s exit status.
+class PipeSignalIgnored {
+ public:
+  PipeSignalIgnored() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, &previous_);
+  }
+  ~PipeSignalIgnored() { sigaction(SIGPIPE, &previous_, nullptr); }
+  PipeSignalIgnored(const PipeSignalIgnored&) = delete;
+  PipeSignalIgnored& operator=(const PipeSignalIgnored&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
 
 }  // namespace
 
 void write_report_file(ReportWriter& writer, const Profile& profile, const ReportOptions& options,
                        const std::string& output) {
   const ReportTarget target = report_target(output);
-  const std::string written = target.direct ? target.path : target.path + ".tmp";
+  const PipeSignalIgnored pipe_signal_ignored;
+  if (target.kind == ReportTarget::kStdout || target.kind == ReportTarget::kStderr) {
+    writer.write(profile, options, target.kind == ReportTarget::kStdout ? std::cout : std::cerr);
+    return;
+  }
+  const bool replace = target.kind == ReportTarget::kReplace;
+  const std::string written = replace ? target.path + ".tmp" : target.path;
   const auto remove_temporary = [&] {
     std::error_code ignored;
-    if (!target.direct) std::filesystem::remove(written, ignored);
+    if (replace) std::filesystem::remove(written, ignored);
   };
   const auto failed = [&](const std::string& why, bool file_problem) {
     remove_temporary();
@@ -44,19 +96,34 @@ void write_report_file(ReportWriter& writer, const Profile& profile, const Repor
                            file_problem);
   };
   try {
-    ReportSink sink(written);
-    writer.write(profile, options, sink);
-    sink.finish();
+    if (replace) {
+      ReportSink sink(written);
+      writer.write(profile, options, sink);
+      sink.finish();
+    } else {
+      // Into the file as it is, through a stream: a writer that writes a file itself (SQLite,
+      // which first removes whatever is at its path) refuses a stream with its own words.
+      errno = 0;
+      std::ofstream file(written, std::ios::binary | std::ios::trunc);
+      if (!file) throw ReportSinkError(errno ? std::strerror(errno) : "cannot open the file");
+      errno = 0;
+      ReportSink sink(file);
+      writer.write(profile, options, sink);
+      sink.finish();
+      file.flush();
+      if (!file) throw ReportSinkError(errno ? std::strerror(errno) : "write failed");
+    }
   } catch (const ReportSinkError& error) {
     throw failed(error.what(), true);
   } catch (const std::invalid_argument&) {
-    // The format cannot show this profile (chrome without a trace): the writer's own words.
+    // The format cannot show this profile (chrome without a trace), or cannot be written into
+    // this file (sqlite into a FIFO): the writer's own words.
     remove_temporary();
     throw;
   } catch (const std::exception& error) {
     throw failed(error.what(), false);
   }
-  if (target.direct) return;
+  if (!replace) return;
   std::error_code error;
   std::filesystem::rename(written, target.path, error);
   if (error) throw failed(error.message(), true);

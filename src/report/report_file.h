@@ -1,9 +1,12 @@
 // A report written to a file: to FILE.tmp, renamed over FILE once complete, so that a failed
 // write never leaves half a report under the name asked for, nor the temporary file — whatever
 // failed: the file (ReportSinkError) or the writer itself (any exception; a JSON library's, an
-// allocation). A symbolic link is written through (the file it names gets the report, renamed
-// over in its own directory; the link stays), and a FILE that is not a regular file (/dev/null,
-// /dev/stdout, a named pipe) is written into directly: a rename would replace the device.
+// allocation). A symbolic link is followed (the file it names gets the report, renamed over in
+// its own directory, even one not there yet; the link stays); a FILE that is not a regular file
+// (/dev/null, a FIFO) or that names a descriptor (/dev/fd/N, /proc/self/fd/N) is written into as
+// it is (a rename would replace the device, or the file a shell's `>> log` opened), and
+// /dev/stdout and /dev/stderr are lockscope's own. SIGPIPE is ignored meanwhile: a FIFO's reader
+// that leaves is a write error.
 #pragma once
 
 #include <stdexcept>

@@ -26,11 +26,14 @@ std::ostream& ReportSink::stream() {
 
 void ReportSink::finish() {
   if (!stream_) return;  // nothing written through the stream (or the writer wrote path() itself)
-  errno = 0;
+  // A write that failed already (a FIFO whose reader left: EPIPE) left its reason in errno.
+  const bool failed_before = stream_->fail();
+  const int earlier = errno;
+  if (!failed_before) errno = 0;
   stream_->flush();
   if (file_) file_->close();
   if (stream_->fail() || (file_ && file_->fail())) {
-    const int error = errno;
+    const int error = failed_before ? earlier : errno;
     throw ReportSinkError(error ? std::strerror(error) : "write failed");
   }
 }

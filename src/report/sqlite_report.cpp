@@ -288,8 +288,8 @@ class SqliteReportWriter final : public ReportWriter {
   void write(const Profile& profile, const ReportOptions&, ReportSink& sink) override {
     if (!sink.is_file())
       throw std::invalid_argument(
-          "the sqlite format writes a database file, not a stream: name one (report -o FILE.db, "
-          "run --report FILE.db)");
+          "the sqlite format writes a database file, not a stream, a device or a FIFO: name a "
+          "regular file (report -o FILE.db, run --report FILE.db)");
     SqliteDatabase db(sink.path());
     // No journal and no syncs: the file is new and temporary (the CLI renames it over the target
     // once complete, and removes it when writing failed), so there is nothing to roll back to.

@@ -220,6 +220,69 @@ TEST(ReportOutputs, ALinkIsWrittenThroughAndAFifoIntoNeitherReplaced) {
   close(reader);
 }
 
+// What a rename would have broken, each as a shell would meet it:
+// - `-o /dev/stdout` with stdout appended to a log: the log keeps its lines and its inode (it
+//   was replaced by the report alone);
+// - a dangling link: the file it names is made (the link was replaced by a regular file, and a
+//   write that failed left half a report there);
+// - `-f sqlite` into a FIFO, or into /dev/null as root: refused with a clear error, the FIFO left
+//   (SQLite removed whatever was at its path first);
+// - a FIFO whose reader leaves: a write error, and `run` keeps its program's exit status (it
+//   died of SIGPIPE, 141).
+TEST(ReportOutputs, DescriptorsDanglingLinksSqliteAndLeavingReadersAreHandledAsAShellWould) {
+  TemporaryDirectory dir;
+  ASSERT_EQ(run_lockscope({"record", "-o", dir / "p", "--", fixture("lock_order"), "rotation"})
+                .exit_status,
+            0);
+  const std::string log = dir / "history.log";
+  write_file(log, "old line\n");
+  const auto inode = [](const std::string& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+  };
+  const ino_t before = inode(log);
+  const CommandResult appended = run_command(
+      {"/bin/sh", "-c",
+       std::string(LOCKSCOPE_CLI) + " report " + dir / "p" + " -o /dev/stdout >> " + log});
+  EXPECT_EQ(appended.exit_status, 0) << appended.err;
+  EXPECT_EQ(inode(log), before);
+  const std::string logged = slurp(log);
+  EXPECT_EQ(logged.rfind("old line\nlockscope report of", 0), 0u) << logged.substr(0, 200);
+
+  fs::create_symlink("made/later.json", dir / "dangling.json");
+  fs::create_directory(dir / "made");
+  EXPECT_EQ(run_lockscope({"report", dir / "p", "-o", dir / "dangling.json"}).exit_status, 0);
+  EXPECT_TRUE(fs::is_symlink(dir / "dangling.json"));
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "made/later.json"))["processes"].size(), 1u);
+
+  const std::string fifo = dir / "pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  const BoundedResult sqlite =
+      run_lockscope_bounded({"report", dir / "p", "-f", "sqlite", "-o", fifo}, 60);
+  close(reader);
+  EXPECT_EQ(sqlite.result.exit_status, 125);
+  EXPECT_NE(sqlite.result.err.find("the sqlite format writes a database file, not a stream, a "
+                                   "device or a FIFO"),
+            std::string::npos)
+      << sqlite.result.err;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+
+  // A reader that takes one byte and leaves; the JSON report is larger than a pipe holds.
+  const std::string leaving = "head -c 1 " + fifo + " >/dev/null & ";
+  const CommandResult report = run_command(
+      {"/bin/sh", "-c", leaving + LOCKSCOPE_CLI + " report " + dir / "p" + " -f json -o " + fifo});
+  EXPECT_EQ(report.exit_status, 125) << report.err;
+  EXPECT_NE(report.err.find("Broken pipe"), std::string::npos) << report.err;
+  const CommandResult run = run_command(
+      {"/bin/sh", "-c",
+       leaving + LOCKSCOPE_CLI + " run -o " + dir / "q" + " -f json --report " + fifo + " -- " +
+           fixture("lock_order") + " rotation; exit_status=$?; exit $((exit_status + 7))"});
+  EXPECT_EQ(run.exit_status, 7) << "the program's 0, not SIGPIPE's 141: " << run.err;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
 // Latin-1 arguments (`caf\xe9`): every format writes its report, the JSON one valid UTF-8 with
 // the byte shown as \xE9 and the repair counted; `run` keeps the program's exit status and leaves
 // no temporary file.

@@ -220,8 +220,8 @@ TEST(SqliteReport, NeedsAFileAndSaysWhyItCannotWriteOne) {
   const CommandResult to_stdout = run_lockscope({"report", dir.path(), "-f", "sqlite"});
   EXPECT_EQ(to_stdout.exit_status, 125);
   EXPECT_EQ(to_stdout.err,
-            "lockscope: error: the sqlite format writes a database file, not a "
-            "stream: name one (report -o FILE.db, run --report FILE.db)\n");
+            "lockscope: error: the sqlite format writes a database file, not a stream, a "
+            "device or a FIFO: name a regular file (report -o FILE.db, run --report FILE.db)\n");
   EXPECT_TRUE(to_stdout.out.empty());
   const CommandResult unwritable = run_lockscope({"report", dir.path(), "-o", "/dev/null/x.db"});
   EXPECT_EQ(unwritable.exit_status, 125);
