@@ -165,8 +165,7 @@ class Summarizer {
     }
     if (failed) {
       ++site.failed;
-      if (kind == OperationClass::kAcquire || primitive == format::Primitive::kSemaphore)
-        ++thread.failed;
+      if (kind == OperationClass::kAcquire || kind == OperationClass::kWait) ++thread.failed;
       return;
     }
     if (waited) ++site.contended;

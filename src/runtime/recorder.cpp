@@ -638,6 +638,9 @@ Recorded record_wait(ThreadState& self, const void* lock, format::Operation op, 
   snapshot_if_due(self);
   const LocatedSite located = locate_site(self, lock, op, site);
   const Recorded recorded{located.slot, op};
+  // A wait that failed (a condition wait that timed out) is one of the thread's failed calls, as
+  // the sites' (the thread's FAILED left out condvar timeouts while its locks' added them up).
+  if (wait.failed) ++self.failed;
   SiteStats* entry = located.stats;
   if (!entry) return recorded;
   ++entry->count;

@@ -128,6 +128,18 @@ TEST_F(CondVar, TimeoutsAreFailedWaits) {
   EXPECT_EQ(condition.acquisitions, 0u);
   EXPECT_EQ(condition.failed, 2u);
   EXPECT_EQ(condition.events, 0u);
+  // The threads' failed calls are their sites' (before, a thread's left out its condition waits
+  // that timed out, while its locks' FAILED counted them).
+  uint64_t thread_failed = 0, site_failed = 0;
+  for (const ThreadSummary& thread : process().threads) thread_failed += thread.failed;
+  for (const LockSummary& lock : process().locks)
+    for (const SiteSummary& site : lock.sites) {
+      const format::OperationClass kind = format::operation_class(site.operation);
+      if (kind == format::OperationClass::kAcquire || kind == format::OperationClass::kWait)
+        site_failed += site.failed;
+    }
+  EXPECT_GE(site_failed, 2u);
+  EXPECT_EQ(thread_failed, site_failed);
   // The text report's line above its call sites says so: two waits, both timed out (before:
   // "acquired 0, contended 0", beside their wait time).
   const CommandResult text = run_lockscope({"report", directory(), "--all"});
