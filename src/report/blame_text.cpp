@@ -59,7 +59,12 @@ void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out
     std::stable_sort(holders.begin(), holders.end(), [](const auto& a, const auto& b) {
       return a.second.wait_ns > b.second.wait_ns;
     });
-    out << fmt::format("  waits at {} were behind holds taken at:\n", site->location.label);
+    // A mutex's re-takes after condition waits are a site of their own at the wait's line, which
+    // may be the line of a lock call too: named, so that one block is not read for the other.
+    const bool acquire =
+        format::operation_class(site->operation) == format::OperationClass::kAcquire;
+    out << fmt::format("  waits at {}{} were behind holds taken at:\n", site->location.label,
+                       acquire ? "" : " (" + operation_name(site->operation) + ")");
     for (const auto& [holder, sum] : holders)
       out << wait_line(sum.wait_ns, site->wait_sum_ns, sum.waits, holder_label(*holder));
   }

@@ -661,7 +661,10 @@ Recorded record_wait(ThreadState& self, const void* lock, format::Operation op, 
     self.sites.record_duration(wait_ns, 1, detail->wait_sum_ns, detail->wait_max_ns,
                                detail->wait_histogram);
     record_thread_wait(self, format::operation_primitive(op), wait_ns);
-    if (wait.blame_site &&
+    // A mutex re-taken after a condition wait waited behind some hold: its site, or 0 when not
+    // known (each such wait has a row, so that the rows add up to the site's waits, as an
+    // acquisition's do).
+    if ((wait.blame_site || op == format::Operation::kCondReacquire) &&
         !self.sites.record_blame(*detail, BlameKey{wait.blame_site, 0, 0}, 1, wait_ns))
       runtime().count(format::Counter::kDroppedSites);
   }

@@ -241,6 +241,19 @@ TEST(RealPrograms, Python3ThreadsShowTheGilCondvarAndExactThreadingLockCounts) {
             reacquired += site.count;
     EXPECT_EQ(reacquired, wait.count) << "condition waits at " << wait.location.label;
   }
+  // Each re-take that waited is behind some hold, known or not: its blame rows add up to its
+  // waits (those whose holder was not known had no row, and the text's shares fell short).
+  for (const LockSummary& l : process.locks)
+    for (const SiteSummary& site : l.sites) {
+      if (site.operation != Operation::kCondReacquire) continue;
+      uint64_t waits = 0, wait_ns = 0;
+      for (const Blame& row : site.blame) {
+        waits += row.waits;
+        wait_ns += row.wait_ns;
+      }
+      EXPECT_EQ(waits, site.contended) << site.location.label;
+      EXPECT_EQ(wait_ns, site.wait_sum_ns) << site.location.label;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
