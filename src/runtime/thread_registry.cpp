@@ -89,7 +89,7 @@ void ThreadRegistry::reclaim_gone(SiteTable& merged, uint64_t& dropped) {
 
 uint64_t merge_thread_sites(SiteTable& into, const ThreadState& thread) {
   const uint32_t depth = thread.held_depth < kMaxHeldLocks ? thread.held_depth : kMaxHeldLocks;
-  const SiteStats* held_samples[kMaxHeldLocks];
+  const SiteStats* held_samples[kMaxHeldLocks] = {};
   size_t held_sample_count = 0;
   for (uint32_t i = 0; i < depth; ++i) {
     const HeldLock& held = thread.held[i];
