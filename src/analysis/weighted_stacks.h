@@ -42,6 +42,12 @@ struct WeightedStack {
   uint64_t weight_ns = 0;            // > 0
 };
 
+// The frame the flame graphs (collapsed, speedscope, HTML) put between the process and a stack
+// that was not captured (over the capture budget, --stack-depth 0): it stands on its call site
+// alone, and a reader should not take that for a stack that began there. pprof labels such a
+// sample instead (stack: not captured).
+inline constexpr const char* kStackNotCapturedFrame = "(stack not captured)";
+
 // The process's stacks for `weight`, in the order of its locks and their sites.
 std::vector<WeightedStack> weighted_stacks(const ProcessProfile& process, StackWeight weight);
 // What they add up to: the process's lock wait total, or its lock hold total.

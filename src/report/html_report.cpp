@@ -33,10 +33,8 @@ namespace {
 // Intervals drawn per process: an SVG of more slows the page down more than it shows.
 constexpr size_t kTimelineIntervals = 20000;
 
-// The frame under which a flame graph puts the stacks that were not captured (over the capture
-// budget, --stack-depth 0): they stand on their call site alone, and a reader should not take
-// that for a stack that began there.
-constexpr const char* kNotCaptured = "(stack not captured)";
+// The frame under which a flame graph puts the stacks that were not captured (weighted_stacks.h).
+constexpr const char* kNotCaptured = kStackNotCapturedFrame;
 
 // A flame graph's tree ({name, value, count, children, kind}), each node's value its subtree's;
 // kind marks the root ("process"), the leaves ("lock") and kNotCaptured ("not-captured").

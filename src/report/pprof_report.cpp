@@ -86,6 +86,8 @@ class PprofBuilder {
       add_label(sample, "lock").set_str(strings_.index(lock));
       add_label(sample, "lock_kind").set_str(strings_.index(lock_kind_name(*stack.lock)));
       add_label(sample, "operation").set_str(strings_.index(operation_name(stack.operation)));
+      // Its call site alone (over the capture budget, --stack-depth 0): not a stack begun there.
+      if (!stack.captured) add_label(sample, "stack").set_str(strings_.index("not captured"));
     }
   }
 

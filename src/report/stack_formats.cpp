@@ -41,6 +41,7 @@ class CollapsedReportWriter final : public ReportWriter {
       const std::string root = folded_name(process_frame_name(process));
       for (const WeightedStack& stack : weighted_stacks(process, options.weight)) {
         std::string line = root;
+        if (!stack.captured) line += ';' + folded_name(kStackNotCapturedFrame);
         for (const CodeLocation& frame : stack.frames) line += ';' + folded_name(frame.label);
         line += ';' + folded_name(lock_frame_name(*stack.lock, stack.operation));
         lines[line] += stack.weight_ns;
@@ -84,6 +85,7 @@ void process_profile(JsonWriter& w, const ProcessProfile& process, StackWeight w
   uint64_t total = 0;
   for (const WeightedStack& stack : weighted_stacks(process, weight)) {
     std::vector<size_t>& sample = samples.emplace_back();
+    if (!stack.captured) sample.push_back(frames.index(kStackNotCapturedFrame));
     for (const CodeLocation& frame : stack.frames)
       sample.push_back(frames.index(frame.label, frame.file, frame.line));
     sample.push_back(frames.index(lock_frame_name(*stack.lock, stack.operation)));

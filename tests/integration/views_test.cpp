@@ -104,12 +104,16 @@ TEST(Views, CollapsedStacksAddUpToTheLockWaitTotalsInCallOrder) {
   const std::vector<FoldedLine> holds = folded(collapsed(dir.path(), {"--weight", "hold"}));
   EXPECT_EQ(folded_totals(holds), totals_by_pid(report, "hold"));
   // Holds weigh on the stacks they were released from, through the same wrappers (the unlock is
-  // in take_and_work too); those without a captured stack on their acquire site (pid;site;lock).
+  // in take_and_work too); those without a captured stack on their acquire site, marked so
+  // (pid;(stack not captured);site;lock).
   uint64_t held_through_wrappers = 0, held = 0;
   for (const FoldedLine& line : holds) {
     EXPECT_EQ(line.frames.back(), leaf);
     held += line.value;
-    if (line.frames.size() == 3u) continue;
+    if (line.frames[1] == "(stack not captured)") {
+      EXPECT_EQ(line.frames.size(), 4u);
+      continue;
+    }
     EXPECT_LT(position_of(line.frames, "worker"), position_of(line.frames, "guarded_update"));
     EXPECT_LT(position_of(line.frames, "with_lock"), position_of(line.frames, "take_and_work"));
     EXPECT_EQ(position_of(line.frames, "take_and_work"), line.frames.size() - 2);
@@ -127,9 +131,12 @@ TEST(Views, CollapsedWithoutStacksAndOverEveryLockKindStillAddsUp) {
   ASSERT_EQ(none.exit_status, 0) << none.err;
   const std::vector<FoldedLine> lines = folded(collapsed(off.path()));
   EXPECT_EQ(folded_totals(lines), totals_by_pid(json_report(off.path()), "wait"));
+  // No stack captured: each line is the process, the marker that says so (before, the call site
+  // stood right under the process, as if a stack began there), the call site and the lock.
   for (const FoldedLine& line : lines) {
-    ASSERT_EQ(line.frames.size(), 3u);
-    EXPECT_EQ(line.frames[1].rfind("take_and_work ", 0), 0u) << line.frames[1];
+    ASSERT_EQ(line.frames.size(), 4u);
+    EXPECT_EQ(line.frames[1], "(stack not captured)");
+    EXPECT_EQ(line.frames[2].rfind("take_and_work ", 0), 0u) << line.frames[2];
   }
   for (const char* name : {"rwlock_sides", "condvar_split"}) {
     TemporaryDirectory dir;

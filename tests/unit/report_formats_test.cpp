@@ -69,19 +69,24 @@ std::string written(const std::string& format, const ReportOptions& options = {}
 }
 
 TEST(ReportFormats, CollapsedStacksOutermostFirstWithTheLockAsLeaf) {
-  EXPECT_EQ(written("collapsed"),
-            "pid 7 (cache);Map<int, \"k\">::at src/map.cc:10;mutex 0xfeed 300\n"
-            "pid 7 (cache);main src/map.cc:20;Map<int, \"k\">::at src/map.cc:10;mutex 0xfeed 600\n");
+  // The waits whose stack was not captured stand on their call site under a frame that says so.
+  EXPECT_EQ(
+      written("collapsed"),
+      "pid 7 (cache);(stack not captured);Map<int, \"k\">::at src/map.cc:10;mutex 0xfeed 300\n"
+      "pid 7 (cache);main src/map.cc:20;Map<int, \"k\">::at src/map.cc:10;mutex 0xfeed 600\n");
   ReportOptions hold;
   hold.weight = StackWeight::kHold;
-  EXPECT_EQ(written("collapsed", hold), "pid 7 (cache);Map<int, \"k\">::at src/map.cc:10;mutex 0xfeed 50\n");
+  EXPECT_EQ(
+      written("collapsed", hold),
+      "pid 7 (cache);(stack not captured);Map<int, \"k\">::at src/map.cc:10;mutex 0xfeed 50\n");
 }
 
 TEST(ReportFormats, SpeedscopeSharesFramesAndWeighsSamples) {
   const auto document = nlohmann::json::parse(written("speedscope"));
   EXPECT_EQ(document["$schema"], "https://www.speedscope.app/file-format-schema.json");
   const auto& frames = document["shared"]["frames"];
-  ASSERT_EQ(frames.size(), 3u);  // the site, main, the lock: each once over both samples
+  // The site, main, the lock, the not-captured marker: each once over both samples.
+  ASSERT_EQ(frames.size(), 4u);
   const auto& profile = document["profiles"][0];
   EXPECT_EQ(profile["type"], "sampled");
   EXPECT_EQ(profile["unit"], "nanoseconds");
