@@ -182,15 +182,11 @@ void write_call_sites(const ProcessSharedTies& ties, const std::vector<LockRow>&
             : fmt::format(" ({} of it in {} re-acquisitions inside condition waits)",
                           format_duration_ns(double(figures.reacquire_wait_ns)),
                           format_count(figures.reacquisitions));
-    // A condvar, semaphore or barrier is waited on, not acquired: its waits as such, those that
-    // failed or timed out among them (all 21 timed-out waits of a condvar read "acquired 0,
-    // contended 0, wait 102ms").
-    const format::Primitive primitive = row.lock->primitive;
-    const bool waited_on = primitive == format::Primitive::kCondVar ||
-                           primitive == format::Primitive::kSemaphore ||
-                           primitive == format::Primitive::kBarrier;
+    // A condvar, semaphore or barrier (a row listed apart from the locks) is waited on, not
+    // acquired: its waits as such, those that failed or timed out among them (all 21 timed-out
+    // waits of a condvar read "acquired 0, contended 0, wait 102ms").
     const std::string calls =
-        waited_on ? fmt::format("waits {} ({} failed or timed out)",
+        !is_lock_row(row) ? fmt::format("waits {} ({} failed or timed out)",
                                 format_count(figures.acquisitions + figures.failed),
                                 format_count(figures.failed))
                   : fmt::format("acquired {}, contended {}", format_count(figures.acquisitions),
