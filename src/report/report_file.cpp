@@ -3,10 +3,7 @@
 #include <fmt/core.h>
 #include <signal.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <regex>
 #include <stdexcept>
@@ -96,23 +93,11 @@ void write_report_file(ReportWriter& writer, const Profile& profile, const Repor
                            file_problem);
   };
   try {
-    if (replace) {
-      ReportSink sink(written);
-      writer.write(profile, options, sink);
-      sink.finish();
-    } else {
-      // Into the file as it is, through a stream: a writer that writes a file itself (SQLite,
-      // which first removes whatever is at its path) refuses a stream with its own words.
-      errno = 0;
-      std::ofstream file(written, std::ios::binary | std::ios::trunc);
-      if (!file) throw ReportSinkError(errno ? std::strerror(errno) : "cannot open the file");
-      errno = 0;
-      ReportSink sink(file);
-      writer.write(profile, options, sink);
-      sink.finish();
-      file.flush();
-      if (!file) throw ReportSinkError(errno ? std::strerror(errno) : "write failed");
-    }
+    // Into a device or a FIFO as it is, through the stream alone (report_writer.h).
+    ReportSink sink =
+        replace ? ReportSink(written) : ReportSink(written, ReportSink::ThroughStreamOnly{});
+    writer.write(profile, options, sink);
+    sink.finish();
   } catch (const ReportSinkError& error) {
     throw failed(error.what(), true);
   } catch (const std::invalid_argument&) {

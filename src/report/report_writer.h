@@ -39,12 +39,17 @@ class ReportSink {
  public:
   explicit ReportSink(std::ostream& out) : stream_(&out) {}
   explicit ReportSink(std::string path) : path_(std::move(path)) {}
+  // A file that is written into only through stream(), as it is: not a regular file (a device,
+  // a FIFO). It is no file for is_file(), so a writer that writes its file itself (SQLite, which
+  // first removes whatever is at its path) refuses it as it refuses a stream.
+  struct ThroughStreamOnly {};
+  ReportSink(std::string path, ThroughStreamOnly) : path_(std::move(path)), stream_only_(true) {}
   ReportSink(const ReportSink&) = delete;
   ReportSink& operator=(const ReportSink&) = delete;
 
   // The file to write; empty when the report goes to a stream.
   const std::string& path() const { return path_; }
-  bool is_file() const { return !path_.empty(); }
+  bool is_file() const { return !path_.empty() && !stream_only_; }
   // The stream to write to; for a file, created (truncated) on first use. Throws ReportSinkError.
   std::ostream& stream();
   // Flushes what was written; throws ReportSinkError when it did not all reach the file.
@@ -52,6 +57,7 @@ class ReportSink {
 
  private:
   std::string path_;
+  bool stream_only_ = false;
   std::unique_ptr<std::ofstream> file_;
   std::ostream* stream_ = nullptr;
 };
