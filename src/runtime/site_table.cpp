@@ -193,16 +193,22 @@ void take_from_row(StackRow* rows, uint32_t stack, uint64_t holds, uint64_t ns) 
 }
 }  // namespace
 
+void SiteTable::take_from_latest_sample(SiteDetail& into, const SiteTable& other,
+                                        const SiteDetail& from, uint64_t holds) {
+  if (holds == 0) return;
+  if (from.last_sample_bucket != 0)
+    histogram_remove(into.hold_histogram, static_cast<int>(from.last_sample_bucket) - 1, holds);
+  if (from.full && into.full && from.last_sample_stack != 0)
+    take_from_row(into.hold_stacks, same_stack(other, from.last_sample_stack), holds,
+                  holds * from.last_sample_ns);
+}
+
 void SiteTable::take_unended_hold(const SiteTable& other, const SiteStats& source) {
   const SiteDetail* from = source.detail;
   if (from == nullptr || from->last_sample_bucket == 0) return;
   SiteStats* target = find_or_insert(source.key);
-  SiteDetail* into = target ? target->detail : nullptr;
-  if (into == nullptr) return;
-  histogram_remove(into->hold_histogram, static_cast<int>(from->last_sample_bucket) - 1, 1);
-  if (from->full && from->last_sample_stack != 0 && into->full)
-    take_from_row(into->hold_stacks, same_stack(other, from->last_sample_stack), 1,
-                  from->last_sample_ns);
+  if (target != nullptr && target->detail != nullptr)
+    take_from_latest_sample(*target->detail, other, *from, 1);
 }
 
 uint64_t SiteTable::merge_from(const SiteTable& other, const SiteStats* const* held_samples,
@@ -241,12 +247,10 @@ uint64_t SiteTable::merge_from(const SiteTable& other, const SiteStats* const* h
     if (from->hold_max_ns > into->hold_max_ns) into->hold_max_ns = from->hold_max_ns;
     into->owner_changes += from->owner_changes;  // its carries
     const bool histogram_kept = add_histogram(into->hold_histogram, arena_, from->hold_histogram);
-    // The acquisitions the latest sample stands for that are still to come (see
-    // SiteDetail::last_sample_bucket).
-    if (from->last_sample_bucket != 0 && still_to_come != 0)
-      histogram_remove(into->hold_histogram, static_cast<int>(from->last_sample_bucket) - 1,
-                       still_to_come);
     if (!from->full) {
+      // The acquisitions the latest sample stands for that are still to come (see
+      // SiteDetail::last_sample_bucket).
+      take_from_latest_sample(*into, other, *from, still_to_come);
       if (!histogram_kept) dropped += source.count;
       continue;
     }
@@ -278,10 +282,9 @@ uint64_t SiteTable::merge_from(const SiteTable& other, const SiteStats* const* h
         const uint32_t depth = other.stacks_.copy(row->stack, frames);
         blamed = record_stack(into->*list, frames, depth, row->waits, row->wait_ns) != 0 && blamed;
       }
-    // The same for the latest sample's stack row (see SiteDetail::last_sample_stack).
-    if (from->last_sample_stack != 0 && still_to_come != 0)
-      take_from_row(into->hold_stacks, same_stack(other, from->last_sample_stack), still_to_come,
-                    still_to_come * from->last_sample_ns);
+    // The acquisitions the latest sample stands for that are still to come, out of its bucket
+    // and its stack row (SiteDetail::last_sample_bucket, last_sample_stack), once the rows are in.
+    take_from_latest_sample(*into, other, *from, still_to_come);
     if (!add_histogram(into->wait_histogram, arena_, from->wait_histogram) || !histogram_kept ||
         !blamed)
       dropped += source.count;

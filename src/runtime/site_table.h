@@ -344,6 +344,10 @@ class SiteTable {
   }
 
  private:
+  // Takes `holds` that the latest sample of `from` (a detail of `other`) stood for out of that
+  // sample's bucket in `into`, and out of its stack row when both details have rows.
+  void take_from_latest_sample(SiteDetail& into, const SiteTable& other, const SiteDetail& from,
+                               uint64_t holds);
   // A new detail block for `stats`, whole or short; a short one it had is copied into it.
   SiteDetail* allocate_detail(SiteStats& stats, bool whole);
   // A larger index: twice the size, or `at_least` slots rounded up to a power of two.
