@@ -10,18 +10,27 @@
 namespace lockscope {
 namespace {
 
-// A server's thousands of locks taken at a few call sites of a module without debug info: the
-// note counts the call sites (code addresses), not the (lock, site) rows (memcached's 4,000 item
-// locks once made it "45472 call sites").
-TEST(FooterText, CallSitesWithoutLinesAreCountedOncePerAddress) {
+// one_mutex_profile's mutex, its site at 0x1234 (called from 0x1240), both without lines, in
+// `module` (build-id ab12).
+Profile one_mutex_profile_in(const std::string& module) {
   CodeLocation site;
   site.module = 0;
   site.offset = 0x1234;
   CodeLocation other = site;
   other.offset = 0x1240;
   Profile profile = one_mutex_profile(site, other);
+  profile.processes[0].modules = {ModuleSummary{module, "ab12", 0, 0x1000, 0x9000}};
+  return profile;
+}
+
+// A server's thousands of locks taken at a few call sites of a module without debug info: the
+// note counts the call sites (code addresses), not the (lock, site) rows (memcached's 4,000 item
+// locks once made it "45472 call sites").
+TEST(FooterText, CallSitesWithoutLinesAreCountedOncePerAddress) {
+  Profile profile = one_mutex_profile_in("/usr/bin/server");
   ProcessProfile& process = profile.processes[0];
-  process.modules = {ModuleSummary{"/usr/bin/server", "ab12", 0, 0x1000, 0x9000}};
+  CodeLocation other = process.locks[0].sites[0].location;
+  other.offset = 0x1240;
   const LockSummary first = process.locks[0];
   for (uint64_t i = 1; i < 1000; ++i) {
     LockSummary lock = first;
@@ -38,13 +47,7 @@ TEST(FooterText, CallSitesWithoutLinesAreCountedOncePerAddress) {
 // One file under two names (git runs as /usr/bin/git and, hard-linked, /usr/lib/git-core/git, in
 // two processes): one note, naming both (before, one note per name, each the same hint).
 TEST(FooterText, AFileRunUnderTwoNamesGetsOneNote) {
-  CodeLocation site;
-  site.module = 0;
-  site.offset = 0x1234;
-  CodeLocation other = site;
-  other.offset = 0x1240;
-  Profile profile = one_mutex_profile(site, other);
-  profile.processes[0].modules = {ModuleSummary{"/usr/bin/git", "ab12", 0, 0x1000, 0x9000}};
+  Profile profile = one_mutex_profile_in("/usr/bin/git");
   profile.processes.push_back(profile.processes[0]);
   profile.processes[1].pid += 1;
   profile.processes[1].modules = {

@@ -21,6 +21,19 @@ SiteKey key_of(uint32_t lock, uint32_t generation, uintptr_t site, uint16_t op =
   return SiteKey{lock, generation, site, op};
 }
 
+// A table's entry for (lock 1, site 16) and its whole detail (nullptr when memory was refused).
+std::pair<SiteStats*, SiteDetail*> site_with_detail(SiteTable& table) {
+  SiteStats* site = table.find_or_insert(key_of(1, 0, 16));
+  return {site, site ? table.detail(*site) : nullptr};
+}
+
+// The holds a detail's hold histogram counts.
+uint64_t holds_binned(const SiteDetail* detail) {
+  uint64_t binned = 0;
+  for_each_bin(detail->hold_histogram, [&](int, uint64_t count) { binned += count; });
+  return binned;
+}
+
 TEST(SiteTable, TheChainOfALockFindsEachOfItsSites) {
   SiteTable table;
   std::set<SiteStats*> entries;
@@ -171,9 +184,7 @@ TEST(SiteTable, AShortDetailKeepsItsHoldsWhenItGrowsWholeAndWhenMerged) {
   EXPECT_EQ(grown->hold_exact_count, 3u);
   EXPECT_EQ(grown->hold_max_ns, 400000u);
   EXPECT_EQ(grown->contended, 0u);
-  uint64_t binned = 0;
-  for_each_bin(grown->hold_histogram, [&](int, uint64_t count) { binned += count; });
-  EXPECT_EQ(binned, 3u);
+  EXPECT_EQ(holds_binned(grown), 3u);
   // A short one merged into a whole one adds its holds, and a whole one into a short one grows it.
   EXPECT_EQ(merged.merge_from(table), 0u);
   EXPECT_EQ(merged_cold->detail->full, 1u);
@@ -248,9 +259,7 @@ TEST(SiteTable, ADetailsFirstHistogramIsInsideItAndGrowsOutOfIt) {
 // time at the sample's length), and a sample still held gives them back, as its bucket does.
 TEST(SiteTable, AMergeTakesTheLastSamplesPendingHoldsOutOfItsStackRow) {
   SiteTable table;
-  SiteStats* site = table.find_or_insert(key_of(1, 0, 16));
-  ASSERT_NE(site, nullptr);
-  SiteDetail* detail = table.detail(*site);
+  const auto [site, detail] = site_with_detail(table);
   ASSERT_NE(detail, nullptr);
   const uintptr_t other_frames[] = {0x1000, 0x2000};
   const uintptr_t frames[] = {0x1010, 0x2000, 0x3000};
@@ -272,9 +281,7 @@ TEST(SiteTable, AMergeTakesTheLastSamplesPendingHoldsOutOfItsStackRow) {
   EXPECT_EQ(merged.merge_from(table), 0u);
   const SiteStats* merged_site = merged.find_or_insert(key_of(1, 0, 16));
   EXPECT_EQ(rows(merged_site), (std::vector<std::pair<uint64_t, uint64_t>>{{1, 50}, {3, 300}}));
-  uint64_t binned = 0;
-  for_each_bin(merged_site->detail->hold_histogram, [&](int, uint64_t n) { binned += n; });
-  EXPECT_EQ(binned, 3u);
+  EXPECT_EQ(holds_binned(merged_site->detail), 3u);
   // The same table while its thread still holds a sample (the countdown is that sample's).
   SiteTable snapshot;
   const SiteStats* const held_samples[] = {site};
@@ -287,9 +294,7 @@ TEST(SiteTable, AMergeTakesTheLastSamplesPendingHoldsOutOfItsStackRow) {
   unended.take_unended_hold(table, *site);
   const SiteStats* unended_site = unended.find_or_insert(key_of(1, 0, 16));
   EXPECT_EQ(rows(unended_site), (std::vector<std::pair<uint64_t, uint64_t>>{{1, 50}, {2, 200}}));
-  binned = 0;
-  for_each_bin(unended_site->detail->hold_histogram, [&](int, uint64_t n) { binned += n; });
-  EXPECT_EQ(binned, 2u);
+  EXPECT_EQ(holds_binned(unended_site->detail), 2u);
   table.reset();
   merged.reset();
   snapshot.reset();
@@ -301,9 +306,7 @@ TEST(SiteTable, AMergeTakesTheLastSamplesPendingHoldsOutOfItsStackRow) {
 // and given back (the bucket, emptied at 2 and given back 6, held 6: 10 holds of 8).
 TEST(SiteTable, AHeldSamplesLongerGapLeavesThePreviousSamplesBucketAlone) {
   SiteTable table;
-  SiteStats* site = table.find_or_insert(key_of(1, 0, 16));
-  ASSERT_NE(site, nullptr);
-  SiteDetail* detail = table.detail(*site);
+  const auto [site, detail] = site_with_detail(table);
   ASSERT_NE(detail, nullptr);
   ASSERT_TRUE(table.record_hold(*detail, 10, 1));   // an exact hold
   ASSERT_TRUE(table.record_hold(*detail, 100, 2));  // a sample standing for 2
@@ -312,10 +315,8 @@ TEST(SiteTable, AHeldSamplesLongerGapLeavesThePreviousSamplesBucketAlone) {
   SiteTable merged;
   const SiteStats* const held_samples[] = {site};
   EXPECT_EQ(merged.merge_from(table, held_samples, 1), 0u);
-  uint64_t binned = 0;
-  for_each_bin(merged.find_or_insert(key_of(1, 0, 16))->detail->hold_histogram,
-               [&](int, uint64_t n) { binned += n; });
-  EXPECT_EQ(binned, 3u) << "the 3 holds that ended";
+  EXPECT_EQ(holds_binned(merged.find_or_insert(key_of(1, 0, 16))->detail), 3u)
+      << "the 3 holds that ended";
   table.reset();
   merged.reset();
 }
