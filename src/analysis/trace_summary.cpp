@@ -146,10 +146,12 @@ class Summarizer {
         wait_ns = trace.ticks_to_ns(event.ticks - it->second);
         begun.erase(it);
       }
-      // Through the acquire path (locks, semaphores): timeouts count; otherwise any wait does.
+      // Through the acquire path (locks, semaphores): timeouts and cancellations count; otherwise
+      // any wait does.
       const bool acquire_path = kind == OperationClass::kAcquire ||
                                 primitive == format::Primitive::kSemaphore;
-      wait_counts = !failed || !acquire_path || (event.flags & format::kTraceTimedOut);
+      wait_counts = !failed || !acquire_path ||
+                    (event.flags & (format::kTraceTimedOut | format::kTraceCancelled));
     }
     if (wait_counts) {
       add_duration(wait_ns, site.wait_sum_ns, site.wait_max_ns, site.wait);

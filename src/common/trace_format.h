@@ -95,14 +95,16 @@ constexpr bool is_call_event(TraceKind kind) {
 }
 
 enum TraceEventFlags : uint8_t {
-  kTraceWaited = 1,   // kCall: it blocked; the wait began at the matching kWaitBegin
-  kTraceFailed = 2,   // kCall: returned an error (timeout included: see kTraceTimedOut)
-  kTraceArrivedLast = 4,  // barrier: this arrival completed it
-  kTraceWithWaiters = 8,  // signal, broadcast, post: a thread was seen waiting
-  kTraceNoWaiters = 16,   // ... none was (neither flag: not known)
-  kTraceTimedOut = 32,    // kCall with kTraceFailed: the error was ETIMEDOUT (time spent waiting)
+  kTraceWaited = 1,         // kCall: it blocked; the wait began at the matching kWaitBegin
+  kTraceFailed = 2,         // kCall: returned an error (timeout included: see kTraceTimedOut)
+  kTraceArrivedLast = 4,    // barrier: this arrival completed it
+  kTraceWithWaiters = 8,    // signal, broadcast, post: a thread was seen waiting
+  kTraceNoWaiters = 16,     // ... none was (neither flag: not known)
+  kTraceTimedOut = 32,      // kCall with kTraceFailed: the error was ETIMEDOUT (time spent waiting)
   kTraceOwnerChanged = 64,  // an exclusive acquisition (kCall, or kHoldResume: a condition wait's
                             // re-take) from another thread than its last owner: a HANDOFF
+  kTraceCancelled = 128,    // kCall with kTraceFailed: the thread was cancelled (pthread_cancel)
+                            // inside the call, a condition or semaphore wait (time spent waiting)
 };
 
 // An event as version 1 stored it, and as the reader hands on every version's events.

@@ -63,6 +63,8 @@ class ProcessTimeline {
           .field("wait_ns", wait.wait_ns);
       if (call.flags & format::kTraceTimedOut)
         w_.field("timed_out", true);
+      else if (call.flags & format::kTraceCancelled)
+        w_.field("cancelled", true);
       else if (call.flags & format::kTraceFailed)
         w_.field("failed", true);
       end_event();

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common/exec_rules.h"
+#include "runtime/cancellation.h"
 
 namespace lockscope::runtime {
 namespace {
@@ -62,6 +63,7 @@ void search_path(const char* name, char* out, size_t size) {
 }  // namespace
 
 void judge_exec(const char* named, bool search, ExecVerdict& verdict) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   verdict.resolved[0] = verdict.reason[0] = '\0';
   if (!named || !*named) return;
   if (search && !std::strchr(named, '/'))

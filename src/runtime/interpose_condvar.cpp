@@ -37,37 +37,18 @@ HeldLock* held_entry(ThreadState& self, const void* lock) {
   return nullptr;
 }
 
-template <typename Wait>
-int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mutex, uintptr_t site,
-                   Wait real_wait) {
-  ThreadState* self = lockscope::runtime::current_thread();
-  if (self == nullptr) return real_wait();
+// After the real wait returned `result` (or was cancelled: `cancelled`, the mutex re-taken by
+// glibc before its clean-up handlers run), its three parts are recorded, and the mutex's hold goes
+// on. `start`: the clock when the wait began; `held`: the mutex's hold, when the thread holds it.
+void finish_condition_wait(ThreadState* self, Operation op, pthread_cond_t* condition,
+                           pthread_mutex_t* mutex, uintptr_t site, LockSlot* slot, HeldLock* held,
+                           uint64_t start, int result, bool cancelled) {
   auto& rt = lockscope::runtime::g_runtime;
-  const int saved_errno = errno;
-  LockSlot* slot = lockscope::runtime::locate_site(*self, condition, op, site).slot;
-  HeldLock* held = held_entry(*self, mutex);
-  const uint64_t start = rt.clock.now();
-  if (held && held->stamped) held->paused_ticks += start - held->start_ticks;
-  if (slot) slot->waiters.fetch_add(1, std::memory_order_relaxed);
   const auto& sink = lockscope::runtime::sink();
-  sink.mark(*self, lockscope::format::TraceKind::kWaitBegin, condition, op, site, start, 0);
-  if (held) sink.mark(*self, lockscope::format::TraceKind::kHoldPause, mutex, op, site, start, 0);
-  // The wait lets go of the mutex inside glibc: a thread waiting for it is behind this hold.
-  if (held && held->lock_slot && lockscope::runtime::mutex_owner_word(mutex) &&
-      (held->lock_slot->waiters.load(std::memory_order_relaxed) != 0 ||
-       lockscope::runtime::mutex_word_contended(mutex)))
-    lockscope::runtime::publish_holder(*held->lock_slot, *self,
-                                       lockscope::runtime::held_acquire_site(*self, *held));
-  errno = saved_errno;
-  int result;
-  {
-    lockscope::runtime::BlockedScope blocked(*self, condition, op, site, start, held ? mutex : nullptr);
-    result = real_wait();
-  }
   const uint64_t end = rt.clock.now();
-  const int result_errno = errno;
   if (held && held->stamped) held->start_ticks = end;
-  const bool timed_out = result == ETIMEDOUT;
+  // A timed-out or cancelled wait consumed no signal: the whole call waited for the condition.
+  const bool timed_out = result == ETIMEDOUT || cancelled;
   const bool mutex_held = result == 0 || timed_out;
   const uint32_t mutex_slot =
       held ? held->slot : rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(mutex));
@@ -109,7 +90,8 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   }
   // In the order of their times (the trace is read in it): the wait for the condition, the mutex's
   // re-acquire, the wake-up latency, the mutex held again.
-  sink.wait(*self, condition, op, site, {start, woken, true, result != 0, false, true});
+  sink.wait(*self, condition, op, site,
+            {start, woken, true, result != 0, false, true, 0, cancelled});
   if (mutex_held && released != woken && mutex_slot != lockscope::runtime::LockTable::kNoSlot) {
     // Its holds are stamped from now on.
     lockscope::runtime::mark_waited_on(rt.locks.slot(mutex_slot));
@@ -122,6 +104,59 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   if (mutex_held)
     sink.mark(*self, lockscope::format::TraceKind::kHoldResume, mutex, op, site, end,
               owner_changed ? lockscope::format::kTraceOwnerChanged : 0);
+}
+
+// A condition wait cancelled inside the real call (cancellation.h): recorded as a failed wait up
+// to now, its mutex held again (glibc re-takes it before running clean-up handlers, and the
+// program's usually unlocks it), the condvar no longer counting the thread as a waiter.
+struct CancelledConditionWait {
+  ThreadState* self;
+  Operation op;
+  pthread_cond_t* condition;
+  pthread_mutex_t* mutex;
+  uintptr_t site;
+  LockSlot* slot;
+  HeldLock* held;
+  uint64_t start;
+  void cancelled() {
+    const int saved_errno = errno;
+    lockscope::runtime::BlockedScope::end_blocked_call(*self);
+    finish_condition_wait(self, op, condition, mutex, site, slot, held, start, ECANCELED, true);
+    errno = saved_errno;
+  }
+};
+
+template <typename Wait>
+int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mutex, uintptr_t site,
+                   Wait real_wait) {
+  ThreadState* self = lockscope::runtime::current_thread();
+  if (self == nullptr) return real_wait();
+  auto& rt = lockscope::runtime::g_runtime;
+  const int saved_errno = errno;
+  LockSlot* slot = lockscope::runtime::locate_site(*self, condition, op, site).slot;
+  HeldLock* held = held_entry(*self, mutex);
+  const uint64_t start = rt.clock.now();
+  if (held && held->stamped) held->paused_ticks += start - held->start_ticks;
+  if (slot) slot->waiters.fetch_add(1, std::memory_order_relaxed);
+  const auto& sink = lockscope::runtime::sink();
+  sink.mark(*self, lockscope::format::TraceKind::kWaitBegin, condition, op, site, start, 0);
+  if (held) sink.mark(*self, lockscope::format::TraceKind::kHoldPause, mutex, op, site, start, 0);
+  // The wait lets go of the mutex inside glibc: a thread waiting for it is behind this hold.
+  if (held && held->lock_slot && lockscope::runtime::mutex_owner_word(mutex) &&
+      (held->lock_slot->waiters.load(std::memory_order_relaxed) != 0 ||
+       lockscope::runtime::mutex_word_contended(mutex)))
+    lockscope::runtime::publish_holder(*held->lock_slot, *self,
+                                       lockscope::runtime::held_acquire_site(*self, *held));
+  errno = saved_errno;
+  int result;
+  {
+    lockscope::runtime::BlockedScope blocked(*self, condition, op, site, start,
+                                             held ? mutex : nullptr);
+    CancelledConditionWait cleanup{self, op, condition, mutex, site, slot, held, start};
+    result = lockscope::runtime::call_cancellable(real_wait, cleanup);
+  }
+  const int result_errno = errno;
+  finish_condition_wait(self, op, condition, mutex, site, slot, held, start, result, false);
   errno = result_errno;
   return result;
 }

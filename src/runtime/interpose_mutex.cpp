@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "runtime/cancellation.h"
 #include "runtime/inline_trylock.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
@@ -20,6 +21,7 @@ namespace {
 // Before dlsym has found the timed variants (only possible during our own bootstrap), emulate them
 // with trylock and short sleeps against the caller's deadline rather than fail.
 int poll_until(pthread_mutex_t* mutex, clockid_t clock, const timespec* deadline) {
+  lockscope::runtime::NoCancellation no_cancellation;  // nanosleep is a cancellation point
   for (;;) {
     const int result = real().mutex_trylock(mutex);
     if (result != EBUSY) return result;

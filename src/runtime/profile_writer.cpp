@@ -11,6 +11,7 @@
 
 #include "common/crc32.h"
 #include "runtime/byte_buffer.h"
+#include "runtime/cancellation.h"
 #include "runtime/file_size_limit.h"
 #include "runtime/module_map.h"
 #include "runtime/raw_log.h"
@@ -128,6 +129,7 @@ class LockIndex {
 };
 
 size_t read_file(const char* path, char* buffer, size_t size) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   const int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   size_t total = 0;
@@ -570,6 +572,7 @@ bool write_all(int fd, const FilePieces& file) {
 }  // namespace
 
 bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, bool from_signal) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   Runtime& rt = runtime();
   const bool interrupted_lockscope = inside_lockscope();
   const uint64_t began_ns = Clock::monotonic_ns();

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/cancellation.h"
+
 namespace lockscope::runtime {
 
 class RawLine {
@@ -34,6 +36,7 @@ class RawLine {
     return append(reversed);
   }
   void emit() {
+    NoCancellation no_cancellation;  // write(2) is a cancellation point; ours are none
     buffer_[length_++] = '\n';
     ssize_t ignored = ::write(STDERR_FILENO, buffer_, length_);
     (void)ignored;

@@ -489,9 +489,9 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
       holder_stack_number = stack;
     }
   }
-  // A wait that ended in a timeout is still time spent waiting; an immediate error (EDEADLK from
-  // an error-checking mutex its owner relocks) is not.
-  if (outcome.contended && (!failed || outcome.result == ETIMEDOUT)) {
+  // A wait that ended in a timeout or a cancellation is still time spent waiting; an immediate
+  // error (EDEADLK from an error-checking mutex its owner relocks) is not.
+  if (outcome.contended && (!failed || failed_after_waiting(outcome.result))) {
     self.sites.record_duration(outcome.wait_ns, 1, detail->wait_sum_ns, detail->wait_max_ns,
                                detail->wait_histogram);
     record_thread_wait(self, primitive, outcome.wait_ns);

@@ -18,6 +18,7 @@
 
 #include "common/profile_format.h"
 #include "common/trace_format.h"
+#include "runtime/cancellation.h"
 #include "runtime/lock_owner.h"
 #include "runtime/runtime_state.h"
 #include "runtime/stack_budget.h"
@@ -52,7 +53,14 @@ struct WaitOutcome {
   bool arrived_last = false;
   bool begun = false;
   uintptr_t blame_site = 0;
+  bool cancelled = false;  // the thread was cancelled inside it (failed too: cancellation.h)
 };
+
+// A blocking call that failed after waiting: timed out, or cancelled inside (cancellation.h).
+// Its time was spent waiting; an immediate error's (EDEADLK, EINVAL) was not.
+inline bool failed_after_waiting(int result) {
+  return result == ETIMEDOUT || result == ECANCELED;
+}
 
 // What a recording found: the lock's slot (nullptr when a table was full) and the operation it was
 // counted as (a release: by the side of the rwlock it released).
@@ -448,6 +456,38 @@ __attribute__((noinline)) void note_robust(const void* lock);
 // `first_result` is the trylock-first result when it was already tried (kNotTried otherwise).
 inline constexpr int kNotTried = -1;
 inline constexpr int kSkipTry = -2;
+// The end of a blocking acquire's wait (outcome.start_ticks: its start): now.
+inline void end_contended_wait(AcquireOutcome& outcome, LockSlot* waited) {
+  outcome.end_ticks = g_runtime.clock.now();
+  end_lock_wait(waited);
+  outcome.wait_ns = g_runtime.clock.to_ns(outcome.end_ticks - outcome.start_ticks);
+  outcome.contended = true;
+}
+// The interposed acquires that POSIX makes cancellation points: the semaphore waits (and the
+// condition waits, interpose_condvar.cpp). The others (locks, barriers) are none.
+constexpr bool is_cancellation_point(format::Operation op) {
+  return op == format::Operation::kSemWait || op == format::Operation::kSemTimedWait ||
+         op == format::Operation::kSemClockWait;
+}
+// A blocking acquire cancelled inside its real call (cancellation.h): the wait is recorded as
+// one that failed (ECANCELED) up to now, and the thread is no longer blocked in it.
+struct CancelledAcquire {
+  ThreadState& self;
+  const void* lock;
+  uintptr_t site;
+  format::Operation op;
+  AcquireOutcome& outcome;
+  LockSlot* waited;
+  void cancelled() {
+    const int saved_errno = errno;
+    BlockedScope::end_blocked_call(self);
+    outcome.result = ECANCELED;
+    end_contended_wait(outcome, waited);
+    sink().acquire(self, lock, op, site, outcome);
+    errno = saved_errno;
+  }
+};
+
 template <typename Calls>
 inline int acquire_cached(ThreadState* self, SiteCacheEntry* cached, Calls calls);
 template <typename Calls>
@@ -515,12 +555,14 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     sink().mark(*self, format::TraceKind::kWaitBegin, lock, Calls::kOperation, site, start, 0);
     {
       BlockedScope blocked(*self, lock, Calls::kOperation, site, start);
-      outcome.result = calls.blocking_acquire();
+      if constexpr (is_cancellation_point(Calls::kOperation)) {
+        CancelledAcquire cleanup{*self, lock, site, Calls::kOperation, outcome, waited};
+        outcome.result = call_cancellable([&] { return calls.blocking_acquire(); }, cleanup);
+      } else {
+        outcome.result = calls.blocking_acquire();
+      }
     }
-    outcome.end_ticks = clock.now();
-    end_lock_wait(waited);
-    outcome.wait_ns = clock.to_ns(outcome.end_ticks - start);
-    outcome.contended = true;
+    end_contended_wait(outcome, waited);
   } else if (blocking && !acquired(outcome.result)) {
     // EINVAL, EAGAIN...: let the real blocking function give its own answer.
     outcome.result = calls.blocking_acquire();

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "common/running_marker.h"
+#include "runtime/cancellation.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -26,6 +27,7 @@ void proc_path(char (&out)[96], const char* prefix, uint64_t id, const char* lea
 }
 
 void create_empty(const char* path) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   const int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd >= 0) close(fd);
 }
@@ -46,6 +48,7 @@ void create_marker_of_child(uint64_t pid) {
 // Every live child of every thread of this process (/proc/self/task/<tid>/children, Linux 3.5+
 // with CONFIG_PROC_CHILDREN; without it, nothing is handed over).
 void create_markers_of_children() {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   const int tasks = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (tasks < 0) return;
   alignas(dirent64) char entries[2048];

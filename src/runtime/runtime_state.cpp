@@ -13,6 +13,7 @@
 #include <cstring>
 #include <new>
 
+#include "runtime/cancellation.h"
 #include "runtime/lock_owner.h"
 
 extern char** environ;
@@ -38,6 +39,7 @@ __thread bool tls_unregistered = false;  // no slot could be had: pass through f
 
 
 void read_thread_name(uint32_t tid, char (&name)[16]) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   char path[64] = "/proc/self/task/";
   const size_t n = append_decimal(path, std::strlen(path), sizeof(path) - 6, tid);
   std::memcpy(path + n, "/comm", 6);
@@ -59,6 +61,7 @@ namespace {
 // Code in an executable's .preinit_array runs before libc has set `environ`, so a lock taken there
 // initialises us with getenv() still blind: read the variable from /proc/self/environ instead.
 const char* config_from_proc(char* buffer, size_t size) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   const int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return nullptr;
   size_t total = 0;
@@ -198,6 +201,7 @@ void thread_exit_destructor(void* value) {
 // The child's tables, thread slots and traces: the parent's are let go of, and the forking
 // thread's slot (`self`, nullptr when it had none) becomes the child's main thread.
 void reset_child_tables(Runtime& rt, ThreadState* self) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   // The parent's other threads do not exist here, and the child's profile starts empty.
   rt.threads.reset_after_fork(self);
   // Every mapped trace file is the parent's: let go of them, untouched, and of the descriptor

@@ -313,9 +313,11 @@ class BlockedScope {
   }
   // Unmarked with a full fence, then a pause point: a profile writer that saw the thread blocked
   // (and so did not wait for it) is seen here, before anything is recorded (thread_pause.h).
-  ~BlockedScope() {
-    __atomic_store_n(&thread_.blocked.lock, nullptr, __ATOMIC_SEQ_CST);
-    pause_point(thread_);
+  ~BlockedScope() { end_blocked_call(thread_); }
+  // The same, for a call that never returns to end the scope (a cancelled wait: cancellation.h).
+  static void end_blocked_call(ThreadState& thread) {
+    __atomic_store_n(&thread.blocked.lock, nullptr, __ATOMIC_SEQ_CST);
+    pause_point(thread);
   }
   BlockedScope(const BlockedScope&) = delete;
   BlockedScope& operator=(const BlockedScope&) = delete;

@@ -12,6 +12,7 @@
 #include <atomic>
 
 #include "runtime/byte_buffer.h"
+#include "runtime/cancellation.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -25,6 +26,7 @@ bool recording(const ThreadState& t) {
 // The kernel's word that the thread sleeps in a system call (state S): not on a fast path, which
 // makes none. A page fault (D) or a stop (T, t) may come anywhere, a fast path included.
 bool asleep_in_kernel(uint32_t pid, uint32_t tid) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   char path[64];
   snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
   const int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "runtime/cancellation.h"
 #include "runtime/trace_writer.h"
 
 namespace lockscope::runtime {
@@ -121,6 +122,7 @@ uint32_t trace_key_slow(TraceBuffer& buffer, const format::TraceKey& key, uint32
 }
 
 bool map_trace_file(TraceBuffer& buffer, int fd, format::TraceHeader header, TraceLayout layout) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   std::memset(&buffer, 0, sizeof(buffer));
   const uint64_t events_offset = format::kTraceHeaderSize + trace_key_bytes(layout.keys);
   const size_t bytes = trace_file_bytes(layout);

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/decimal_text.h"
+#include "runtime/cancellation.h"
 #include "runtime/file_size_limit.h"
 #include "runtime/runtime_state.h"
 
@@ -63,6 +64,7 @@ const void* zeros() {
 // stores through the mapping are not held to it). A file that cannot be opened or written is left
 // to populate_trace, which finds out whether its pages can be had.
 void supply_trace_pages(TraceBuffer& buffer, uint64_t offset, uint64_t bytes) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   const int saved_errno = errno;
   char path[4200];
   const void* source = zeros();
@@ -110,6 +112,7 @@ bool supplies_pages(int fd) {
 }  // namespace
 
 bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   Runtime& rt = g_runtime;
   std::memset(&buffer, 0, sizeof(buffer));
   const int saved_errno = errno;
