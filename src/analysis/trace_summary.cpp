@@ -150,8 +150,8 @@ class Summarizer {
       // any wait does.
       const bool acquire_path = kind == OperationClass::kAcquire ||
                                 primitive == format::Primitive::kSemaphore;
-      wait_counts = !failed || !acquire_path ||
-                    (event.flags & (format::kTraceTimedOut | format::kTraceCancelled));
+      wait_counts = !failed || !acquire_path || (event.flags & format::kTraceTimedOut) ||
+                    format::trace_cancelled(event.flags);
     }
     if (wait_counts) {
       add_duration(wait_ns, site.wait_sum_ns, site.wait_max_ns, site.wait);
@@ -159,8 +159,10 @@ class Summarizer {
       if (primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock)
         add_duration(wait_ns, thread.wait_sum_ns, thread.wait_max_ns, thread.wait);
     }
-    if (event.flags & format::kTraceWithWaiters) ++site.with_waiters;
-    if (event.flags & format::kTraceNoWaiters) ++site.without_waiters;
+    if (!format::trace_cancelled(event.flags)) {
+      if (event.flags & format::kTraceWithWaiters) ++site.with_waiters;
+      if (event.flags & format::kTraceNoWaiters) ++site.without_waiters;
+    }
     if (event.flags & format::kTraceArrivedLast) {
       ++site.arrived_last;
       ++thread.barrier_last_arrivals;

@@ -103,9 +103,15 @@ enum TraceEventFlags : uint8_t {
   kTraceTimedOut = 32,      // kCall with kTraceFailed: the error was ETIMEDOUT (time spent waiting)
   kTraceOwnerChanged = 64,  // an exclusive acquisition (kCall, or kHoldResume: a condition wait's
                             // re-take) from another thread than its last owner: a HANDOFF
-  kTraceCancelled = 128,    // kCall with kTraceFailed: the thread was cancelled (pthread_cancel)
-                            // inside the call, a condition or semaphore wait (time spent waiting)
 };
+// A condition or semaphore wait's kCall (with kTraceFailed) carrying both waiter flags, which only
+// signals, broadcasts and posts carry and never together: the thread was cancelled
+// (pthread_cancel) inside the call, which had waited until then. (A slot keeps 7 flag bits, all
+// taken.)
+inline constexpr uint8_t kTraceCancelled = kTraceWithWaiters | kTraceNoWaiters;
+constexpr bool trace_cancelled(uint8_t flags) {
+  return (flags & kTraceCancelled) == kTraceCancelled;
+}
 
 // An event as version 1 stored it, and as the reader hands on every version's events.
 struct TraceEvent {

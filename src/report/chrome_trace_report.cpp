@@ -63,7 +63,7 @@ class ProcessTimeline {
           .field("wait_ns", wait.wait_ns);
       if (call.flags & format::kTraceTimedOut)
         w_.field("timed_out", true);
-      else if (call.flags & format::kTraceCancelled)
+      else if (format::trace_cancelled(call.flags))
         w_.field("cancelled", true);
       else if (call.flags & format::kTraceFailed)
         w_.field("failed", true);

@@ -300,9 +300,10 @@ void trace_event_value(JsonWriter& w, const TraceRecord& e) {
         .field("waited", (e.flags & format::kTraceWaited) != 0)
         .field("failed", (e.flags & format::kTraceFailed) != 0);
     if (e.flags & format::kTraceTimedOut) w.field("timed_out", true);
-    if (e.flags & format::kTraceCancelled) w.field("cancelled", true);
     if (e.flags & format::kTraceArrivedLast) w.field("arrived_last", true);
-    if (e.flags & (format::kTraceWithWaiters | format::kTraceNoWaiters))
+    if (format::trace_cancelled(e.flags))
+      w.field("cancelled", true);
+    else if (e.flags & (format::kTraceWithWaiters | format::kTraceNoWaiters))
       w.field("waiters_seen", (e.flags & format::kTraceWithWaiters) != 0);
   }
   w.end_object();

@@ -108,7 +108,9 @@ INSTANTIATE_TEST_SUITE_P(
                       // Signal handlers that lock while the trace is being appended to (and
                       // thousands of keys); locks after the thread-exit destructor.
                       TracedFixture{"signal_during_merge", {"2"}},
-                      TracedFixture{"thread_exit_locks", {"4"}}),
+                      TracedFixture{"thread_exit_locks", {"4"}},
+                      // Condition and semaphore waits cancelled inside the call (kTraceCancelled).
+                      TracedFixture{"thread_cancel", {"20"}}),
     [](const ::testing::TestParamInfo<TracedFixture>& param_info) {
       return param_info.param.name;
     });
