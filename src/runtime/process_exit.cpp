@@ -6,12 +6,16 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
 
+#include "runtime/cancellation.h"
 #include "runtime/exec_verdict.h"
 #include "runtime/interpose.h"
 #include "runtime/profile_writer.h"
@@ -37,18 +41,68 @@ bool is_profiled_process() {
          static_cast<uint32_t>(getpid()) == rt.pid;
 }
 
+// Every catchable signal blocked for the final write: a signal whose default action ends the
+// process, arriving while the profile is written, ended it half-way through the write, and the
+// profile was lost (a multiprocessing pool sends SIGTERM to its workers as they exit; plain, they
+// are gone before it comes). `restore`: the mask comes back afterwards (before an exec, whose new
+// image inherits it; in a signal handler, where it is full anyway). Otherwise the process ends
+// next and the signal stays pending, so the process ends with its own status: as plain, where the
+// signal would have come after its end.
+class SignalsHeld {
+ public:
+  explicit SignalsHeld(bool restore) : restore_(restore) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &previous_);
+  }
+  ~SignalsHeld() {
+    if (restore_) pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_;
+  bool restore_;
+};
+
+// A fatal signal delivered to another thread than the one writing the final profile: it must not
+// end the process half-way through the write. It waits for the write (bounded: a server's takes
+// ~0.1 s); when the process ends with that write, it then waits for that end, which comes with the
+// program's own status, as plain (bounded too: the signal's default action follows otherwise).
+void wait_for_final_write(uint32_t tid) {
+  lockscope::runtime::NoCancellation no_cancellation;  // nanosleep is a cancellation point
+  auto& rt = runtime();
+  const timespec millisecond{0, 1000000};
+  for (int waited = 0; waited < 10000; ++waited) {
+    const uint32_t writer = rt.final_writer_tid.load(std::memory_order_acquire);
+    if (writer == tid) return;  // this thread's own write, interrupted by a fault in it
+    if (writer == 0 && !rt.final_write_ends_process.load(std::memory_order_acquire)) return;
+    nanosleep(&millisecond, nullptr);
+  }
+}
+
 // Writes the profile once per process image; returns true if this call wrote it. Unless the image
 // is only being replaced (exec), this is the process's end: its running marker goes (after the
 // write, so that a CLI waiting for it finds the file), written or not.
 bool write_once(ExitPath path, int status, char* written, bool from_signal = false) {
   if (!is_profiled_process()) return false;
-  if (runtime().profile_written.exchange(true)) return false;
+  auto& rt = runtime();
+  const SignalsHeld held(path == ExitPath::kExec || from_signal);
+  const auto tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  if (rt.profile_written.exchange(true)) {
+    if (from_signal) wait_for_final_write(tid);
+    return false;
+  }
+  rt.final_write_ends_process.store(path != ExitPath::kExec, std::memory_order_relaxed);
+  rt.final_writer_tid.store(tid, std::memory_order_release);
   if (path == ExitPath::kExec)
     if (auto* self = lockscope::runtime::tls_thread)
       lockscope::runtime::sink().thread_event(*self, lockscope::format::TraceKind::kExec);
   const bool wrote = lockscope::runtime::write_profile(path, status, written, from_signal);
   if (wrote) lockscope::runtime::mark_process_traces_closed(from_signal);
   if (path != ExitPath::kExec) lockscope::runtime::finish_running_marker();
+  rt.final_writer_tid.store(0, std::memory_order_release);
   return wrote;
 }
 
@@ -74,7 +128,10 @@ struct ExecGuard {
   int failed(int result) {
     const int saved_errno = errno;
     if (wrote) unlink(written);
-    if (wrote || is_profiled_process()) runtime().profile_written.store(false);
+    if (wrote || is_profiled_process()) {
+      runtime().final_write_ends_process.store(false, std::memory_order_relaxed);
+      runtime().profile_written.store(false);
+    }
     errno = saved_errno;
     return result;
   }

@@ -223,6 +223,10 @@ struct Runtime {
   // a budget of the process's time (StackBudget), besides each thread's own (capture_stack_at).
   std::atomic<uint64_t> shared_stack_ticks{0};
   std::atomic<bool> profile_written{false};
+  // The thread writing the process's final profile (process_exit.cpp: write_once), 0 when none is
+  // under way, and whether the process ends with that write (any path but exec).
+  std::atomic<uint32_t> final_writer_tid{0};
+  std::atomic<bool> final_write_ends_process{false};
   uint64_t snapshot_interval_ticks = 0;     // 0: no periodic snapshots
   bool log_writes = false;  // config log_writes=1: say how long each profile write took (benchmarks)
   std::atomic<uint64_t> next_snapshot_ticks{0};

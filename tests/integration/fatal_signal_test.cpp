@@ -112,6 +112,27 @@ TEST(FatalSignals, QuickExitWritesAfterTheAtQuickExitHandlers) {
   EXPECT_EQ(site->count, 1001u) << "the at_quick_exit handler's lock is in the profile";
 }
 
+// A signal whose default action ends the process, arriving while its profile is written at
+// _exit (a timer armed 10 ms before; 60,000 locks take tens of milliseconds to write): plain, the
+// process is gone before it comes. It killed the process half-way through the write, and the
+// profile was lost (exit 142, "no profile was written": Python's multiprocessing pool sends SIGTERM
+// to its exiting workers, which went missing so). Now the write finishes and the process ends with
+// its own status, also when the signal is delivered to another thread than the exiting one.
+TEST(FatalSignals, ASignalArrivingWhileTheProfileIsWrittenAtExitLosesNothing) {
+  for (const char* variant : {"alone", "thread"}) {
+    SCOPED_TRACE(variant);
+    TemporaryDirectory dir;
+    const ProcessProfile process =
+        record_program_unchanged(dir, {fixture("signal_while_exiting"), variant});
+    EXPECT_EQ(process.exit_path, format::ExitPath::kUnderscoreExit);
+    EXPECT_EQ(process.exit_status, 0);
+    const FoundSite site =
+        find_site(process, "signal_while_exiting", "each-lock", format::Operation::kLock);
+    ASSERT_NE(site.lock, nullptr);
+    EXPECT_EQ(process.locks.size(), 60000u);
+  }
+}
+
 TEST(FatalSignals, SigtermToLockscopeGoesToTheProgramAndLockscopeWaitsForIt) {
   TemporaryDirectory dir, capture;
   const StartedCommand started = start_command(
