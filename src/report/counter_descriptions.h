@@ -42,7 +42,9 @@ constexpr CounterDescription describe_counter(format::Counter counter) {
     case Counter::kDroppedThreads:
       return {"dropped_threads", "threads not listed: no memory for their slots"};
     case Counter::kWaitsInProgress:
-      return {"waits_in_progress_at_exit", "waits still blocked at exit (counted up to the exit)"};
+      return {"waits_in_progress_at_exit",
+              "waits still blocked at exit (counted up to the exit, as calls that did not "
+              "complete: FAILED)"};
     case Counter::kHoldsInProgress:
       return {"holds_in_progress_at_exit",
               "locks still held at exit (timed holds counted up to "

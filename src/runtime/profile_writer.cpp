@@ -423,18 +423,19 @@ void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThre
         slot, rt.locks.slot(slot).generation.load(std::memory_order_relaxed), blocked.site,
         blocked.operation});
     if (SiteDetail* detail = entry ? all.detail(*entry) : nullptr) {
+      // Counted as a wait that timed out is: a call that did not complete (failed), its time
+      // waited up to now. (Counted contended, it was an acquisition in ACQUIRED, calls less
+      // failures: a mutex never acquired showed acquired once.)
       ++entry->count;
-      ++detail->contended;
+      ++detail->failed;
       all.record_duration(ns, 1, detail->wait_sum_ns, detail->wait_max_ns, detail->wait_histogram);
       const format::Primitive primitive = format::operation_primitive(op);
       live.record.wait_ns_by_primitive[static_cast<uint32_t>(primitive)] += ns;
-      // Counted as its site counts it (a call, contended): the thread's totals agree.
-      if (format::operation_class(op) == format::OperationClass::kAcquire)
-        ++live.record.acquisitions;
+      // Counted as its site counts it: the thread's totals agree.
+      ++live.record.failed;
       if (is_lock_wait(primitive)) {
         live.record.wait_sum_ns += ns;
         if (ns > live.record.wait_max_ns) live.record.wait_max_ns = ns;
-        ++live.record.contended;
         live.extra_wait_bucket = LogHistogramLayout::bucket_of(ns);
       }
       ++counters[static_cast<int>(format::Counter::kWaitsInProgress)];

@@ -453,17 +453,33 @@ TEST(AtExit, ThreadsStillBlockedAndLocksStillHeldAreCountedUpToTheExit) {
                            Blocked{"blocked-wrlock", format::Operation::kWriteLock}}) {
     const FoundSite site = find_site(process, "blocked_at_exit", b.marker, b.op);
     ASSERT_NE(site.site, nullptr) << b.marker;
-    EXPECT_EQ(site.site->contended, 1u) << b.marker;
+    // A call that did not complete, as a timed-out one: never an acquisition (before, counted
+    // contended, the mutex never acquired there showed ACQUIRED 1).
+    EXPECT_EQ(site.site->count, 1u) << b.marker;
+    EXPECT_EQ(site.site->failed, 1u) << b.marker;
+    EXPECT_EQ(site.site->acquisitions(), 0u) << b.marker;
+    EXPECT_EQ(site.site->contended, 0u) << b.marker;
     EXPECT_GE(site.site->wait_sum_ns, 50 * kMs) << b.marker << ": blocked since before the 50 ms";
     EXPECT_LE(site.site->wait_sum_ns, process.duration_ns) << b.marker;
   }
   const FoundSite main_lock = find_site(process, "blocked_at_exit", "main-lock", format::Operation::kLock);
   ASSERT_NE(main_lock.site, nullptr);
   EXPECT_GE(main_lock.site->hold_sum_ns, 50 * kMs) << "main held it to the end";
-  // The threads' own rows say the same: the blocked mutex and write-lock waiters waited.
-  uint64_t lock_waits = 0;
-  for (const ThreadSummary& thread : process.threads) lock_waits += thread.wait_sum_ns;
+  // The threads' own rows say the same: the blocked mutex and write-lock waiters waited, and
+  // each blocked thread has one failed call and no acquisition beyond its own before it.
+  uint64_t lock_waits = 0, failed = 0;
+  for (const ThreadSummary& thread : process.threads) {
+    lock_waits += thread.wait_sum_ns;
+    failed += thread.failed;
+  }
   EXPECT_GE(lock_waits, 100 * kMs);
+  EXPECT_EQ(failed, 3u);
+  uint64_t acquired = 0;
+  for (const LockSummary& lock : process.locks)
+    for (const SiteSummary& site : lock.sites) acquired += site.acquisitions();
+  uint64_t thread_acquired = 0;
+  for (const ThreadSummary& thread : process.threads) thread_acquired += thread.acquisitions;
+  EXPECT_EQ(thread_acquired, acquired) << "thread rows and site rows agree";
 }
 
 // A process that returns from main while its threads lock without pause: the profile written at
