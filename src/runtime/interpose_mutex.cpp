@@ -77,8 +77,14 @@ inline int try_mutex_fast(pthread_mutex_t* mutex) {
   return real().mutex_trylock(mutex);
 }
 
-// The real calls behind each acquire form (see acquire() in recorder.h).
+// The real calls behind each acquire form (see acquire() in recorder.h). A mutex's blocking forms
+// fail as its trylock does for every error but EBUSY (EINVAL, EAGAIN, ENOTRECOVERABLE), so the
+// trylock-first's error is the call's answer (kTryErrorsAreFinal): a second call could answer
+// otherwise where the first changed state. glibc 2.36 fails a thread's first priority-protect
+// operation with EINVAL, then has what it needs: the real lock after it succeeded, and the program
+// held a mutex its plain run never had (its next trylock: EDEADLK instead of 0).
 struct MutexLockCalls {
+  static constexpr bool kTryErrorsAreFinal = true;
   uint32_t* owner_word() const { return lockscope::runtime::mutex_owner_word(mutex); }
   bool try_is_unsafe() const { return not_recoverable(mutex); }
   bool robust() const { return is_robust(mutex); }
@@ -102,6 +108,7 @@ struct MutexTryLockCalls {
 };
 
 struct MutexTimedLockCalls {
+  static constexpr bool kTryErrorsAreFinal = true;
   uint32_t* owner_word() const { return lockscope::runtime::mutex_owner_word(mutex); }
   bool try_is_unsafe() const { return not_recoverable(mutex); }
   bool robust() const { return is_robust(mutex); }
@@ -116,6 +123,7 @@ struct MutexTimedLockCalls {
 };
 
 struct MutexClockLockCalls {
+  static constexpr bool kTryErrorsAreFinal = true;
   uint32_t* owner_word() const { return lockscope::runtime::mutex_owner_word(mutex); }
   bool try_is_unsafe() const { return not_recoverable(mutex); }
   bool robust() const { return is_robust(mutex); }

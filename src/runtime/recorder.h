@@ -564,8 +564,10 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     }
     end_contended_wait(outcome, waited);
   } else if (blocking && !acquired(outcome.result)) {
-    // EINVAL, EAGAIN...: let the real blocking function give its own answer.
-    outcome.result = calls.blocking_acquire();
+    // EINVAL, EAGAIN...: the real blocking function gives its own answer, unless the trylock's is
+    // final (Calls::kTryErrorsAreFinal).
+    if constexpr (!requires { Calls::kTryErrorsAreFinal; })
+      outcome.result = calls.blocking_acquire();
   }
   if (g_runtime.all_stacks && g_runtime.stack_depth != 0 && outcome.stack_depth == 0 &&
       acquired(outcome.result)) {
