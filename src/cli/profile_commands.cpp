@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -154,8 +155,10 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_command(
 }
 
 // Why a run left no profile file: the directory went away or became unwritable while the program
-// ran, or no exit path of the runtime ran (SIGKILL), or the program dropped LD_PRELOAD.
-std::string why_no_profile(const std::string& directory) {
+// ran, or no exit path of the runtime ran (SIGKILL), or the runtime could not write the file (the
+// program ended by itself: its message is on the program's stderr), or the program dropped
+// LD_PRELOAD.
+std::string why_no_profile(const std::string& directory, const TargetOutcome& outcome) {
   std::error_code error;
   if (!std::filesystem::is_directory(directory, error))
     return fmt::format("no profile was written: the profile directory '{}' no longer exists (it "
@@ -174,9 +177,20 @@ std::string why_no_profile(const std::string& directory) {
         "cleared LD_PRELOAD from its environment, or its profile was larger than "
         "the file size limit of {} bytes: ulimit -f)",
         directory, static_cast<uint64_t>(limit.rlim_cur));
-  return fmt::format("no profile was written to {}/ (the program was killed by SIGKILL, or "
-                     "cleared LD_PRELOAD from its environment)",
-                     directory);
+  if (outcome.signaled && outcome.signal == SIGKILL)
+    return fmt::format(
+        "no profile was written to {}/: the program was killed by SIGKILL (or it "
+        "cleared LD_PRELOAD from its environment)",
+        directory);
+  // Ended by itself (or by a signal the runtime writes on): an exit path ran, and could not write
+  // (out of file descriptors, or of memory: a program that had closed its stderr never shows why).
+  return fmt::format(
+      "no profile was written to {}/: the program ended ({}) but its profile could "
+      "not be written (the reason is on the program's stderr, unless it had closed "
+      "it), or it cleared LD_PRELOAD from its environment",
+      directory,
+      outcome.signaled ? fmt::format("signal {}", strsignal(outcome.signal))
+                       : fmt::format("exit status {}", outcome.exit_status));
 }
 
 // A format-specific option (--weight, --table) given with a format that does not read it is a
@@ -407,7 +421,7 @@ int run_record_command(const std::vector<std::string>& args) {
     fmt::print(stderr, "lockscope: profile written to {}/ (lockscope report {})\n",
                settings.directory, settings.directory);
   else
-    fmt::print(stderr, "lockscope: warning: {}\n", why_no_profile(settings.directory));
+    fmt::print(stderr, "lockscope: warning: {}\n", why_no_profile(settings.directory, outcome));
   exit_like(outcome);
 }
 
@@ -430,7 +444,7 @@ int run_run_command(const std::vector<std::string>& args) {
   const TargetOutcome outcome = record(record_settings, command, "run");
   try {
     if (!directory_has_profiles(record_settings.directory))
-      throw CliError(why_no_profile(record_settings.directory));
+      throw CliError(why_no_profile(record_settings.directory, outcome));
     write_report(record_settings.directory, report_settings, true);
   } catch (const CliError& error) {
     // The program ran: report the problem but keep its exit status.

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <initializer_list>
@@ -686,6 +687,9 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
     return false;
   }
   const int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Readable whatever the program's umask (0777 left a file of mode 0 that lockscope, run by the
+  // same user, could not open).
+  if (fd >= 0) fchmod(fd, 0644);
   const bool written = fd >= 0 && write_all(fd, file);
   const int write_errno = errno;
   if (fd >= 0) close(fd);

@@ -319,6 +319,7 @@ bool ensure_initialized() {
     return expected == static_cast<int>(RuntimeStatus::kReady);
   const int saved_errno = errno;
   tls_inside = true;
+  remember_stderr();  // before anything may log
   resolve_real_functions();
   rt.inline_trylock_tid_offset = inline_trylock_tid_offset();
   uint64_t tsc_hz = 0, snapshot_ms = 0;

@@ -140,6 +140,7 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
   int fd = -1;
   const bool mapped = trace_path(path, sizeof(path), number) &&
                       (fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0 &&
+                      (fchmod(fd, 0644), true) &&  // readable whatever the program's umask
                       map_trace_file(buffer, fd, header, layout);
   struct stat file {};
   if (mapped && supplies_pages(fd) && fstat(fd, &file) == 0) {

@@ -316,5 +316,47 @@ TEST(Errors, AProfileDirectoryRemovedWhileTheProgramRanIsNamedAndTheStatusKept) 
   EXPECT_EQ(result.err.find("killed"), std::string::npos) << result.err;
 }
 
+// A program whose umask is 0777: its profile and trace files were created with mode 0, which the
+// user who ran lockscope could not read back unless root ("cannot open: Permission denied").
+TEST(Errors, ProfileAndTraceFilesAreReadableWhateverTheProgramsUmask) {
+  TemporaryDirectory dir;
+  const CommandResult result =
+      run_lockscope({"record", "-o", dir / "p", "--trace", "--", "/bin/sh", "-c",
+                     "umask 0777; exec '" + fixture("counter_threads") + "'"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "p")) {
+    if (!entry.is_regular_file()) continue;
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".lsprof") || name.ends_with(".lstrace")) {
+      ++files;
+      EXPECT_EQ(entry.status().permissions() & std::filesystem::perms::all,
+                std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                    std::filesystem::perms::group_read | std::filesystem::perms::others_read)
+          << name;
+    }
+  }
+  EXPECT_GE(files, 2u) << "a profile and its trace files";
+}
+
+// A program that closed its stderr and opened a data file, which took descriptor 2, then left
+// itself no descriptor to open: the runtime's line that it could not write the profile went into
+// the program's data file, and lockscope said the program was killed by SIGKILL. Now the data is
+// the program's alone, and the message says the program ended but its profile could not be written.
+TEST(Errors, TheRuntimesLinesNeverGoToAFileTheProgramPutAtDescriptorTwo) {
+  TemporaryDirectory dir;
+  const std::string data = dir / "data.txt";
+  const CommandResult result =
+      run_lockscope({"run", "-o", dir / "p", "--", fixture("stderr_replaced"), data});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(result.out, "data written to descriptor 2\n");
+  EXPECT_EQ(slurp(data), "the program's own data\n");
+  EXPECT_NE(result.err.find("the program ended (exit status 0) but its profile could not be "
+                            "written"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("SIGKILL"), std::string::npos) << result.err;
+}
+
 }  // namespace
 }  // namespace lockscope::testing
