@@ -146,12 +146,12 @@ class Summarizer {
         wait_ns = trace.ticks_to_ns(event.ticks - it->second);
         begun.erase(it);
       }
-      // Through the acquire path (locks, semaphores): timeouts and cancellations count; otherwise
+      // Through the acquire path (locks, semaphores): timeouts and interruptions count; otherwise
       // any wait does.
       const bool acquire_path = kind == OperationClass::kAcquire ||
                                 primitive == format::Primitive::kSemaphore;
       wait_counts = !failed || !acquire_path || (event.flags & format::kTraceTimedOut) ||
-                    format::trace_cancelled(event.flags);
+                    format::trace_interrupted(event.flags);
     }
     if (wait_counts) {
       add_duration(wait_ns, site.wait_sum_ns, site.wait_max_ns, site.wait);
@@ -159,7 +159,7 @@ class Summarizer {
       if (primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock)
         add_duration(wait_ns, thread.wait_sum_ns, thread.wait_max_ns, thread.wait);
     }
-    if (!format::trace_cancelled(event.flags)) {
+    if (!format::trace_interrupted(event.flags)) {
       if (event.flags & format::kTraceWithWaiters) ++site.with_waiters;
       if (event.flags & format::kTraceNoWaiters) ++site.without_waiters;
     }

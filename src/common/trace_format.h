@@ -105,12 +105,12 @@ enum TraceEventFlags : uint8_t {
                             // re-take) from another thread than its last owner: a HANDOFF
 };
 // A condition or semaphore wait's kCall (with kTraceFailed) carrying both waiter flags, which only
-// signals, broadcasts and posts carry and never together: the thread was cancelled
-// (pthread_cancel) inside the call, which had waited until then. (A slot keeps 7 flag bits, all
-// taken.)
-inline constexpr uint8_t kTraceCancelled = kTraceWithWaiters | kTraceNoWaiters;
-constexpr bool trace_cancelled(uint8_t flags) {
-  return (flags & kTraceCancelled) == kTraceCancelled;
+// signals, broadcasts and posts carry and never together: the call was interrupted after waiting
+// until then, by a cancellation (pthread_cancel) or a signal handler (EINTR), and its wait counts
+// as a timeout's does. (A slot keeps 7 flag bits, all taken.)
+inline constexpr uint8_t kTraceInterrupted = kTraceWithWaiters | kTraceNoWaiters;
+constexpr bool trace_interrupted(uint8_t flags) {
+  return (flags & kTraceInterrupted) == kTraceInterrupted;
 }
 
 // An event as version 1 stored it, and as the reader hands on every version's events.

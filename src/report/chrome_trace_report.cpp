@@ -63,8 +63,8 @@ class ProcessTimeline {
           .field("wait_ns", wait.wait_ns);
       if (call.flags & format::kTraceTimedOut)
         w_.field("timed_out", true);
-      else if (format::trace_cancelled(call.flags))
-        w_.field("cancelled", true);
+      else if (format::trace_interrupted(call.flags))
+        w_.field("interrupted", true);
       else if (call.flags & format::kTraceFailed)
         w_.field("failed", true);
       end_event();

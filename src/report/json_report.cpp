@@ -301,8 +301,8 @@ void trace_event_value(JsonWriter& w, const TraceRecord& e) {
         .field("failed", (e.flags & format::kTraceFailed) != 0);
     if (e.flags & format::kTraceTimedOut) w.field("timed_out", true);
     if (e.flags & format::kTraceArrivedLast) w.field("arrived_last", true);
-    if (format::trace_cancelled(e.flags))
-      w.field("cancelled", true);
+    if (format::trace_interrupted(e.flags))
+      w.field("interrupted", true);
     else if (e.flags & (format::kTraceWithWaiters | format::kTraceNoWaiters))
       w.field("waiters_seen", (e.flags & format::kTraceWithWaiters) != 0);
   }

@@ -56,10 +56,11 @@ struct WaitOutcome {
   bool cancelled = false;  // the thread was cancelled inside it (failed too: cancellation.h)
 };
 
-// A blocking call that failed after waiting: timed out, or cancelled inside (cancellation.h).
-// Its time was spent waiting; an immediate error's (EDEADLK, EINVAL) was not.
+// A blocking call that failed after waiting: timed out, cancelled inside (cancellation.h), or
+// interrupted by a signal handler (a semaphore wait's EINTR). Its time was spent waiting; an
+// immediate error's (EDEADLK, EINVAL) was not.
 inline bool failed_after_waiting(int result) {
-  return result == ETIMEDOUT || result == ECANCELED;
+  return result == ETIMEDOUT || result == ECANCELED || result == EINTR;
 }
 
 // What a recording found: the lock's slot (nullptr when a table was full) and the operation it was

@@ -72,10 +72,10 @@ Recorded trace_acquire(ThreadState& self, const void* lock, format::Operation op
   const Recorded recorded = record_acquire(self, lock, op, site, outcome);
   InsideLockscope inside;
   const uint8_t failed =
-      (acquired(outcome.result)      ? 0
-       : outcome.result == ETIMEDOUT ? format::kTraceFailed | format::kTraceTimedOut
-       : outcome.result == ECANCELED ? format::kTraceFailed | format::kTraceCancelled
-                                     : format::kTraceFailed) |
+      (acquired(outcome.result)               ? 0
+       : outcome.result == ETIMEDOUT          ? format::kTraceFailed | format::kTraceTimedOut
+       : failed_after_waiting(outcome.result) ? format::kTraceFailed | format::kTraceInterrupted
+                                              : format::kTraceFailed) |
       (recorded.owner_changed ? format::kTraceOwnerChanged : 0);
   if (outcome.contended)
     write_wait(self, lock, site, op, generation_of(recorded), outcome.start_ticks,
@@ -114,7 +114,7 @@ Recorded trace_wait(ThreadState& self, const void* lock, format::Operation op, u
   const uint8_t flags = (wait.waited ? format::kTraceWaited : 0) |
                         (wait.failed ? format::kTraceFailed : 0) |
                         (wait.arrived_last ? format::kTraceArrivedLast : 0) |
-                        (wait.cancelled ? format::kTraceCancelled : 0);
+                        (wait.cancelled ? format::kTraceInterrupted : 0);
   if (wait.waited || g_runtime.trace.min_wait_ticks != 0)
     write_wait(self, lock, site, op, generation_of(recorded), wait.start_ticks, wait.end_ticks,
                flags, wait.begun);

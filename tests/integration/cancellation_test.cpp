@@ -13,23 +13,25 @@ namespace {
 
 using format::Operation;
 
-// What the fixture measured, from its stderr line "waited cond C timed T sem S ns; spinner pairs
-// P".
+// What the fixture measured, from its stderr line
+// "waited cond C timed T sem S interrupted I ns; spinner pairs P".
 struct Measured {
-  long long cond_ns = -1, timed_ns = -1, sem_ns = -1;
+  long long cond_ns = -1, timed_ns = -1, sem_ns = -1, interrupted_ns = -1;
   long spinner_pairs = -1;
 };
 Measured measured_by(const std::string& err) {
   Measured m;
   const size_t at = err.find("waited cond ");
   if (at != std::string::npos)
-    std::sscanf(err.c_str() + at, "waited cond %lld timed %lld sem %lld ns; spinner pairs %ld",
-                &m.cond_ns, &m.timed_ns, &m.sem_ns, &m.spinner_pairs);
+    std::sscanf(err.c_str() + at,
+                "waited cond %lld timed %lld sem %lld interrupted %lld ns; spinner pairs %ld",
+                &m.cond_ns, &m.timed_ns, &m.sem_ns, &m.interrupted_ns, &m.spinner_pairs);
   return m;
 }
 
-// A cancelled condition or semaphore wait is a wait that failed, from the call to the
-// cancellation (the fixture sleeps 50 ms once the waiter sleeps); a condition wait's mutex is not
+// A cancelled condition or semaphore wait, or a semaphore wait a signal handler interrupted, is a
+// wait that failed, from the call to the cancellation or the signal (the fixture sleeps 50 ms once
+// the waiter sleeps); a condition wait's mutex is not
 // held through it; neither object counts the thread as a waiter afterwards. Before, the condition
 // waits were missing, the mutex counted as held for their whole length (~100 ms a hold of
 // microseconds), the condvar counted a waiter for the rest of the run, and the cancelled sem_wait
@@ -52,12 +54,14 @@ TEST(Cancellation, ACancelledWaitIsAFailedWaitAndItsMutexIsNotHeldThroughIt) {
     };
     for (const Wait& w : {Wait{"cond-wait", Operation::kCondWait, measured.cond_ns},
                           Wait{"timed-wait", Operation::kCondTimedWait, measured.timed_ns},
-                          Wait{"sem-wait", Operation::kSemWait, measured.sem_ns}}) {
+                          Wait{"sem-wait", Operation::kSemWait, measured.sem_ns},
+                          // Interrupted by a signal handler (EINTR): before, its wait was lost.
+                          Wait{"sem-interrupted", Operation::kSemWait, measured.interrupted_ns}}) {
       SCOPED_TRACE(w.marker);
       const FoundSite site = find_site(process, "thread_cancel", w.marker, w.op);
-      ASSERT_NE(site.site, nullptr) << "the cancelled wait is missing";
+      ASSERT_NE(site.site, nullptr) << "the wait is missing";
       EXPECT_EQ(site.site->count, 1u);
-      EXPECT_EQ(site.site->failed, 1u) << "cancelled: it did not complete";
+      EXPECT_EQ(site.site->failed, 1u) << "it did not complete";
       EXPECT_EQ(site.site->acquisitions(), 0u);
       EXPECT_GE(site.site->wait_sum_ns, 50 * kMs) << "asleep 50 ms before its cancellation";
       EXPECT_LE(site.site->wait_sum_ns, static_cast<uint64_t>(w.measured_ns));
@@ -90,7 +94,7 @@ TEST(Cancellation, ACancelledWaitIsAFailedWaitAndItsMutexIsNotHeldThroughIt) {
     int cancelled_waiters = 0;
     for (const ThreadSummary& thread : process.threads)
       if (!(thread.flags & format::kThreadMain) && thread.failed == 1) ++cancelled_waiters;
-    EXPECT_EQ(cancelled_waiters, 3);
+    EXPECT_EQ(cancelled_waiters, 4) << "three cancelled, one interrupted";
   }
 }
 

@@ -109,7 +109,8 @@ INSTANTIATE_TEST_SUITE_P(
                       // thousands of keys); locks after the thread-exit destructor.
                       TracedFixture{"signal_during_merge", {"2"}},
                       TracedFixture{"thread_exit_locks", {"4"}},
-                      // Condition and semaphore waits cancelled inside the call (kTraceCancelled).
+                      // Condition and semaphore waits cancelled or interrupted inside the call
+                      // (kTraceInterrupted).
                       TracedFixture{"thread_cancel", {"20"}}),
     [](const ::testing::TestParamInfo<TracedFixture>& param_info) {
       return param_info.param.name;
