@@ -183,7 +183,12 @@ class Summarizer {
       for (size_t i = held.size(); i-- > 0;) {
         if (held[i].object != event.object) continue;
         SiteSummary& acquired_at = *held[i].site;
-        const uint64_t ticks = event.ticks - held[i].start_ticks - held[i].paused_ticks;
+        // A re-lock inside an outer hold of the same lock adds no time, as the runtime counts it
+        // (the outer hold covers it).
+        bool nested = false;
+        for (size_t k = 0; k < i; ++k) nested = nested || held[k].object == event.object;
+        const uint64_t ticks =
+            nested ? 0 : event.ticks - held[i].start_ticks - held[i].paused_ticks;
         add_duration(trace.ticks_to_ns(ticks), acquired_at.hold_sum_ns, acquired_at.hold_max_ns,
                      acquired_at.hold);
         ++acquired_at.hold_samples;

@@ -453,8 +453,12 @@ void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThre
     // A thread that could not be paused may have begun it after `now`: not a hold yet.
     if (!timed || held.entry == nullptr || held.epoch != own_epoch(t) || held.start_ticks > now)
       continue;
-    const uint64_t ticks =
-        let_go_by_wait ? held.paused_ticks : now - held.start_ticks + held.paused_ticks;
+    // A re-lock inside an outer hold of the same lock (further down the stack) adds no time.
+    bool nested = false;
+    for (uint32_t k = 0; k < i; ++k) nested = nested || t.held[k].lock == held.lock;
+    const uint64_t ticks = nested           ? 0
+                           : let_go_by_wait ? held.paused_ticks
+                                            : now - held.start_ticks + held.paused_ticks;
     SiteStats* entry = all.find_or_insert(held.entry->key);
     if (SiteDetail* detail = entry ? all.detail(*entry) : nullptr) {
       all.record_hold(*detail, rt.clock.to_ns(ticks), 1);

@@ -687,6 +687,14 @@ inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   return acquire_cached(self, cached, calls);
 }
 
+// Whether the thread holds `held`'s lock in another hold than `held` (which may be a copy taken
+// off the stack): a re-lock inside an outer hold of it.
+inline bool held_further_out(const ThreadState& self, const HeldLock& held) {
+  for (uint32_t i = 0; i < self.held_depth && i < kMaxHeldLocks; ++i)
+    if (&self.held[i] != &held && self.held[i].lock == held.lock) return true;
+  return false;
+}
+
 // Takes the thread's hold `i` off its held stack (the holds above it move down) and returns it: a
 // release of a lock held under others.
 inline HeldLock take_held(ThreadState& self, uint32_t i) {

@@ -1,6 +1,8 @@
 // The runtime never changes behaviour: same output, same return codes, same errno.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "lockscope_harness.h"
 
 namespace lockscope::testing {
@@ -69,6 +71,39 @@ TEST(Semantics, ATimedOutWaitsStackIsShownAndCountedAmongTheWaits) {
   ASSERT_NE(at, std::string::npos) << report.out;
   const std::string header = report.out.substr(at, report.out.find('\n', at) - at);
   EXPECT_NE(header.find(line + " (1 of 1 waits captured)"), std::string::npos) << header;
+}
+
+// A lock held again inside its own hold (a recursive mutex locked 5 deep, a read lock taken twice,
+// each held ~100 ms) is held once, for that long: each level counted the whole, and the mutex
+// showed 503 ms held in a 100 ms span, labelled exact. The fixture measured each span itself.
+TEST(Semantics, ALockHeldAgainInsideItsOwnHoldIsHeldOnceForItsTime) {
+  for (const char* mode : {"summary", "trace"}) {
+    SCOPED_TRACE(mode);
+    TemporaryDirectory dir;
+    CommandResult recorded;
+    const ProcessProfile process =
+        record_program_unchanged(dir, {fixture("recursive_holds")}, nullptr, &recorded,
+                                 std::string(mode) == "trace" ? std::vector<std::string>{"--trace"}
+                                                              : std::vector<std::string>{});
+    long long mutex_span = 0, read_span = 0;
+    const size_t at = recorded.err.find("spans mutex ");
+    ASSERT_NE(at, std::string::npos) << recorded.err;
+    std::sscanf(recorded.err.c_str() + at, "spans mutex %lld read %lld", &mutex_span, &read_span);
+    const FoundSite mutex =
+        find_site(process, "recursive_holds", "recursive-lock", Operation::kLock);
+    ASSERT_NE(mutex.site, nullptr);
+    EXPECT_EQ(mutex.site->count, 5u);
+    EXPECT_GE(mutex.site->hold_sum_ns, 100 * kMs);
+    EXPECT_LE(mutex.site->hold_sum_ns, static_cast<uint64_t>(mutex_span));
+    const FoundSite outer =
+        find_site(process, "recursive_holds", "outer-read", Operation::kReadLock);
+    const FoundSite inner =
+        find_site(process, "recursive_holds", "inner-read", Operation::kReadLock);
+    ASSERT_NE(outer.site, nullptr);
+    ASSERT_NE(inner.site, nullptr);
+    EXPECT_GE(outer.site->hold_sum_ns, 100 * kMs);
+    EXPECT_LE(outer.site->hold_sum_ns + inner.site->hold_sum_ns, static_cast<uint64_t>(read_span));
+  }
 }
 
 }  // namespace
