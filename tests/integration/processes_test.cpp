@@ -400,5 +400,38 @@ TEST(Processes, ASignalSentToLockscopeReachesTheDaemonItWaitsFor) {
   EXPECT_EQ(running_markers_left(dir.path()), 0u);
 }
 
+// daemon(3): glibc's ends the parent with its internal _exit, which lockscope did not see: the
+// parent's profile was never written, and lockscope stopped waiting before the daemon's marker
+// existed ("no profile was written ... killed by SIGKILL"; the daemon's profile came later,
+// unread). Now both processes are in the profile, and lockscope returned after the daemon did.
+TEST(Processes, ADaemonMadeByDaemon3IsWaitedForAndItsParentsProfileWritten) {
+  TemporaryDirectory dir, work;
+  const std::string report = work / "report";
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("daemon_call"), report});
+  EXPECT_EQ(recorded.exit_status, 0) << recorded.err;
+  const std::string text = slurp(report);
+  int daemon_pid = 0;
+  ASSERT_EQ(std::sscanf(text.c_str(), "daemon=%d", &daemon_pid), 1)
+      << "lockscope ended before the daemon did\n"
+      << recorded.err;
+  const Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 2u) << recorded.err;
+  const ProcessProfile* daemon = process_with_pid(profile, daemon_pid);
+  ASSERT_NE(daemon, nullptr);
+  const FoundSite daemon_lock = find_site(*daemon, "daemon_call", "daemon-lock", Operation::kLock);
+  ASSERT_NE(daemon_lock.site, nullptr);
+  EXPECT_EQ(daemon_lock.site->count, 5u);
+  const ProcessProfile& parent = profile.processes[0].pid == static_cast<uint32_t>(daemon_pid)
+                                     ? profile.processes[1]
+                                     : profile.processes[0];
+  EXPECT_EQ(parent.exit_path, format::ExitPath::kUnderscoreExit);
+  EXPECT_EQ(parent.exit_status, 0);
+  const FoundSite parent_lock = find_site(parent, "daemon_call", "parent-lock", Operation::kLock);
+  ASSERT_NE(parent_lock.site, nullptr);
+  EXPECT_EQ(parent_lock.site->count, 1u);
+  EXPECT_EQ(running_markers_left(dir.path()), 0u);
+}
+
 }  // namespace
 }  // namespace lockscope::testing
