@@ -62,7 +62,14 @@ bool is_fatal(int signal_number) {
   return false;
 }
 
-void on_fatal_signal(int signal_number, siginfo_t*, void*) {
+void on_fatal_signal(int signal_number, siginfo_t* info, void*) {
+  // Process 1 of a PID namespace (a container's init): the kernel ignores a signal sent to it
+  // while its disposition is the default (from outside its namespace only SIGKILL and SIGSTOP get
+  // through). The stand-in is no default: the signal reached it, the profile was written as the
+  // process's end, the re-raise was ignored, and the program ran on unrecorded (its report said
+  // "ended by SIGTERM"). A signal sent (si_code <= 0: kill, tgkill, sigqueue, a timer, the
+  // kernel's SIGPIPE) is ignored here as it would be; a fault ends it as any process.
+  if (getpid() == 1 && info != nullptr && info->si_code <= 0) return;
   const int saved_errno = errno;
   write_profile_on_signal(signal_number);
   // Die of it as if we had never been here: the default action, unblocked, raised again. A

@@ -133,6 +133,37 @@ TEST(FatalSignals, ASignalArrivingWhileTheProfileIsWrittenAtExitLosesNothing) {
   }
 }
 
+// Process 1 of a PID namespace (a container's init) ignores a signal whose disposition is the
+// default. The stand-in handler received it, wrote the profile as the process's end, and its
+// re-raise was ignored: the program ran on, exit 7, and the report said "ended by SIGTERM" with
+// none of its later locks. Now it is ignored as plain, and the profile is the real end's.
+TEST(FatalSignals, ANamespacesInitIgnoresASentSignalAsPlainAndIsRecordedToItsRealEnd) {
+  const std::string unshare = "/usr/bin/unshare";  // util-linux, in every Debian
+  ASSERT_EQ(access(unshare.c_str(), X_OK), 0) << unshare;
+  const CommandResult probe = run_command({unshare, "--pid", "--fork", "/bin/true"});
+  if (probe.exit_status != 0) GTEST_SKIP() << "no PID namespaces here: " << probe.err;
+  TemporaryDirectory dir;
+  const std::vector<std::string> program = {unshare, "--pid", "--fork", fixture("namespace_init")};
+  const CommandResult plain = run_command(program);
+  EXPECT_EQ(plain.exit_status, 7);
+  std::vector<std::string> command = {LOCKSCOPE_CLI, "record", "-o", dir.path(), "--"};
+  command.insert(command.end(), program.begin(), program.end());
+  const CommandResult recorded = run_command(command);
+  EXPECT_EQ(recorded.exit_status, 7) << recorded.err;
+  EXPECT_EQ(recorded.out, plain.out);
+  const Profile profile = load_profile(dir.path());
+  const ProcessProfile* init = nullptr;
+  for (const ProcessProfile& process : profile.processes)
+    if (process.pid == 1) init = &process;
+  ASSERT_NE(init, nullptr) << recorded.err;
+  EXPECT_EQ(init->exit_path, format::ExitPath::kExit);
+  EXPECT_EQ(init->exit_status, 7);
+  const FoundSite site =
+      find_site(*init, "namespace_init", "after-signal", format::Operation::kLock);
+  ASSERT_NE(site.site, nullptr);
+  EXPECT_EQ(site.site->count, 1000u);
+}
+
 TEST(FatalSignals, SigtermToLockscopeGoesToTheProgramAndLockscopeWaitsForIt) {
   TemporaryDirectory dir, capture;
   const StartedCommand started = start_command(
