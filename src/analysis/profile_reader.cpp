@@ -119,6 +119,10 @@ class SectionSet {
   SectionSet(const std::string& bytes) : bytes_(bytes) {}
 
   void parse() {
+    // Empty: a process that gave up root kept its file open from then on, to write at its end
+    // (interpose_credentials.cpp), and ended without it.
+    if (bytes_.empty())
+      throw BadFile("empty: the process ended without writing its profile (killed by SIGKILL?)");
     if (bytes_.size() < sizeof(format::FileHeader))
       throw BadFile(fmt::format("truncated: {} bytes, shorter than the file header", bytes_.size()));
     format::FileHeader header;

@@ -564,6 +564,21 @@ bool write_piece(int fd, const void* piece, size_t size, uint64_t& offset, uint6
 }
 
 // The whole file from its start, piece by piece.
+bool write_all(int fd, const FilePieces& file);
+
+// The file into the process's kept profile file (Runtime::kept_profile_fd), from its start, when
+// that descriptor still is that file.
+bool write_kept_profile(Runtime& rt, const FilePieces& file) {
+  struct stat status;
+  if (rt.kept_profile_fd < 0 || fstat(rt.kept_profile_fd, &status) != 0 ||
+      status.st_dev != rt.kept_profile_device || status.st_ino != rt.kept_profile_inode) {
+    errno = EACCES;
+    return false;
+  }
+  return lseek(rt.kept_profile_fd, 0, SEEK_SET) == 0 && ftruncate(rt.kept_profile_fd, 0) == 0 &&
+         write_all(rt.kept_profile_fd, file);
+}
+
 bool write_all(int fd, const FilePieces& file) {
   const uint64_t limit = file_size_limit();
   uint64_t offset = 0;
@@ -694,14 +709,26 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   // Readable whatever the program's umask (0777 left a file of mode 0 that lockscope, run by the
   // same user, could not open).
   if (fd >= 0) fchmod(fd, 0644);
-  const bool written = fd >= 0 && write_all(fd, file);
-  const int write_errno = errno;
-  if (fd >= 0) close(fd);
-  const bool renamed = written && rename(temporary, path_out) == 0;
+  bool renamed = false;
+  if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+    // The process gave up the right to create files here (nginx's workers become www-data): its
+    // file, kept open since then, is written in place.
+    renamed = write_kept_profile(rt, file);
+  } else {
+    const bool written = fd >= 0 && write_all(fd, file);
+    const int write_errno = errno;
+    if (fd >= 0) close(fd);
+    renamed = written && rename(temporary, path_out) == 0;
+    if (!written) errno = write_errno;
+  }
   rt.file_lock.unlock();
   if (!renamed) {
-    RawLine().append("cannot write profile ").append(path_out).append(": ")
-        .append(strerror(written ? errno : write_errno)).emit();
+    RawLine()
+        .append("cannot write profile ")
+        .append(path_out)
+        .append(": ")
+        .append(strerror(errno))
+        .emit();
     unlink(temporary);
     errno = saved_errno;
     return false;

@@ -223,6 +223,12 @@ struct Runtime {
   // a budget of the process's time (StackBudget), besides each thread's own (capture_stack_at).
   std::atomic<uint64_t> shared_stack_ticks{0};
   std::atomic<bool> profile_written{false};
+  // The process's profile file, opened under its final name before the process gave up the right
+  // to create files in the profile directory (setuid and friends: interpose_credentials.cpp), and
+  // which file it is (a program may close the descriptor and reuse its number); -1: none.
+  int kept_profile_fd = -1;
+  uint64_t kept_profile_device = 0;
+  uint64_t kept_profile_inode = 0;
   // The thread writing the process's final profile (process_exit.cpp: write_once), 0 when none is
   // under way, and whether the process ends with that write (any path but exec).
   std::atomic<uint32_t> final_writer_tid{0};

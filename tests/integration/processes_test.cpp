@@ -433,5 +433,22 @@ TEST(Processes, ADaemonMadeByDaemon3IsWaitedForAndItsParentsProfileWritten) {
   EXPECT_EQ(running_markers_left(dir.path()), 0u);
 }
 
+// A process that gives up root for another user (setuid) can no longer create files in the profile
+// directory root made: its profile was lost at exit ("cannot write profile ...: Permission
+// denied"; nginx's workers were missing from the report). The file it keeps open from before the
+// change is written in place: every lock is there, before and after.
+TEST(Processes, AProcessThatGivesUpRootStillWritesItsProfile) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give it up";
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "drops_privileges");
+  EXPECT_EQ(process.exit_path, format::ExitPath::kExit);
+  const FoundSite before = find_site(process, "drops_privileges", "before-drop", Operation::kLock);
+  const FoundSite after = find_site(process, "drops_privileges", "after-drop", Operation::kLock);
+  ASSERT_NE(before.site, nullptr);
+  ASSERT_NE(after.site, nullptr);
+  EXPECT_EQ(before.site->count, 10u);
+  EXPECT_EQ(after.site->count, 20u);
+}
+
 }  // namespace
 }  // namespace lockscope::testing

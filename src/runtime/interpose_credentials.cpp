@@ -1,0 +1,78 @@
+// The calls that change a process's user: setuid, seteuid, setreuid, setresuid, interposed. A
+// server started as root drops to its own user (nginx's workers become www-data) and can then no
+// longer create files in a profile directory root made: its profile was lost at exit ("cannot
+// write profile ...: Permission denied", on the server's own error log), and the report showed
+// the master alone, with no word of its workers. Before the real call, while the process still
+// may, its profile file is created under its final name and kept open (close-on-exec): the
+// writer writes it in place when the directory refuses its temporary file (profile_writer.cpp).
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/profile_format.h"
+#include "runtime/cancellation.h"
+#include "runtime/interpose.h"
+#include "runtime/runtime_state.h"
+
+namespace {
+
+using lockscope::runtime::RuntimeStatus;
+
+void keep_profile_file() {
+  auto& rt = lockscope::runtime::runtime();
+  if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady) ||
+      static_cast<uint32_t>(getpid()) != rt.pid || rt.kept_profile_fd >= 0 || !rt.directory[0])
+    return;
+  lockscope::runtime::NoCancellation no_cancellation;  // setuid is no cancellation point
+  const int saved_errno = errno;
+  char path[4200];
+  const int length = snprintf(path, sizeof(path), "%s/%u-%llu%s", rt.directory, rt.pid,
+                              static_cast<unsigned long long>(rt.start_realtime_ns),
+                              lockscope::format::kFileSuffix);
+  struct stat status;
+  if (length > 0 && length < 4096) {
+    const int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0 && fchmod(fd, 0644) == 0 && fstat(fd, &status) == 0) {
+      rt.kept_profile_device = status.st_dev;
+      rt.kept_profile_inode = status.st_ino;
+      rt.kept_profile_fd = fd;
+    } else if (fd >= 0) {
+      close(fd);
+    }
+  }
+  errno = saved_errno;
+}
+
+template <typename Function>
+Function next(const char* name) {
+  return reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+}
+
+}  // namespace
+
+LOCKSCOPE_EXPORT int setuid(uid_t uid) {
+  static auto real = next<int (*)(uid_t)>("setuid");
+  keep_profile_file();
+  return real(uid);
+}
+
+LOCKSCOPE_EXPORT int seteuid(uid_t euid) {
+  static auto real = next<int (*)(uid_t)>("seteuid");
+  keep_profile_file();
+  return real(euid);
+}
+
+LOCKSCOPE_EXPORT int setreuid(uid_t ruid, uid_t euid) {
+  static auto real = next<int (*)(uid_t, uid_t)>("setreuid");
+  keep_profile_file();
+  return real(ruid, euid);
+}
+
+LOCKSCOPE_EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid) {
+  static auto real = next<int (*)(uid_t, uid_t, uid_t)>("setresuid");
+  keep_profile_file();
+  return real(ruid, euid, suid);
+}
