@@ -55,6 +55,14 @@ void finish_condition_wait(ThreadState* self, Operation op, pthread_cond_t* cond
   uint64_t woken = end, released = end;  // the waking signal; the signaller's release of the mutex
   if (slot) {
     lockscope::runtime::leave_waiters(slot->waiters);
+    // No more unsignalled waiters than threads still waiting: this one was, or its timeout or
+    // cancellation ended it unsignalled (which, of several, is not known).
+    const uint64_t inside = slot->waiters.load(std::memory_order_relaxed);
+    auto& unsignalled = lockscope::runtime::unsignalled_waiters(*slot);
+    uint64_t pending = unsignalled.load(std::memory_order_relaxed);
+    while (pending > inside &&
+           !unsignalled.compare_exchange_weak(pending, inside, std::memory_order_relaxed)) {
+    }
     const uint64_t signalled = slot->last_signal_ticks.load(std::memory_order_acquire);
     if (!timed_out && signalled > start && signalled < end) {
       woken = released = signalled;
@@ -137,7 +145,10 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
   HeldLock* held = held_entry(*self, mutex);
   const uint64_t start = rt.clock.now();
   if (held && held->stamped) held->paused_ticks += start - held->start_ticks;
-  if (slot) slot->waiters.fetch_add(1, std::memory_order_relaxed);
+  if (slot) {
+    slot->waiters.fetch_add(1, std::memory_order_relaxed);
+    lockscope::runtime::unsignalled_waiters(*slot).fetch_add(1, std::memory_order_relaxed);
+  }
   const auto& sink = lockscope::runtime::sink();
   sink.mark(*self, lockscope::format::TraceKind::kWaitBegin, condition, op, site, start, 0);
   if (held) sink.mark(*self, lockscope::format::TraceKind::kHoldPause, mutex, op, site, start, 0);
@@ -166,11 +177,21 @@ int send(Operation op, pthread_cond_t* condition, uintptr_t site, Send real_send
   ThreadState* self = lockscope::runtime::current_thread();
   if (self == nullptr) return real_send();
   const int saved_errno = errno;
-  int waiters = -1;
+  int woke = -1;  // whether it woke a thread (-1: not known)
   const lockscope::runtime::LocatedSite located =
       lockscope::runtime::locate_site(*self, condition, op, site);
   if (LockSlot* slot = located.slot) {
-    waiters = static_cast<int>(slot->waiters.load(std::memory_order_relaxed));
+    const auto waiters = slot->waiters.load(std::memory_order_relaxed);
+    // A signal wakes one of the waiters no earlier signal woke, a broadcast all of them.
+    auto& unsignalled = lockscope::runtime::unsignalled_waiters(*slot);
+    uint64_t pending = unsignalled.load(std::memory_order_relaxed);
+    for (;;) {
+      const uint64_t wakeable = pending < waiters ? pending : waiters;
+      woke = wakeable != 0;
+      if (wakeable == 0) break;
+      const uint64_t left = op == Operation::kCondBroadcast ? 0 : wakeable - 1;
+      if (unsignalled.compare_exchange_weak(pending, left, std::memory_order_relaxed)) break;
+    }
     // Which lock a woken waiter may still wait for: our innermost, released later (finish_held).
     HeldLock* innermost = self->held_depth ? &self->held[self->held_depth - 1] : nullptr;
     signaller_held_slot(*slot).store(innermost ? innermost->slot + 1 : 0,
@@ -179,13 +200,17 @@ int send(Operation op, pthread_cond_t* condition, uintptr_t site, Send real_send
     // A woken waiter re-takes the mutex, and waits if this thread still holds it: time this hold
     // exactly when its start was read (the mutex was waited on before).
     if (innermost && waiters > 0 && innermost->stamped) innermost->made_wait = true;
-    slot->last_signal_ticks.store(lockscope::runtime::g_runtime.clock.now(),
-                                  std::memory_order_release);
+    // The wake-up time of the waiter it woke (its condition wait ends there); one that woke nobody
+    // is no waiter's (a broadcast, 50 ms still holding the mutex, a second broadcast: the waiter
+    // woke at the first, then waited 50 ms for the mutex, all of it counted as condition wait).
+    if (woke > 0)
+      slot->last_signal_ticks.store(lockscope::runtime::g_runtime.clock.now(),
+                                    std::memory_order_release);
   }
   errno = saved_errno;
   const int result = real_send();
   const int result_errno = errno;
-  lockscope::runtime::sink().event(*self, condition, op, site, waiters);
+  lockscope::runtime::sink().event(*self, condition, op, site, woke);
   errno = result_errno;
   return result;
 }

@@ -4,6 +4,8 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "lockscope_harness.h"
 
 namespace lockscope::testing {
@@ -287,6 +289,39 @@ TEST(CondVarWakeups, AMutexRowSaysWhichOfItsWaitsWereReacquisitions) {
       report.out.find("in " + std::to_string(kRounds) + " re-acquisitions inside condition waits)"),
       std::string::npos)
       << report.out;
+}
+
+// A broadcast wakes the one waiter; the signaller keeps the mutex 50 ms, then broadcasts 999 times
+// more and lets go. A woken thread stays in its call until it has the mutex again, and the runtime
+// counted each later broadcast as one that woke it ("woke 1,000" for 1 wait; pigz: 547 for 338
+// waits), and took the latest as its wake-up: the 50 ms it waited for the mutex were counted as
+// condition wait. Now 1 broadcast woke it, 999 nobody, and the re-acquire waited from the first
+// broadcast to the signaller's release (the fixture's own clock readings bound it).
+TEST(CondVarWakeups, OnlyTheSignalThatWokeAWaiterCountsAsWakingItAndEndsItsWait) {
+  TemporaryDirectory dir;
+  CommandResult recorded;
+  const ProcessProfile process =
+      record_program_unchanged(dir, {fixture("signals_after_wake")}, nullptr, &recorded);
+  long long first = 0, released = 0;
+  const size_t at = recorded.err.find("first broadcast ");
+  ASSERT_NE(at, std::string::npos) << recorded.err;
+  std::sscanf(recorded.err.c_str() + at, "first broadcast %lld released %lld", &first, &released);
+  const FoundSite one = lockscope::testing::find_site(process, "signals_after_wake",
+                                                      "first-broadcast", Operation::kCondBroadcast);
+  const FoundSite more = lockscope::testing::find_site(
+      process, "signals_after_wake", "more-broadcasts", Operation::kCondBroadcast);
+  ASSERT_NE(one.site, nullptr);
+  ASSERT_NE(more.site, nullptr);
+  EXPECT_EQ(one.site->with_waiters, 1u);
+  EXPECT_EQ(more.site->count, 999u);
+  EXPECT_EQ(more.site->with_waiters, 0u) << "the waiter was woken already";
+  EXPECT_EQ(more.site->without_waiters, 999u);
+  const FoundSite reacquire = lockscope::testing::find_site(process, "signals_after_wake", "wait",
+                                                            Operation::kCondReacquire);
+  ASSERT_NE(reacquire.site, nullptr);
+  EXPECT_EQ(reacquire.site->contended, 1u);
+  EXPECT_GE(reacquire.site->wait_sum_ns, 50 * kMs) << "waited for the mutex the signaller kept";
+  EXPECT_LE(reacquire.site->wait_sum_ns, static_cast<uint64_t>(released - first) + 5 * kMs);
 }
 
 }  // namespace
