@@ -41,10 +41,8 @@ TEST(Cancellation, ACancelledWaitIsAFailedWaitAndItsMutexIsNotHeldThroughIt) {
     SCOPED_TRACE(mode);
     TemporaryDirectory dir;
     CommandResult recorded;
-    const ProcessProfile process =
-        record_program_unchanged(dir, {fixture("thread_cancel"), "20"}, nullptr, &recorded,
-                                 std::string(mode) == "trace" ? std::vector<std::string>{"--trace"}
-                                                              : std::vector<std::string>{});
+    const ProcessProfile process = record_program_unchanged(
+        dir, {fixture("thread_cancel"), "20"}, nullptr, &recorded, record_options_for(mode));
     const Measured measured = measured_by(recorded.err);
     ASSERT_GT(measured.sem_ns, 0) << recorded.err;
     struct Wait {

@@ -211,6 +211,10 @@ Profile record_all_unchanged(const TemporaryDirectory& dir, const std::vector<st
   return profile;
 }
 
+std::vector<std::string> record_options_for(const std::string& mode) {
+  return mode == "trace" ? std::vector<std::string>{"--trace"} : std::vector<std::string>{};
+}
+
 ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
                                         const std::vector<std::string>& program,
                                         const std::vector<std::string>* environment,

@@ -90,6 +90,8 @@ ProcessProfile record_program_unchanged(const TemporaryDirectory& dir,
                                         const std::vector<std::string>* environment = nullptr,
                                         CommandResult* recorded = nullptr,
                                         const std::vector<std::string>& record_options = {});
+// The `lockscope record` options of a test run in `mode`: "trace" (--trace) or "summary" (none).
+std::vector<std::string> record_options_for(const std::string& mode);
 // The same for a fixture with its arguments.
 ProcessProfile record_unchanged(const TemporaryDirectory& dir, const std::string& fixture_name,
                                 const std::vector<std::string>& args = {},

@@ -87,9 +87,7 @@ TEST(Robustness, ASignalHandlersLocksNeverTakeTheCacheEntryOfTheAcquisitionTheyI
         record_program_unchanged(dir,
                                  {fixture("signal_during_merge"), std::to_string(kPasses),
                                   std::to_string(kWorkerLocks), "0", "2000"},
-                                 nullptr, &recorded,
-                                 std::string(mode) == "trace" ? std::vector<std::string>{"--trace"}
-                                                              : std::vector<std::string>{});
+                                 nullptr, &recorded, record_options_for(mode));
     const size_t at = recorded.err.find("handled ");
     ASSERT_NE(at, std::string::npos) << recorded.err;
     char* end = nullptr;
@@ -120,10 +118,9 @@ TEST(Robustness, AForkFromASignalHandlerThatInterruptedALockCallLeavesAWorkingCh
     SCOPED_TRACE(mode);
     TemporaryDirectory dir;
     CommandResult recorded;
-    const Profile profile = record_all_unchanged(
-        dir, {fixture("fork_in_signal_handler"), std::to_string(kForks)}, nullptr, &recorded,
-        std::string(mode) == "trace" ? std::vector<std::string>{"--trace"}
-                                     : std::vector<std::string>{});
+    const Profile profile =
+        record_all_unchanged(dir, {fixture("fork_in_signal_handler"), std::to_string(kForks)},
+                             nullptr, &recorded, record_options_for(mode));
     EXPECT_NE(recorded.out.find("bad children 0"), std::string::npos)
         << recorded.out << recorded.err;
     const size_t at = recorded.err.find("passes ");

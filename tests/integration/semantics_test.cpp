@@ -81,10 +81,8 @@ TEST(Semantics, ALockHeldAgainInsideItsOwnHoldIsHeldOnceForItsTime) {
     SCOPED_TRACE(mode);
     TemporaryDirectory dir;
     CommandResult recorded;
-    const ProcessProfile process =
-        record_program_unchanged(dir, {fixture("recursive_holds")}, nullptr, &recorded,
-                                 std::string(mode) == "trace" ? std::vector<std::string>{"--trace"}
-                                                              : std::vector<std::string>{});
+    const ProcessProfile process = record_program_unchanged(
+        dir, {fixture("recursive_holds")}, nullptr, &recorded, record_options_for(mode));
     long long mutex_span = 0, read_span = 0;
     const size_t at = recorded.err.find("spans mutex ");
     ASSERT_NE(at, std::string::npos) << recorded.err;
