@@ -56,6 +56,11 @@ SigactionFunction real_sigaction() {
   return f;
 }
 
+bool is_fault(int signal_number) {
+  return signal_number == SIGSEGV || signal_number == SIGBUS || signal_number == SIGILL ||
+         signal_number == SIGFPE || signal_number == SIGSYS;
+}
+
 bool is_fatal(int signal_number) {
   for (int s : kFatalSignals)
     if (s == signal_number) return true;
@@ -63,13 +68,14 @@ bool is_fatal(int signal_number) {
 }
 
 void on_fatal_signal(int signal_number, siginfo_t* info, void*) {
-  // Process 1 of a PID namespace (a container's init): the kernel ignores a signal sent to it
+  // Process 1 of a PID namespace (a container's init): the kernel ignores every signal but a fault
   // while its disposition is the default (from outside its namespace only SIGKILL and SIGSTOP get
   // through). The stand-in is no default: the signal reached it, the profile was written as the
   // process's end, the re-raise was ignored, and the program ran on unrecorded (its report said
-  // "ended by SIGTERM"). A signal sent (si_code <= 0: kill, tgkill, sigqueue, a timer, the
-  // kernel's SIGPIPE) is ignored here as it would be; a fault ends it as any process.
-  if (getpid() == 1 && info != nullptr && info->si_code <= 0) return;
+  // "ended by SIGTERM"). Such a signal (sent, a timer's, a terminal's, SIGPIPE, SIGXCPU...) is
+  // ignored here as it would be; a fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGSYS raised by the
+  // kernel for an instruction: si_code > 0) ends it as any process.
+  if (getpid() == 1 && !(is_fault(signal_number) && info != nullptr && info->si_code > 0)) return;
   const int saved_errno = errno;
   write_profile_on_signal(signal_number);
   // Die of it as if we had never been here: the default action, unblocked, raised again. A

@@ -181,11 +181,11 @@ int send(Operation op, pthread_cond_t* condition, uintptr_t site, Send real_send
   const lockscope::runtime::LocatedSite located =
       lockscope::runtime::locate_site(*self, condition, op, site);
   if (LockSlot* slot = located.slot) {
-    const auto waiters = slot->waiters.load(std::memory_order_relaxed);
+    uint32_t waiters = slot->waiters.load(std::memory_order_relaxed);
     // A signal wakes one of the waiters no earlier signal woke, a broadcast all of them.
     auto& unsignalled = lockscope::runtime::unsignalled_waiters(*slot);
     uint64_t pending = unsignalled.load(std::memory_order_relaxed);
-    for (;;) {
+    for (;; waiters = slot->waiters.load(std::memory_order_relaxed)) {
       const uint64_t wakeable = pending < waiters ? pending : waiters;
       woke = wakeable != 0;
       if (wakeable == 0) break;

@@ -44,10 +44,12 @@ bool is_profiled_process() {
 // Every catchable signal blocked for the final write: a signal whose default action ends the
 // process, arriving while the profile is written, ended it half-way through the write, and the
 // profile was lost (a multiprocessing pool sends SIGTERM to its workers as they exit; plain, they
-// are gone before it comes). `restore`: the mask comes back afterwards (before an exec, whose new
-// image inherits it; in a signal handler, where it is full anyway). Otherwise the process ends
-// next and the signal stays pending, so the process ends with its own status: as plain, where the
-// signal would have come after its end.
+// are gone before it comes). `restore`: the mask comes back afterwards: before an exec (whose new
+// image inherits it), in a signal handler (where it is full anyway), and at exit(), after which
+// other libraries' destructors and stdio's flush still run (a flush into a closed pipe must still
+// die of SIGPIPE, a hang there still yield to Ctrl-C); a signal that came meanwhile then acts, on
+// a process whose profile is written. Only at _exit does the process end next: the signal stays
+// pending and the process ends with its own status, as plain, where it would have come later.
 class SignalsHeld {
  public:
   explicit SignalsHeld(bool restore) : restore_(restore) {
@@ -70,15 +72,18 @@ class SignalsHeld {
 // end the process half-way through the write. It waits for the write (bounded: a server's takes
 // ~0.1 s); when the process ends with that write, it then waits for that end, which comes with the
 // program's own status, as plain (bounded too: the signal's default action follows otherwise).
+// A write that ends the process keeps its writer's tid afterwards: a signal left pending in that
+// thread by the write then ends it at once. Between the writer's claim (profile_written) and its
+// tid, a few instructions: a writer not yet named is waited for a few milliseconds.
 void wait_for_final_write(uint32_t tid) {
-  lockscope::runtime::NoCancellation no_cancellation;  // nanosleep is a cancellation point
   auto& rt = runtime();
   const timespec millisecond{0, 1000000};
   for (int waited = 0; waited < 10000; ++waited) {
     const uint32_t writer = rt.final_writer_tid.load(std::memory_order_acquire);
-    if (writer == tid) return;  // this thread's own write, interrupted by a fault in it
-    if (writer == 0 && !rt.final_write_ends_process.load(std::memory_order_acquire)) return;
-    nanosleep(&millisecond, nullptr);
+    if (writer == tid) return;  // this thread's own write: the signal was pending behind it
+    if (writer == 0 && !rt.final_write_ends_process.load(std::memory_order_acquire) && waited >= 5)
+      return;                                       // none under way (an exec's is done)
+    syscall(SYS_nanosleep, &millisecond, nullptr);  // no cancellation point
   }
 }
 
@@ -88,7 +93,7 @@ void wait_for_final_write(uint32_t tid) {
 bool write_once(ExitPath path, int status, char* written, bool from_signal = false) {
   if (!is_profiled_process()) return false;
   auto& rt = runtime();
-  const SignalsHeld held(path == ExitPath::kExec || from_signal);
+  const SignalsHeld held(path != ExitPath::kUnderscoreExit || from_signal);
   const auto tid = static_cast<uint32_t>(syscall(SYS_gettid));
   if (rt.profile_written.exchange(true)) {
     if (from_signal) wait_for_final_write(tid);
@@ -102,7 +107,8 @@ bool write_once(ExitPath path, int status, char* written, bool from_signal = fal
   const bool wrote = lockscope::runtime::write_profile(path, status, written, from_signal);
   if (wrote) lockscope::runtime::mark_process_traces_closed(from_signal);
   if (path != ExitPath::kExec) lockscope::runtime::finish_running_marker();
-  rt.final_writer_tid.store(0, std::memory_order_release);
+  else
+    rt.final_writer_tid.store(0, std::memory_order_release);
   return wrote;
 }
 
@@ -120,7 +126,9 @@ struct ExecGuard {
     lockscope::runtime::judge_exec(target, search_path, verdict);
     rt.exec_target_size = static_cast<uint32_t>(lockscope::runtime::pack_exec_target(
         target, verdict, rt.exec_target, sizeof(rt.exec_target)));
-    if (lockscope::runtime::has_recorded_events() || verdict.reason[0])
+    // A process that gave up root has its profile file open already (interpose_credentials.cpp):
+    // left empty, it would read as a process killed before its end.
+    if (lockscope::runtime::has_recorded_events() || verdict.reason[0] || rt.kept_profile_fd >= 0)
       wrote = write_once(ExitPath::kExec, -1, written);
     rt.exec_target_size = 0;
     errno = saved_errno;

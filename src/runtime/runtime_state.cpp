@@ -270,7 +270,8 @@ void after_fork_in_child() {
   create_running_marker();
   rt.parent_was_profiled = true;
   rt.profile_written.store(false, std::memory_order_relaxed);
-  if (rt.kept_profile_fd >= 0) close(rt.kept_profile_fd);  // the parent's file, not this child's
+  // The parent's file, not this child's: let go of (the descriptor stays the program's to close:
+  // it may have closed ours and reused the number).
   rt.kept_profile_fd = -1;
   rt.final_writer_tid.store(0, std::memory_order_relaxed);  // a parent's thread, not this child's
   rt.final_write_ends_process.store(false, std::memory_order_relaxed);

@@ -62,7 +62,9 @@ TEST(Cancellation, ACancelledWaitIsAFailedWaitAndItsMutexIsNotHeldThroughIt) {
       EXPECT_EQ(site.site->failed, 1u) << "it did not complete";
       EXPECT_EQ(site.site->acquisitions(), 0u);
       EXPECT_GE(site.site->wait_sum_ns, 50 * kMs) << "asleep 50 ms before its cancellation";
-      EXPECT_LE(site.site->wait_sum_ns, static_cast<uint64_t>(w.measured_ns));
+      // Within what the fixture measured around it (the runtime's clock and the fixture's differ
+      // by their calibration: a millisecond's slack).
+      EXPECT_LE(site.site->wait_sum_ns, static_cast<uint64_t>(w.measured_ns) + kMs);
     }
     // The waiters' mutex: held for microseconds before each wait and after it (glibc re-takes it
     // for the clean-up handler, which unlocks it), never through the wait.

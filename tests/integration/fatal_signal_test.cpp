@@ -139,7 +139,7 @@ TEST(FatalSignals, ASignalArrivingWhileTheProfileIsWrittenAtExitLosesNothing) {
 // none of its later locks. Now it is ignored as plain, and the profile is the real end's.
 TEST(FatalSignals, ANamespacesInitIgnoresASentSignalAsPlainAndIsRecordedToItsRealEnd) {
   const std::string unshare = "/usr/bin/unshare";  // util-linux, in every Debian
-  ASSERT_EQ(access(unshare.c_str(), X_OK), 0) << unshare;
+  if (access(unshare.c_str(), X_OK) != 0) GTEST_SKIP() << unshare << " is missing";
   const CommandResult probe = run_command({unshare, "--pid", "--fork", "/bin/true"});
   if (probe.exit_status != 0) GTEST_SKIP() << "no PID namespaces here: " << probe.err;
   TemporaryDirectory dir;
