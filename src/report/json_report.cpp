@@ -15,7 +15,7 @@ namespace {
 
 // 2: every primitive (docs/json-schema.md); lock_order is additive. 3: a lock's, a side's and a
 // thread's wait percentiles are of the waits only.
-inline constexpr int kJsonSchemaVersion = 3;
+inline constexpr int kJsonSchemaVersion = 4;
 
 // The members of a latency distribution, into the object the caller opened (which may add more).
 // `ranked`: what the percentiles are of, when not the whole histogram: a lock's or a thread's
