@@ -183,11 +183,12 @@ std::string why_no_profile(const std::string& directory, const TargetOutcome& ou
         "cleared LD_PRELOAD from its environment)",
         directory);
   // Ended by itself (or by a signal the runtime writes on): an exit path ran, and could not write
-  // (out of file descriptors, or of memory: a program that had closed its stderr never shows why).
+  // (out of file descriptors, or of memory: a program that had closed or replaced its stderr
+  // never shows why, raw_log.h).
   return fmt::format(
       "no profile was written to {}/: the program ended ({}) but its profile could "
-      "not be written (the reason is on the program's stderr, unless it had closed "
-      "it), or it cleared LD_PRELOAD from its environment",
+      "not be written (the reason is on the program's stderr, unless it had closed or "
+      "replaced it), or it cleared LD_PRELOAD from its environment",
       directory,
       outcome.signaled ? fmt::format("signal {}", strsignal(outcome.signal))
                        : fmt::format("exit status {}", outcome.exit_status));
