@@ -32,12 +32,11 @@ void keep_profile_file() {
   const int length = snprintf(path, sizeof(path), "%s/%u-%llu%s", rt.directory, rt.pid,
                               static_cast<unsigned long long>(rt.start_realtime_ns),
                               lockscope::format::kFileSuffix);
-  struct stat status;
   if (length > 0 && length < 4096) {
     const int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd >= 0 && fchmod(fd, 0644) == 0 && fstat(fd, &status) == 0) {
-      rt.kept_profile_device = status.st_dev;
-      rt.kept_profile_inode = status.st_ino;
+    const lockscope::runtime::FileIdentity identity = lockscope::runtime::FileIdentity::of(fd);
+    if (fd >= 0 && fchmod(fd, 0644) == 0 && identity.known) {
+      rt.kept_profile = identity;
       rt.kept_profile_fd = fd;
     } else if (fd >= 0) {
       close(fd);

@@ -569,9 +569,7 @@ bool write_all(int fd, const FilePieces& file);
 // The file into the process's kept profile file (Runtime::kept_profile_fd), from its start, when
 // that descriptor still is that file.
 bool write_kept_profile(Runtime& rt, const FilePieces& file) {
-  struct stat status;
-  if (rt.kept_profile_fd < 0 || fstat(rt.kept_profile_fd, &status) != 0 ||
-      status.st_dev != rt.kept_profile_device || status.st_ino != rt.kept_profile_inode) {
+  if (rt.kept_profile_fd < 0 || !rt.kept_profile.is(rt.kept_profile_fd)) {
     errno = EACCES;
     return false;
   }

@@ -4,34 +4,20 @@
 // opened a file of its own, which took descriptor 2, found the runtime's line in its data.
 #pragma once
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
 
 #include "runtime/cancellation.h"
+#include "runtime/file_identity.h"
 
 namespace lockscope::runtime {
 
 // The file descriptor 2 was at start-up (remember_stderr, at the runtime's initialisation).
-struct StderrIdentity {
-  dev_t device = 0;
-  ino_t inode = 0;
-  bool open = false;
-};
-inline StderrIdentity g_stderr_identity;
+inline FileIdentity g_stderr_identity;
 inline void remember_stderr() {
-  struct stat status;
-  g_stderr_identity.open = fstat(STDERR_FILENO, &status) == 0;
-  g_stderr_identity.device = g_stderr_identity.open ? status.st_dev : 0;
-  g_stderr_identity.inode = g_stderr_identity.open ? status.st_ino : 0;
-}
-// Whether descriptor 2 is still that file (fstat is async-signal-safe).
-inline bool stderr_is_the_original() {
-  struct stat status;
-  return g_stderr_identity.open && fstat(STDERR_FILENO, &status) == 0 &&
-         status.st_dev == g_stderr_identity.device && status.st_ino == g_stderr_identity.inode;
+  g_stderr_identity = FileIdentity::of(STDERR_FILENO);
 }
 
 class RawLine {
@@ -60,7 +46,7 @@ class RawLine {
   void emit() {
     NoCancellation no_cancellation;  // write(2) is a cancellation point; ours are none
     buffer_[length_++] = '\n';
-    if (!stderr_is_the_original()) return;
+    if (!g_stderr_identity.is(STDERR_FILENO)) return;
     ssize_t ignored = ::write(STDERR_FILENO, buffer_, length_);
     (void)ignored;
   }

@@ -21,6 +21,7 @@
 #include "common/profile_format.h"
 #include "common/runtime_config.h"
 #include "runtime/clock.h"
+#include "runtime/file_identity.h"
 #include "runtime/holder_stacks.h"
 #include "runtime/internal_lock.h"
 #include "runtime/lock_order.h"
@@ -227,8 +228,7 @@ struct Runtime {
   // to create files in the profile directory (setuid and friends: interpose_credentials.cpp), and
   // which file it is (a program may close the descriptor and reuse its number); -1: none.
   int kept_profile_fd = -1;
-  uint64_t kept_profile_device = 0;
-  uint64_t kept_profile_inode = 0;
+  FileIdentity kept_profile{};
   // The thread writing the process's final profile (process_exit.cpp: write_once), 0 when none is
   // under way, and whether the process ends with that write (any path but exec).
   std::atomic<uint32_t> final_writer_tid{0};

@@ -76,9 +76,7 @@ void supply_trace_pages(TraceBuffer& buffer, uint64_t offset, uint64_t bytes) {
   const int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd >= 0) {
     __atomic_store_n(&buffer.supply_fd_plus_one, fd + 1, __ATOMIC_RELAXED);
-    struct stat file {};
-    bool same = fstat(fd, &file) == 0 && file.st_dev == buffer.file_device &&
-                file.st_ino == buffer.file_inode;
+    bool same = buffer.file.is(fd);
     while (same && bytes != 0) {
       const ssize_t done =
           pwrite(fd, source, bytes < kZerosBytes ? bytes : kZerosBytes, static_cast<off_t>(offset));
@@ -142,12 +140,11 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
                       (fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0 &&
                       (fchmod(fd, 0644), true) &&  // readable whatever the program's umask
                       map_trace_file(buffer, fd, header, layout);
-  struct stat file {};
-  if (mapped && supplies_pages(fd) && fstat(fd, &file) == 0) {
+  FileIdentity file{};
+  if (mapped && supplies_pages(fd) && (file = FileIdentity::of(fd)).known) {
     buffer.supply = supply_trace_pages;
     buffer.file_number = number;
-    buffer.file_device = file.st_dev;
-    buffer.file_inode = file.st_ino;
+    buffer.file = file;
   }
   if (fd >= 0) close(fd);
   errno = saved_errno;

@@ -14,6 +14,7 @@
 #include "common/operations.h"
 #include "common/runtime_config.h"
 #include "common/trace_format.h"
+#include "runtime/file_identity.h"
 
 namespace lockscope::runtime {
 
@@ -84,7 +85,7 @@ struct TraceBuffer {
   // The descriptor supply has open (+ 1; 0: none), for a fork child to close: another thread's
   // supply may be in progress when the program forks.
   int supply_fd_plus_one;
-  uint64_t file_device, file_inode;  // what supply checks it opened
+  FileIdentity file;  // what supply checks it opened
   bool refused;  // the file system refused the next pages: the file is full from there
   // While the thread forks: `header` is parked here (appends see none), so that nothing the child
   // runs before lockscope's own fork handler (another library's handlers) writes into the parent's
