@@ -8,13 +8,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/profile_format.h"
 #include "runtime/cancellation.h"
 #include "runtime/interpose.h"
+#include "runtime/profile_writer.h"
 #include "runtime/runtime_state.h"
 
 namespace {
@@ -28,11 +27,8 @@ void keep_profile_file() {
     return;
   lockscope::runtime::NoCancellation no_cancellation;  // setuid is no cancellation point
   const int saved_errno = errno;
-  char path[4200];
-  const int length = snprintf(path, sizeof(path), "%s/%u-%llu%s", rt.directory, rt.pid,
-                              static_cast<unsigned long long>(rt.start_realtime_ns),
-                              lockscope::format::kFileSuffix);
-  if (length > 0 && length < 4096) {
+  char path[4096];
+  if (lockscope::runtime::profile_path(path)) {
     const int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     const lockscope::runtime::FileIdentity identity = lockscope::runtime::FileIdentity::of(fd);
     if (fd >= 0 && fchmod(fd, 0644) == 0 && identity.known) {

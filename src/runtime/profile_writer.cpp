@@ -590,6 +590,14 @@ bool write_all(int fd, const FilePieces& file) {
 
 }  // namespace
 
+bool profile_path(char* out) {
+  const Runtime& rt = runtime();
+  const int length =
+      snprintf(out, 4096, "%s/%u-%llu%s", rt.directory, rt.pid,
+               static_cast<unsigned long long>(rt.start_realtime_ns), format::kFileSuffix);
+  return length >= 0 && length < 4096;
+}
+
 bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, bool from_signal) {
   NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   Runtime& rt = runtime();
@@ -673,16 +681,13 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   header.header_crc = crc32(0, &header, sizeof(format::FileHeader));
 
   char temporary[4200];
-  const int path_length =
-      snprintf(path_out, 4096, "%s/%u-%llu%s", rt.directory, rt.pid,
-               static_cast<unsigned long long>(rt.start_realtime_ns), format::kFileSuffix);
+  const bool named = profile_path(path_out);
   const bool snapshot = exit_path == format::ExitPath::kSnapshot;
   const int temporary_length =
       snprintf(temporary, sizeof(temporary), "%s/.%u-%llu%s.tmp", rt.directory, rt.pid,
                static_cast<unsigned long long>(rt.start_realtime_ns), snapshot ? ".snapshot" : "");
   // A directory name near PATH_MAX would be cut short, and the cut name could be another file's.
-  if (path_length < 0 || path_length >= 4096 || temporary_length < 0 ||
-      temporary_length >= static_cast<int>(sizeof(temporary))) {
+  if (!named || temporary_length < 0 || temporary_length >= static_cast<int>(sizeof(temporary))) {
     RawLine()
         .append("profile of pid ")
         .append(rt.pid)

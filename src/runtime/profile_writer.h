@@ -12,4 +12,8 @@ namespace lockscope::runtime {
 bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out,
                    bool from_signal = false);
 
+// The process's profile file, DIRECTORY/PID-START.lsprof, into `out` (>= 4096 bytes); false when
+// the name does not fit (a directory name near PATH_MAX: cut short, it could be another file's).
+bool profile_path(char* out);
+
 }  // namespace lockscope::runtime
