@@ -464,6 +464,15 @@ inline void end_contended_wait(AcquireOutcome& outcome, LockSlot* waited) {
   outcome.wait_ns = g_runtime.clock.to_ns(outcome.end_ticks - outcome.start_ticks);
   outcome.contended = true;
 }
+// Whether a form's trylock-first error other than EBUSY is the call's answer (its
+// Calls::kTryErrorsAreFinal; false when it has none).
+template <typename Calls>
+constexpr bool try_errors_are_final() {
+  if constexpr (requires { Calls::kTryErrorsAreFinal; })
+    return Calls::kTryErrorsAreFinal;
+  else
+    return false;
+}
 // The interposed acquires that POSIX makes cancellation points: the semaphore waits (and the
 // condition waits, interpose_condvar.cpp). The others (locks, barriers) are none.
 constexpr bool is_cancellation_point(format::Operation op) {
@@ -567,8 +576,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   } else if (blocking && !acquired(outcome.result)) {
     // EINVAL, EAGAIN...: the real blocking function gives its own answer, unless the trylock's is
     // final (Calls::kTryErrorsAreFinal).
-    if constexpr (!requires { Calls::kTryErrorsAreFinal; })
-      outcome.result = calls.blocking_acquire();
+    if constexpr (!try_errors_are_final<Calls>()) outcome.result = calls.blocking_acquire();
   }
   if (g_runtime.all_stacks && g_runtime.stack_depth != 0 && outcome.stack_depth == 0 &&
       acquired(outcome.result)) {
