@@ -134,7 +134,11 @@ Dwarf* module_dwarf(LoadedModule& data) {
 
 std::optional<Dwarf_Die> unit_at(LoadedModule& data, Dwarf_Addr dwfl_addr) {
   Dwarf_Addr bias = 0;
-  if (Dwarf_Die* unit_die = dwfl_module_addrdie(data.module, dwfl_addr, &bias)) return *unit_die;
+  // libdwfl may answer with the unit before a gap (crt's _start after main): its line table's
+  // last row would then name a line of code the address is not in.
+  if (Dwarf_Die* unit_die = dwfl_module_addrdie(data.module, dwfl_addr, &bias)) {
+    if (dwarf_haspc(unit_die, dwfl_addr - bias) > 0) return *unit_die;
+  }
   if (!data.unit_ranges) data.unit_ranges.emplace(data.dwarf);
   return data.unit_ranges->find(dwfl_addr - data.dwarf_bias);
 }
