@@ -126,7 +126,7 @@ void write_wait_stacks(const ProcessProfile& process, const std::vector<const Si
                        format_count(rows[r]->waits), rows[r]->waits == 1 ? "" : "s");
     if (rows[r]->stack >= process.stacks.size()) continue;
     for (const CodeLocation& frame : process.stacks[rows[r]->stack])
-      out << "      " << holder_label(frame) << '\n';
+      for (const std::string& line : stack_frame_lines(frame)) out << "      " << line << '\n';
   }
   if (rows.size() > top)
     out << fmt::format("    ... {} more stack{}\n", rows.size() - top,
@@ -170,7 +170,7 @@ void write_holder_stacks(const ProcessProfile& process, const std::vector<const 
                        sum.waits == 1 ? "" : "s", holder_label(*sum.acquired_at),
                        sum.at_acquire ? "stack of its acquisition" : "stack at its release");
     for (const CodeLocation& frame : process.stacks[rows[r].first])
-      out << "      " << holder_label(frame) << '\n';
+      for (const std::string& line : stack_frame_lines(frame)) out << "      " << line << '\n';
   }
   if (rows.size() > top)
     out << fmt::format("    ... {} more stack{}\n", rows.size() - top,

@@ -41,9 +41,8 @@ void write_hold_stacks(const ProcessProfile& process, const std::vector<const Si
                        100.0 * double(rows[r]->hold_ns) / double(total_ns),
                        format_duration_ns(double(rows[r]->hold_ns)), format_count(rows[r]->holds),
                        rows[r]->holds == 1 ? "" : "s");
-    for (const CodeLocation& frame : process.stacks[rows[r]->stack]) {
-      out << "      " << location_text(frame) << '\n';
-    }
+    for (const CodeLocation& frame : process.stacks[rows[r]->stack])
+      for (const std::string& line : stack_frame_lines(frame)) out << "      " << line << '\n';
   }
   if (rows.size() > top)
     out << fmt::format("    ... {} more stack{}\n", rows.size() - top,

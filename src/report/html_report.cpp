@@ -24,6 +24,7 @@
 #include "report/footer_text.h"
 #include "report/html_page.h"
 #include "report/json_writer.h"
+#include "report/location_text.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 
@@ -160,7 +161,8 @@ void blame_table(JsonWriter& w, const ProcessProfile& process) {
   w.end_array().array("stacks");
   for (size_t stack : stacks) {
     w.begin_array();
-    for (const CodeLocation& frame : process.stacks[stack]) w.value(frame.label);
+    for (const CodeLocation& frame : process.stacks[stack])
+      for (const std::string& line : stack_frame_lines(frame)) w.value(line);
     w.end_array();
   }
   w.end_array().end_object();

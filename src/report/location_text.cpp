@@ -1,5 +1,7 @@
 #include "report/location_text.h"
 
+#include <fmt/format.h>
+
 #include <string_view>
 
 namespace lockscope {
@@ -22,6 +24,16 @@ std::string location_text(const CodeLocation& where) {
       break;
     }
   return text;
+}
+
+std::vector<std::string> stack_frame_lines(const CodeLocation& frame) {
+  if (frame.label.empty()) return {fmt::format("0x{:x}", frame.offset)};
+  if (frame.inlined_from.empty()) return {frame.label};
+  std::vector<std::string> lines{frame.label + " (inlined)"};
+  for (size_t i = 0; i < frame.inlined_from.size(); ++i)
+    lines.push_back(frame.inlined_from[i] +
+                    (i + 1 < frame.inlined_from.size() ? " (inlined)" : ""));
+  return lines;
 }
 
 }  // namespace lockscope

@@ -43,7 +43,8 @@ void write_lock_order_inversions(const Profile& profile, std::ostream& out) {
         // The stack it was taken from (its first frame is the line above).
         if (edge.stack != LockOrderEdge::kNoStack)
           for (size_t i = 1; i < process.stacks[edge.stack].size(); ++i)
-            out << fmt::format("         from {}\n", where(process.stacks[edge.stack][i]));
+            for (const std::string& line : stack_frame_lines(process.stacks[edge.stack][i]))
+              out << fmt::format("         from {}\n", line);
       }
     }
   }
