@@ -1,4 +1,5 @@
-// The text report's location names: the function a location was inlined into, never itself.
+// The text report's location names: the function a location was inlined into, never itself; in
+// a stack, every function.
 #include "report/location_text.h"
 
 #include <gtest/gtest.h>
@@ -30,6 +31,15 @@ TEST(LocationText, NeverInlinedIntoItself) {
   // Template arguments hold spaces: the function is everything before the last one.
   EXPECT_EQ(location_text(at("f<int, long> a.h:2", {"f<int, long> a.h:7", "g b.c:1"})),
             "f<int, long> a.h:2 (inlined into g b.c:1)");
+}
+
+// A stack names every function, inlined ones included, innermost first.
+TEST(LocationText, AStackFrameIsALineForEachFunctionInIt) {
+  using Lines = std::vector<std::string>;
+  EXPECT_EQ(stack_frame_lines(at("take w.c:12", {})), Lines{"take w.c:12"});
+  EXPECT_EQ(stack_frame_lines(at("append j.c:64", {"run_child j.c:110", "main j.c:134"})),
+            (Lines{"append j.c:64 (inlined)", "run_child j.c:110 (inlined)", "main j.c:134"}));
+  EXPECT_EQ(stack_frame_lines(at("", {})), Lines{"0x1234"});
 }
 
 }  // namespace
