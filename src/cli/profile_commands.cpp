@@ -385,7 +385,7 @@ TargetOutcome record(const RecordSettings& settings, const std::vector<std::stri
   launch.executable = resolve_command(command[0]);
   check_preloadable(launch.executable);
   launch.runtime_library = runtime_library_path();
-  prepare_profile_directory(settings.directory);
+  const ProfileDirectoryAccess access = prepare_profile_directory(settings.directory);
   launch.arguments = command;
   launch.profile_directory = settings.directory;
   launch.hold_sample_period = settings.hold_sample;
@@ -399,7 +399,9 @@ TargetOutcome record(const RecordSettings& settings, const std::vector<std::stri
   launch.trace_size = settings.trace_size;
   launch.trace_ring = settings.trace_full == config::kTraceFullRing;
   launch.min_wait_ns = settings.min_wait_ns;
-  return launch_target(launch);
+  const TargetOutcome outcome = launch_target(launch);
+  restore_profile_directory(settings.directory, access);
+  return outcome;
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 #include "cli/profile_directory.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -22,6 +25,12 @@ bool holds_profiles(const fs::path& directory) {
   return false;
 }
 
+constexpr char kAclName[] = "system.posix_acl_access";
+
+bool has_acl(const std::string& directory) {
+  return getxattr(directory.c_str(), kAclName, nullptr, 0) >= 0;
+}
+
 [[noreturn]] void not_writable(const std::string& directory, const std::string& why) {
   throw CliError(fmt::format("cannot write profiles to '{}': {}", directory, why),
                  "choose another directory with -o DIR");
@@ -29,7 +38,7 @@ bool holds_profiles(const fs::path& directory) {
 
 }  // namespace
 
-void prepare_profile_directory(const std::string& directory) {
+ProfileDirectoryAccess prepare_profile_directory(const std::string& directory) {
   std::error_code error;
   const fs::path path(directory);
   if (fs::exists(path, error) && !fs::is_directory(path, error))
@@ -50,6 +59,17 @@ void prepare_profile_directory(const std::string& directory) {
   if (fd < 0) not_writable(directory, std::strerror(errno));
   close(fd);
   unlink(probe.c_str());
+  ProfileDirectoryAccess access;
+  struct stat status;
+  if (stat(directory.c_str(), &status) == 0) access.mode = status.st_mode & 07777;
+  access.had_acl = has_acl(directory);
+  return access;
+}
+
+void restore_profile_directory(const std::string& directory, const ProfileDirectoryAccess& before) {
+  if (before.had_acl || !has_acl(directory)) return;
+  removexattr(directory.c_str(), kAclName);
+  chmod(directory.c_str(), before.mode);  // the ACL's mask had become the group's bits
 }
 
 }  // namespace lockscope

@@ -1,10 +1,24 @@
 // The profile directory of `record`/`run`: created if needed and checked writable before the
 // program starts (so a long run never ends in "cannot write"); an existing profile there is moved
 // to DIR.old, like perf.data -> perf.data.old, so two runs never mix and nothing is silently lost.
+//
+// A profiled process that gives up root grants its new user an ACL entry on the directory
+// (runtime/directory_grant.h); when the run ends, the directory's access is restored to what it
+// was before the run.
 #pragma once
+
+#include <sys/types.h>
 
 #include <string>
 
 namespace lockscope {
-void prepare_profile_directory(const std::string& directory);
-}
+
+struct ProfileDirectoryAccess {
+  mode_t mode = 0;       // permission bits
+  bool had_acl = false;  // an access ACL of its own
+};
+
+ProfileDirectoryAccess prepare_profile_directory(const std::string& directory);
+void restore_profile_directory(const std::string& directory, const ProfileDirectoryAccess& before);
+
+}  // namespace lockscope

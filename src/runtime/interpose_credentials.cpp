@@ -11,7 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <initializer_list>
+
 #include "runtime/cancellation.h"
+#include "runtime/directory_grant.h"
 #include "runtime/interpose.h"
 #include "runtime/profile_writer.h"
 #include "runtime/runtime_state.h"
@@ -41,6 +44,16 @@ void keep_profile_file() {
   errno = saved_errno;
 }
 
+// Before a change to the users in `uids` (-1: unchanged).
+void before_user_change(std::initializer_list<uid_t> uids) {
+  if (lockscope::runtime::runtime().status.load(std::memory_order_acquire) !=
+      static_cast<int>(RuntimeStatus::kReady))
+    return;
+  lockscope::runtime::NoCancellation no_cancellation;  // setuid is no cancellation point
+  for (uid_t uid : uids) lockscope::runtime::grant_profile_directory(uid);
+  keep_profile_file();
+}
+
 template <typename Function>
 Function next(const char* name) {
   return reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
@@ -50,24 +63,24 @@ Function next(const char* name) {
 
 LOCKSCOPE_EXPORT int setuid(uid_t uid) {
   static auto real = next<int (*)(uid_t)>("setuid");
-  keep_profile_file();
+  before_user_change({uid});
   return real(uid);
 }
 
 LOCKSCOPE_EXPORT int seteuid(uid_t euid) {
   static auto real = next<int (*)(uid_t)>("seteuid");
-  keep_profile_file();
+  before_user_change({euid});
   return real(euid);
 }
 
 LOCKSCOPE_EXPORT int setreuid(uid_t ruid, uid_t euid) {
   static auto real = next<int (*)(uid_t, uid_t)>("setreuid");
-  keep_profile_file();
+  before_user_change({ruid, euid});
   return real(ruid, euid);
 }
 
 LOCKSCOPE_EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid) {
   static auto real = next<int (*)(uid_t, uid_t, uid_t)>("setresuid");
-  keep_profile_file();
+  before_user_change({ruid, euid, suid});
   return real(ruid, euid, suid);
 }

@@ -3,12 +3,15 @@
 // unchanged.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include "lockscope_harness.h"
@@ -440,14 +443,28 @@ TEST(Processes, ADaemonMadeByDaemon3IsWaitedForAndItsParentsProfileWritten) {
 TEST(Processes, AProcessThatGivesUpRootStillWritesItsProfile) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to give it up";
   TemporaryDirectory dir;
-  const ProcessProfile process = record_unchanged(dir, "drops_privileges");
-  EXPECT_EQ(process.exit_path, format::ExitPath::kExit);
-  const FoundSite before = find_site(process, "drops_privileges", "before-drop", Operation::kLock);
-  const FoundSite after = find_site(process, "drops_privileges", "after-drop", Operation::kLock);
-  ASSERT_NE(before.site, nullptr);
-  ASSERT_NE(after.site, nullptr);
-  EXPECT_EQ(before.site->count, 10u);
-  EXPECT_EQ(after.site->count, 20u);
+  struct stat before;
+  ASSERT_EQ(stat(dir.path().c_str(), &before), 0);
+  const Profile profile = record_all_unchanged(dir, {fixture("drops_privileges")});
+  // The worker it forked and the program it exec'd as nobody have their profiles too (before,
+  // "cannot write profile ...: Permission denied" for both).
+  ASSERT_EQ(profile.processes.size(), 3u);
+  std::map<std::string, uint64_t> counts;
+  for (const ProcessProfile& process : profile.processes) {
+    EXPECT_EQ(process.exit_path, format::ExitPath::kExit) << process.pid;
+    for (const char* marker : {"before-drop", "after-drop", "child-after-drop", "exec-after-drop"})
+      if (const FoundSite found = find_site(process, "drops_privileges", marker, Operation::kLock);
+          found.site != nullptr)
+        counts[marker] += found.site->count;
+  }
+  const std::map<std::string, uint64_t> expected = {
+      {"before-drop", 10}, {"after-drop", 20}, {"child-after-drop", 5}, {"exec-after-drop", 7}};
+  EXPECT_EQ(counts, expected);
+  // The grant ends with the run: the directory's mode is back, with no ACL of its own.
+  struct stat after;
+  ASSERT_EQ(stat(dir.path().c_str(), &after), 0);
+  EXPECT_EQ(after.st_mode, before.st_mode);
+  EXPECT_LT(getxattr(dir.path().c_str(), "system.posix_acl_access", nullptr, 0), 0);
 }
 
 }  // namespace
