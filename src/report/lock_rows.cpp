@@ -99,7 +99,9 @@ std::vector<LockColumn> build_columns() {
       [](const LockRow& r) {
         const LockSummary& l = r.figures();
         if (l.hold_error_ns == 0) return std::string(l.hold_sum_ns ? "exact" : "");
-        return fmt::format("±{:.1f}%", 100.0 * double(l.hold_error_ns) / double(l.hold_sum_ns));
+        const double percent = 100.0 * double(l.hold_error_ns) / double(l.hold_sum_ns);
+        // An error too small for one decimal is still an estimate: never "±0.0%".
+        return percent < 0.05 ? std::string("<±0.1%") : fmt::format("±{:.1f}%", percent);
       },
       true});
   columns.push_back(duration_column("hold-max", "HOLD MAX", "longest timed hold",

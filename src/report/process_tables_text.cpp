@@ -22,6 +22,9 @@ std::string command_text(const ProcessProfile& process) {
     if (!text.empty()) text += ' ';
     text += argument;
   }
+  // A process that rewrote its arguments in place (nginx's "nginx: worker process", postgres's
+  // "postgres: checkpointer") pads them with spaces or empty ones to the old length.
+  while (!text.empty() && text.back() == ' ') text.pop_back();
   if (text.size() > 60) {  // cut at a character's start, never inside a UTF-8 sequence
     size_t cut = 57;
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
