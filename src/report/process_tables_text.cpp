@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,27 @@ std::vector<ListedThread> listed_threads(const Profile& profile, const ReportOpt
   return threads;
 }
 
+// "and 98 more processes that took no lock (--all lists them): sh ×40, cc1 ×30, ..." by the
+// base name of their executables, the most frequent first.
+std::string lock_free_line(const std::vector<const ProcessProfile*>& processes) {
+  std::map<std::string, size_t> by_name;
+  for (const ProcessProfile* process : processes) {
+    const size_t slash = process->executable.rfind('/');
+    ++by_name[slash == std::string::npos ? process->executable
+                                         : process->executable.substr(slash + 1)];
+  }
+  std::vector<std::pair<std::string, size_t>> names(by_name.begin(), by_name.end());
+  std::stable_sort(names.begin(), names.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text = fmt::format("and {} more processes that took no lock (--all lists them):",
+                                 format_count(processes.size()));
+  for (size_t i = 0; i < names.size() && i < 6; ++i)
+    text += fmt::format("{} {}{}", i ? "," : "", names[i].first.empty() ? "?" : names[i].first,
+                        names[i].second > 1 ? fmt::format(" ×{}", names[i].second) : "");
+  if (names.size() > 6) text += fmt::format(", {} other names", names.size() - 6);
+  return text + "\n";
+}
+
 }  // namespace
 
 std::string share_of_run(uint64_t ns, uint64_t run_ns) {
@@ -89,12 +111,15 @@ std::string share_of_run(uint64_t ns, uint64_t run_ns) {
   return fmt::format("{:.1f}%", percent);
 }
 
-void write_processes(const Profile& profile, std::ostream& out) {
+void write_processes(const Profile& profile, const ReportOptions& options, std::ostream& out) {
   out << "*** processes present ***\n";
   TextTable table;
   table.set_header({"PID", "PPID", "ENDED BY", "DURATION", "THREADS", "LOCKS", "ACQUIRED",
                     "CONTENDED", "LOCK WAIT", "OF RUN", "COMMAND"},
                    {false, false, true, false, false, false, false, false, false, false, true});
+  // A build's hundreds of compilers and shells took no lock: without --all they are one line
+  // under the table, by name, unless one ended by a signal (the first process is always listed).
+  std::vector<const ProcessProfile*> lock_free;
   for (const ProcessProfile& process : profile.processes) {
     uint64_t active = 0;
     for (const LockSummary& lock : process.locks)
@@ -108,6 +133,11 @@ void write_processes(const Profile& profile, std::ostream& out) {
       contended += thread.contended;
       wait += thread.wait_sum_ns;
     }
+    if (!options.all && active == 0 && acquired == 0 && &process != &profile.processes.front() &&
+        process.exit_path != format::ExitPath::kSignal) {
+      lock_free.push_back(&process);
+      continue;
+    }
     table.add_row({fmt::format("{}", process.pid), fmt::format("{}", process.ppid),
                    exit_text(process), format_duration_ns(double(process.duration_ns)),
                    fmt::format("{}", process.threads.size()), format_count(active),
@@ -115,7 +145,16 @@ void write_processes(const Profile& profile, std::ostream& out) {
                    format_duration_ns(double(wait)), share_of_run(wait, process.duration_ns),
                    command_text(process)});
   }
+  if (lock_free.size() == 1) {
+    const ProcessProfile& process = *lock_free.front();
+    table.add_row({fmt::format("{}", process.pid), fmt::format("{}", process.ppid),
+                   exit_text(process), format_duration_ns(double(process.duration_ns)),
+                   fmt::format("{}", process.threads.size()), "0", "0", "0", "0",
+                   share_of_run(0, process.duration_ns), command_text(process)});
+    lock_free.clear();
+  }
   table.write(out);
+  if (!lock_free.empty()) out << lock_free_line(lock_free);
   out << '\n';
 }
 

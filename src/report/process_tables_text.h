@@ -9,7 +9,8 @@
 
 namespace lockscope {
 
-void write_processes(const Profile& profile, std::ostream& out);
+// Without --all, processes that took no lock are one line under the table.
+void write_processes(const Profile& profile, const ReportOptions& options, std::ostream& out);
 void write_threads(const Profile& profile, const ReportOptions& options, std::ostream& out);
 
 // "0.4%" of `run_ns` ("<0.1%" for less, "" without a run); over 100 % when several threads

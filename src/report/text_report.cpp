@@ -301,7 +301,7 @@ class TextReportWriter final : public ReportWriter {
     out << fmt::format("lockscope report of {}: {} process{}, {} thread{}\n\n", profile.directory,
                        profile.processes.size(), profile.processes.size() == 1 ? "" : "es", threads,
                        threads == 1 ? "" : "s");
-    write_processes(profile, out);
+    write_processes(profile, options, out);
     write_threads(profile, options, out);
     const auto [locks, others] = listed_rows(profile, options);
     write_locks("locks present", locks, options, out);
