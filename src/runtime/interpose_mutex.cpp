@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "runtime/cancellation.h"
+#include "runtime/deadline_checks.h"
 #include "runtime/inline_trylock.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
@@ -133,8 +134,14 @@ struct MutexClockLockCalls {
   pthread_mutex_t* mutex;
   const timespec* deadline;
   clockid_t clock;
-  int try_acquire() const { return real().mutex_trylock(mutex); }
-  int try_acquire_fast() const { return try_mutex_fast(mutex); }
+  int try_acquire() const {
+    if (lockscope::runtime::clock_refused(clock)) return EINVAL;  // final, as glibc's
+    return real().mutex_trylock(mutex);
+  }
+  int try_acquire_fast() const {
+    if (lockscope::runtime::clock_refused(clock)) return EINVAL;
+    return try_mutex_fast(mutex);
+  }
   int blocking_acquire() const { return real_clocklock(mutex, clock, deadline); }
 };
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "runtime/deadline_checks.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
 #include "runtime/real_functions.h"
@@ -35,6 +36,12 @@ struct RwLockCalls {
   clockid_t clock;
   const timespec* deadline;
   int try_acquire() const {
+    // Refused before any try: the real call that follows gives glibc's EINVAL (deadline_checks.h).
+    if constexpr (Op == Operation::kTimedReadLock || Op == Operation::kTimedWriteLock ||
+                  Op == Operation::kClockReadLock || Op == Operation::kClockWriteLock)
+      if (lockscope::runtime::clock_refused(clock) ||
+          lockscope::runtime::deadline_refused(deadline))
+        return EINVAL;
     return kRead ? functions().rwlock_tryrdlock(rwlock) : functions().rwlock_trywrlock(rwlock);
   }
   int blocking_acquire() const {

@@ -8,6 +8,7 @@
 #include <semaphore.h>
 #include <stdarg.h>
 
+#include "runtime/deadline_checks.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
 #include "runtime/real_functions.h"
@@ -55,6 +56,9 @@ struct SemWaitCalls {
   const timespec* deadline;
   int try_acquire() const {
     if (Op == Operation::kSemTryWait) return error_of(functions().sem_trywait(semaphore));
+    // Refused before any try: the real call that follows gives glibc's EINVAL (deadline_checks.h).
+    if (Op == Operation::kSemClockWait && lockscope::runtime::clock_refused(clock)) return EINVAL;
+    if (Op != Operation::kSemWait && lockscope::runtime::deadline_refused(deadline)) return EINVAL;
     return try_before_wait(semaphore);
   }
   int blocking_acquire() const {

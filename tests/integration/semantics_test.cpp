@@ -51,6 +51,36 @@ TEST(Semantics, EveryMutexKindReturnsTheSameCodesUnderTheRuntime) {
   EXPECT_TRUE(found_errorcheck);
 }
 
+// A deadline glibc refuses (tv_nsec out of range; a clock it cannot wait on) is EINVAL and no
+// lock, as plain, even on a free lock: before, lockscope's trylock-first took it and answered 0.
+// Each refused call is a failed one; the accepted ones (the valid deadline, a free mutex's
+// timedlock, the timed forms' own clock) are acquisitions.
+TEST(Semantics, ADeadlineGlibcRefusesIsRefusedUnderTheRuntime) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "bad_deadlines");
+  // 7 rounds: valid, two bad tv_nsec, four refused clocks.
+  const struct {
+    const char* marker;
+    Operation op;
+    uint64_t acquired, failed;
+  } expected[] = {
+      {"mutex-clock", Operation::kClockLock, 3, 4},
+      {"mutex-timed", Operation::kTimedLock, 7, 0},
+      {"read-timed", Operation::kTimedReadLock, 5, 2},
+      {"read-clock", Operation::kClockReadLock, 1, 6},
+      {"write-timed", Operation::kTimedWriteLock, 5, 2},
+      {"write-clock", Operation::kClockWriteLock, 1, 6},
+      {"sem-timed", Operation::kSemTimedWait, 5, 2},
+      {"sem-clock", Operation::kSemClockWait, 1, 6},
+  };
+  for (const auto& row : expected) {
+    const FoundSite found = find_site(process, "bad_deadlines", row.marker, row.op);
+    ASSERT_NE(found.site, nullptr) << row.marker;
+    EXPECT_EQ(found.site->count, row.acquired + row.failed) << row.marker;
+    EXPECT_EQ(found.site->failed, row.failed) << row.marker;
+  }
+}
+
 }  // namespace
 }  // namespace lockscope::testing
 
