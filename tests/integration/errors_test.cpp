@@ -213,6 +213,21 @@ TEST(Errors, PreviousProfileIsKeptAsOld) {
   EXPECT_EQ(profile_files(profile + ".old").size(), 1u);
 }
 
+// A profile a file size limit keeps from being written is said on stderr, but the line raises
+// no signal: a stderr file already at the limit (SIGXFSZ) or a pipe nobody reads (SIGPIPE) killed
+// the program there, where plain it exits 4 with its output.
+TEST(Errors, TheRuntimesLineRaisesNoSignal) {
+  TemporaryDirectory dir;
+  const CommandResult plain = run_command({fixture("quiet_log_line")});
+  ASSERT_EQ(plain.exit_status, 0) << plain.err;
+  ASSERT_EQ(plain.out, "file child done\nfile: exit 4\npipe child done\npipe: exit 4\n");
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir / "p", "--", fixture("quiet_log_line")});
+  EXPECT_EQ(recorded.exit_status, 0) << recorded.err;
+  EXPECT_EQ(recorded.out, plain.out) << recorded.err;
+  EXPECT_EQ(profile_files(dir / "p").size(), 1u) << "the parent's; the children's were too large";
+}
+
 }  // namespace
 }  // namespace lockscope::testing
 
