@@ -11,12 +11,14 @@
 // Three ways to walk:
 //  - kFramePointer follows the saved-frame-pointer chain and checks every step: the frame record
 //    16-byte aligned (the x86-64 and AArch64 ABIs keep it so), the next one strictly above the
-//    current one by less than 1 MB and below the top of this thread's stack, and the return
+//    current one by less than 1 MB and below the top of this thread's stack (a frame is on it
+//    when it lies less than the largest likely stack size below the thread's descriptor or the
+//    main thread's stack top: a coroutine's or a sigaltstack's frame ends the walk), and the return
 //    address inside an executable segment of a loaded module (ExecutableRanges). A null frame
 //    pointer ends it. It reads only this thread's stack, calls nothing but pthread_self(), and
-//    costs about 8 ns a frame (78 ns for 10 frames, bench/overhead/stack_capture_bench.cpp, 2-CPU KVM guest).
-//    Through code built without frame pointers it stops early, or — when such code leaves the
-//    register untouched — silently skips the frames of that code: no check can see that.
+//    costs about 8 ns a frame (78 ns for 10 frames, bench/overhead/stack_capture_bench.cpp, 2-CPU
+//    KVM guest). Through code built without frame pointers it stops early, or — when such code
+//    leaves the register untouched — silently skips the frames of that code: no check can see that.
 //  - kDwarf uses libgcc's _Unwind_Backtrace (CFI from .eh_frame), resolved once by
 //    init_stack_capture(); right through -fomit-frame-pointer code and signal frames, at about
 //    300 ns a frame (2.9 us for 10). Without libgcc_s it degrades to the frame-pointer walk

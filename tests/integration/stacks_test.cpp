@@ -179,5 +179,21 @@ TEST(Stacks, CallerDepthThenSkipFramesCombine) {
   expect_waits_attributed_to_worker({"--caller-depth", "2", "--skip-frames", "^guarded_"});
 }
 
+// A coroutine's stack, mmap'd below the thread's, with a guard region above it and the frame
+// pointer register pointing there: the frame-pointer walk stops at the coroutine's stack instead
+// of reading the guard region (it took anything within 1 GiB below the thread's descriptor for
+// the thread's stack: SIGSEGV with --unwind fp, every run).
+TEST(Stacks, AWaitOnACoroutinesStackNeverWalksOffIt) {
+  for (const char* unwind : {"fp", "auto"}) {
+    TemporaryDirectory dir;
+    const ProcessProfile process = record_program_unchanged(dir, {fixture("coroutine_stack"), "20"},
+                                                            nullptr, nullptr, {"--unwind", unwind});
+    const FoundSite wait =
+        find_site(process, "coroutine_stack", "coroutine-lock", Operation::kLock);
+    ASSERT_NE(wait.site, nullptr) << unwind;
+    EXPECT_EQ(wait.site->count, 20u) << unwind;
+  }
+}
+
 }  // namespace
 }  // namespace lockscope::testing
