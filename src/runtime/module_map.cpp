@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "runtime/own_proc_files.h"
+
 namespace lockscope::runtime {
 namespace {
 
@@ -47,7 +49,7 @@ int add_module(dl_phdr_info* info, size_t, void* data) {
   const char* name = info->dlpi_name;
   if (list.count == 0 && (!name || !*name)) {
     // The main program: dl_iterate_phdr gives it no name.
-    const ssize_t n = readlink("/proc/self/exe", module.path, sizeof(module.path) - 1);
+    const ssize_t n = read_own_executable_path(module.path, sizeof(module.path) - 1);
     module.path[n > 0 ? n : 0] = '\0';
   } else if (name) {
     std::strncpy(module.path, name, sizeof(module.path) - 1);

@@ -15,6 +15,7 @@
 #include "runtime/cancellation.h"
 #include "runtime/file_size_limit.h"
 #include "runtime/module_map.h"
+#include "runtime/own_proc_files.h"
 #include "runtime/raw_log.h"
 #include "runtime/recorder.h"
 #include "runtime/runtime_state.h"
@@ -162,12 +163,13 @@ void fill_process(Sections& out, const Runtime& rt, format::ExitPath exit_path, 
     out.strings.append(rt.exec_target, rt.exec_target_size);
   }
   char exe[4096];
-  const ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof(exe));
+  const ssize_t exe_length = read_own_executable_path(exe, sizeof(exe));
   record.executable = out.add_string(exe, exe_length > 0 ? static_cast<size_t>(exe_length) : 0);
   if (scratch.reserve(1 << 20)) {
-    const size_t length = read_file("/proc/self/cmdline", reinterpret_cast<char*>(scratch.data()),
-                                    1 << 20);
-    record.command_line = out.add_string(reinterpret_cast<char*>(scratch.data()), length);
+    char* text = reinterpret_cast<char*>(scratch.data());
+    size_t length = read_file(kOwnCommandLine, text, 1 << 20);
+    if (length == 0) length = read_file(kOwnCommandLineFallback, text, 1 << 20);
+    record.command_line = out.add_string(text, length);
   }
   out.process.append_record(record);
 }

@@ -39,7 +39,11 @@ bool asleep_in_kernel(uint32_t pid, uint32_t tid) {
   const char* after_name = nullptr;
   for (const char* c = stat; *c; ++c)
     if (*c == ')') after_name = c;
-  return after_name && after_name[1] == ' ' && after_name[2] == 'S';
+  if (!after_name || after_name[1] != ' ') return false;
+  // Sleeping; or gone, its task left as a zombie: a main thread that called pthread_exit while
+  // the others run on (it was waited for, and noted as "could not stop").
+  const char state = after_name[2];
+  return state == 'S' || state == 'Z' || state == 'X';
 }
 
 // Stopped for the writer: at a pause point, or inside a real blocking call (whose end is one).

@@ -467,5 +467,22 @@ TEST(Processes, AProcessThatGivesUpRootStillWritesItsProfile) {
   EXPECT_LT(getxattr(dir.path().c_str(), "system.posix_acl_access", nullptr, 0), 0);
 }
 
+// main() ended with pthread_exit and the workers locked on: the executable, its arguments and
+// its call sites are known (/proc/self/exe and cmdline read as nothing once the main thread has
+// gone: "[unknown module]+0x11a2"), and the zombie main thread is not one the snapshot "could not
+// stop".
+TEST(Processes, AProcessWhoseMainThreadExitedFirstIsNamedAndSymbolized) {
+  TemporaryDirectory dir;
+  const ProcessProfile process =
+      record_program_unchanged(dir, {fixture("main_pthread_exit"), "1000"});
+  EXPECT_EQ(process.executable, fixture("main_pthread_exit"));
+  ASSERT_EQ(process.arguments.size(), 2u);
+  EXPECT_EQ(process.arguments[1], "1000");
+  const FoundSite lock = find_site(process, "main_pthread_exit", "worker-lock", Operation::kLock);
+  ASSERT_NE(lock.site, nullptr);
+  EXPECT_EQ(lock.site->count, 2000u);
+  EXPECT_EQ(process.counter(format::Counter::kThreadsNotPaused), 0u);
+}
+
 }  // namespace
 }  // namespace lockscope::testing
