@@ -16,6 +16,7 @@
 #include "runtime/cancellation.h"
 #include "runtime/directory_grant.h"
 #include "runtime/interpose.h"
+#include "runtime/open_at_descriptor_limit.h"
 #include "runtime/profile_writer.h"
 #include "runtime/runtime_state.h"
 
@@ -32,7 +33,8 @@ void keep_profile_file() {
   const int saved_errno = errno;
   char path[4096];
   if (lockscope::runtime::profile_path(path)) {
-    const int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    const int fd =
+        lockscope::runtime::open_at_descriptor_limit(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     const lockscope::runtime::FileIdentity identity = lockscope::runtime::FileIdentity::of(fd);
     if (fd >= 0 && fchmod(fd, 0644) == 0 && identity.known) {
       rt.kept_profile = identity;

@@ -15,6 +15,7 @@
 #include "runtime/cancellation.h"
 #include "runtime/file_size_limit.h"
 #include "runtime/module_map.h"
+#include "runtime/open_at_descriptor_limit.h"
 #include "runtime/own_proc_files.h"
 #include "runtime/raw_log.h"
 #include "runtime/recorder.h"
@@ -132,7 +133,7 @@ class LockIndex {
 
 size_t read_file(const char* path, char* buffer, size_t size) {
   NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  const int fd = open_at_descriptor_limit(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   size_t total = 0;
   while (total < size) {
@@ -710,7 +711,8 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
     errno = saved_errno;
     return false;
   }
-  const int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd =
+      open_at_descriptor_limit(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   // Readable whatever the program's umask (0777 left a file of mode 0 that lockscope, run by the
   // same user, could not open).
   if (fd >= 0) fchmod(fd, 0644);

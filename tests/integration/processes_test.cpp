@@ -484,5 +484,19 @@ TEST(Processes, AProcessWhoseMainThreadExitedFirstIsNamedAndSymbolized) {
   EXPECT_EQ(process.counter(format::Counter::kThreadsNotPaused), 0u);
 }
 
+// A program that returns with every descriptor its soft limit allows in use still has its
+// profile (before: "cannot write profile ...: Too many open files").
+TEST(Processes, AProcessThatUsedUpItsDescriptorsStillWritesItsProfile) {
+  TemporaryDirectory dir;
+  CommandResult recorded;
+  const ProcessProfile process =
+      record_program_unchanged(dir, {fixture("descriptors_used_up")}, nullptr, &recorded);
+  EXPECT_EQ(recorded.out, "opened until EMFILE\n");
+  const FoundSite lock = find_site(process, "descriptors_used_up", "lock", Operation::kLock);
+  ASSERT_NE(lock.site, nullptr);
+  EXPECT_EQ(lock.site->count, 10u);
+  ASSERT_FALSE(process.arguments.empty()) << "its command line was read too";
+}
+
 }  // namespace
 }  // namespace lockscope::testing
