@@ -41,6 +41,10 @@ int add_module(dl_phdr_info* info, size_t, void* data) {
       const uint64_t begin = info->dlpi_addr + segment.p_vaddr;
       if (begin < module.start) module.start = begin;
       if (begin + segment.p_memsz > module.end) module.end = begin + segment.p_memsz;
+      if (segment.p_flags & PF_X) {
+        if (module.code_end == 0 || begin < module.code_start) module.code_start = begin;
+        if (begin + segment.p_memsz > module.code_end) module.code_end = begin + segment.p_memsz;
+      }
     } else if (segment.p_type == PT_NOTE && module.build_id_size == 0) {
       read_build_id(info, segment, module);
     }
@@ -69,6 +73,11 @@ bool ModuleList::collect() {
 }
 
 uint32_t ModuleList::find(uint64_t address) const {
+  // A return address after a call that ends the code is its end: inclusive.
+  for (uint32_t i = 0; i < count; ++i)
+    if (address >= modules[i].code_start && address <= modules[i].code_end &&
+        modules[i].code_end != 0)
+      return i;
   for (uint32_t i = 0; i < count; ++i)
     if (address >= modules[i].start && address < modules[i].end) return i;
   return format::kNoModule;
