@@ -81,13 +81,18 @@ void note_lock_flags(const void* lock, format::Primitive primitive, uint32_t fla
   });
 }
 
+// Only a lock the table already has: a primitive destroyed without ever being used or initialised
+// in sight (every unused global std::condition_variable, at exit) made an entry of its own, of
+// kind "mutex", the kind a slot starts with.
 void note_lock_destroy(const void* lock) {
-  with_lock_slot(lock, [](Runtime& rt, uint32_t index) {
-    LockSlot& slot = rt.locks.slot(index);
-    slot.flags.fetch_or(format::kLockDestroyed, std::memory_order_relaxed);
-    rt.locks.retire_generation(index);
-    rt.identity_epoch.fetch_add(1, std::memory_order_release);
-  });
+  if (!current_thread()) return;
+  Runtime& rt = runtime();
+  const uint32_t index = rt.locks.find_existing(reinterpret_cast<uintptr_t>(lock));
+  if (index == LockTable::kNoSlot) return;
+  LockSlot& slot = rt.locks.slot(index);
+  slot.flags.fetch_or(format::kLockDestroyed, std::memory_order_relaxed);
+  rt.locks.retire_generation(index);
+  rt.identity_epoch.fetch_add(1, std::memory_order_release);
 }
 
 }  // namespace lockscope::runtime

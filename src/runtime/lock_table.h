@@ -105,6 +105,8 @@ class LockTable {
     const uint32_t found = find(address);
     return found != kNoSlot ? found : insert(address);
   }
+  // Slot number of `address`, or kNoSlot when it has none.
+  uint32_t find_existing(uintptr_t address) const { return find(address); }
   LockSlot& slot(uint32_t number) const { return slots_[number]; }
   // Requests the index line find() will read for `address`: issued before the trylock of an
   // uncached acquisition, its miss overlaps the lock word's.

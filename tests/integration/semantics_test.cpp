@@ -51,6 +51,18 @@ TEST(Semantics, EveryMutexKindReturnsTheSameCodesUnderTheRuntime) {
   EXPECT_TRUE(found_errorcheck);
 }
 
+// A primitive only destroyed, never used, is no lock of the report (each was one of kind "mutex",
+// whatever it was); a used one keeps its figures and is marked destroyed.
+TEST(Semantics, APrimitiveOnlyDestroyedIsNoLockOfTheReport) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "destroy_unused");
+  ASSERT_EQ(process.locks.size(), 1u);
+  EXPECT_TRUE(process.locks[0].flags & format::kLockDestroyed);
+  const FoundSite used = find_site(process, "destroy_unused", "used", Operation::kLock);
+  ASSERT_NE(used.site, nullptr);
+  EXPECT_EQ(used.site->count, 1u);
+}
+
 // A deadline glibc refuses (tv_nsec out of range; a clock it cannot wait on) is EINVAL and no
 // lock, as plain, even on a free lock: before, lockscope's trylock-first took it and answered 0.
 // Each refused call is a failed one; the accepted ones (the valid deadline, a free mutex's
