@@ -49,6 +49,10 @@ std::pair<ListedRows, ListedRows> listed_rows(const Profile& profile,
 
 void write_locks(const char* title, const ListedRows& listed, const ReportOptions& options,
                  std::ostream& out) {
+  if (listed.total == 0) {  // a header over nothing reads as a table that failed to fill
+    out << fmt::format("*** {}: none (the program took no lock while profiled) ***\n\n", title);
+    return;
+  }
   const LockColumn* sort_column = find_lock_column(options.sort_key);
   out << fmt::format("*** {}: {} of {} by {} ***\n", title, listed.rows.size(), listed.total,
                      sort_column ? sort_column->header : "WAIT TOTAL");
