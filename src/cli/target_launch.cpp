@@ -129,8 +129,12 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
   sigemptyset(&forward.sa_mask);
   for (size_t i = 0; i < kForwardedCount; ++i) {
     sigaction(kForwardedSignals[i], nullptr, &old_actions[i]);
-    // A signal lockscope was started ignoring (nohup) stays ignored, for it and for the program.
-    if (old_actions[i].sa_handler != SIG_IGN) sigaction(kForwardedSignals[i], &forward, nullptr);
+    // Caught even when lockscope was started ignoring it (a shell script's `cmd &` ignores SIGINT
+    // and SIGQUIT, nohup SIGHUP): one sent to lockscope is one sent to the program, which
+    // starts with the dispositions lockscope was given (the child restores them) and may have a
+    // handler of its own. The terminal's own (hang-up, Ctrl-C) come from the kernel, never
+    // forwarded.
+    sigaction(kForwardedSignals[i], &forward, nullptr);
   }
   // No PR_SET_CHILD_SUBREAPER: a daemon the program starts must see the parent it would have
   // without lockscope (init, or the nearest subreaper above us); markers tell us whom to wait for.

@@ -1,6 +1,7 @@
 // The run is never lost: a program that dies of a signal, re-raises from its own handler or calls
 // quick_exit still has its profile, dies the same way, and sees its own signal dispositions; a
 // signal sent to lockscope goes on to the program.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -162,6 +163,39 @@ TEST(FatalSignals, ANamespacesInitIgnoresASentSignalAsPlainAndIsRecordedToItsRea
       find_site(*init, "namespace_init", "after-signal", format::Operation::kLock);
   ASSERT_NE(site.site, nullptr);
   EXPECT_EQ(site.site->count, 1000u);
+}
+
+// lockscope started with SIGINT ignored (a script's `lockscope record -- server &`): a SIGINT sent
+// to it still goes to the program, which starts with SIGINT ignored as plain and has set a
+// handler of its own. Before, lockscope ignored it and the program ran on.
+TEST(FatalSignals, ASignalLockscopeWasStartedIgnoringStillGoesToTheProgram) {
+  TemporaryDirectory dir, capture;
+  const std::string command = fmt::format("trap '' INT; exec '{}' record -o '{}' -- '{}' wait-int",
+                                          LOCKSCOPE_CLI, dir.path(), fixture("fatal_signal"));
+  const StartedCommand started = start_command({"/bin/sh", "-c", command}, capture, "record");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (slurp(started.out_path).find("ready") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_NE(slurp(started.out_path).find("ready"), std::string::npos);
+  ASSERT_EQ(kill(started.pid, SIGINT), 0);  // the shell exec'd lockscope: same pid
+  int status = 0;
+  pid_t ended = 0;
+  while (std::chrono::steady_clock::now() < deadline &&
+         (ended = waitpid(started.pid, &status, WNOHANG)) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (ended != started.pid) {
+    kill(started.pid, SIGKILL);
+    waitpid(started.pid, &status, 0);
+    FAIL() << "lockscope did not end after SIGINT";
+  }
+  const CommandResult result = finish_command(started, status);
+  EXPECT_EQ(result.exit_status, 3) << result.err;
+  EXPECT_EQ(result.out, "locked 1000\nSIGINT at start: ignored\nready\ninterrupted\n");
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u) << result.err;
+  EXPECT_EQ(profile.processes[0].exit_path, format::ExitPath::kUnderscoreExit);  // its handler's
+  EXPECT_EQ(profile.processes[0].exit_status, 3);
 }
 
 TEST(FatalSignals, SigtermToLockscopeGoesToTheProgramAndLockscopeWaitsForIt) {
