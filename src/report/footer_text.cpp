@@ -68,7 +68,10 @@ void write_footer(const Profile& profile, std::ostream& out) {
         "pid {} exec'd {}{}: not profiled ({})", process.pid, process.exec_target,
         searched ? fmt::format(" ({})", process.exec_resolved) : std::string(),
         reason.empty() ? "its runtime was not loaded: a static or set-user-ID program, or "
-                         "LD_PRELOAD removed from its environment"
+                         "LD_PRELOAD removed from its environment; or it ran as a user that "
+                         "cannot write the profile directory (su, sudo -u: its stderr says "
+                         "\"cannot write profile\"; runuser or the program's own --user "
+                         "option keep it)"
                        : reason));
   }
   for (const ProcessProfile& process : profile.processes)

@@ -727,6 +727,12 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
     if (fd >= 0) close(fd);
     renamed = written && rename(temporary, path_out) == 0;
     if (!written) errno = write_errno;
+    // In a sticky directory (mode 1777) the file kept before giving up root is root's, and may
+    // not be replaced by the user the process became: written in place instead.
+    if (written && !renamed && (errno == EPERM || errno == EACCES) && rt.kept_profile_fd >= 0) {
+      unlink(temporary);
+      renamed = write_kept_profile(rt, file);
+    }
   }
   rt.file_lock.unlock();
   if (!renamed) {

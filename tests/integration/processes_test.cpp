@@ -440,9 +440,12 @@ TEST(Processes, ADaemonMadeByDaemon3IsWaitedForAndItsParentsProfileWritten) {
 // directory root made: its profile was lost at exit ("cannot write profile ...: Permission
 // denied"; nginx's workers were missing from the report). The file it keeps open from before the
 // change is written in place: every lock is there, before and after.
-TEST(Processes, AProcessThatGivesUpRootStillWritesItsProfile) {
-  if (geteuid() != 0) GTEST_SKIP() << "needs root to give it up";
+// `sticky`: a directory the user made with mode 1777, where the file kept before the drop (root's)
+// may not be replaced by the user the process became: it is written in place (before: "cannot
+// write profile ...: Operation not permitted", the process's profile lost).
+void expect_profiles_across_a_privilege_drop(bool sticky) {
   TemporaryDirectory dir;
+  if (sticky) ASSERT_EQ(chmod(dir.path().c_str(), 01777), 0);
   struct stat before;
   ASSERT_EQ(stat(dir.path().c_str(), &before), 0);
   const Profile profile = record_all_unchanged(dir, {fixture("drops_privileges")});
@@ -465,6 +468,16 @@ TEST(Processes, AProcessThatGivesUpRootStillWritesItsProfile) {
   ASSERT_EQ(stat(dir.path().c_str(), &after), 0);
   EXPECT_EQ(after.st_mode, before.st_mode);
   EXPECT_LT(getxattr(dir.path().c_str(), "system.posix_acl_access", nullptr, 0), 0);
+}
+
+TEST(Processes, AProcessThatGivesUpRootStillWritesItsProfile) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give it up";
+  expect_profiles_across_a_privilege_drop(false);
+}
+
+TEST(Processes, AProcessThatGivesUpRootWritesItsProfileInAStickyDirectory) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give it up";
+  expect_profiles_across_a_privilege_drop(true);
 }
 
 // main() ended with pthread_exit and the workers locked on: the executable, its arguments and
