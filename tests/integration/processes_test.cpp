@@ -445,7 +445,9 @@ TEST(Processes, ADaemonMadeByDaemon3IsWaitedForAndItsParentsProfileWritten) {
 // write profile ...: Operation not permitted", the process's profile lost).
 void expect_profiles_across_a_privilege_drop(bool sticky) {
   TemporaryDirectory dir;
-  if (sticky) ASSERT_EQ(chmod(dir.path().c_str(), 01777), 0);
+  if (sticky) {
+    ASSERT_EQ(chmod(dir.path().c_str(), 01777), 0);
+  }
   struct stat before;
   ASSERT_EQ(stat(dir.path().c_str(), &before), 0);
   const Profile profile = record_all_unchanged(dir, {fixture("drops_privileges")});
