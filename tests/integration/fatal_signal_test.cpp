@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -165,6 +166,27 @@ TEST(FatalSignals, ANamespacesInitIgnoresASentSignalAsPlainAndIsRecordedToItsRea
   EXPECT_EQ(site.site->count, 1000u);
 }
 
+// Sends `signal` to the started command once its output says "ready", and collects it; nothing
+// when it had not said so, or had not ended 10 s after the start (it is then killed).
+std::optional<CommandResult> signal_when_ready(const StartedCommand& started, int signal) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (slurp(started.out_path).find("ready") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  int status = 0;
+  pid_t ended = 0;
+  if (slurp(started.out_path).find("ready") != std::string::npos && kill(started.pid, signal) == 0)
+    while (std::chrono::steady_clock::now() < deadline &&
+           (ended = waitpid(started.pid, &status, WNOHANG)) == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (ended != started.pid) {
+    kill(started.pid, SIGKILL);
+    waitpid(started.pid, &status, 0);
+    return std::nullopt;
+  }
+  return finish_command(started, status);
+}
+
 // lockscope started with SIGINT ignored (a script's `lockscope record -- server &`): a SIGINT sent
 // to it still goes to the program, which starts with SIGINT ignored as plain and has set a
 // handler of its own. Before, lockscope ignored it and the program ran on.
@@ -173,23 +195,10 @@ TEST(FatalSignals, ASignalLockscopeWasStartedIgnoringStillGoesToTheProgram) {
   const std::string command = fmt::format("trap '' INT; exec '{}' record -o '{}' -- '{}' wait-int",
                                           LOCKSCOPE_CLI, dir.path(), fixture("fatal_signal"));
   const StartedCommand started = start_command({"/bin/sh", "-c", command}, capture, "record");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (slurp(started.out_path).find("ready") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_NE(slurp(started.out_path).find("ready"), std::string::npos);
-  ASSERT_EQ(kill(started.pid, SIGINT), 0);  // the shell exec'd lockscope: same pid
-  int status = 0;
-  pid_t ended = 0;
-  while (std::chrono::steady_clock::now() < deadline &&
-         (ended = waitpid(started.pid, &status, WNOHANG)) == 0)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  if (ended != started.pid) {
-    kill(started.pid, SIGKILL);
-    waitpid(started.pid, &status, 0);
-    FAIL() << "lockscope did not end after SIGINT";
-  }
-  const CommandResult result = finish_command(started, status);
+  // The shell exec'd lockscope: the same pid.
+  const std::optional<CommandResult> ended = signal_when_ready(started, SIGINT);
+  ASSERT_TRUE(ended) << "lockscope did not end after SIGINT";
+  const CommandResult& result = *ended;
   EXPECT_EQ(result.exit_status, 3) << result.err;
   EXPECT_EQ(result.out, "locked 1000\nSIGINT at start: ignored\nready\ninterrupted\n");
   Profile profile = load_profile(dir.path());
@@ -203,23 +212,9 @@ TEST(FatalSignals, SigtermToLockscopeGoesToTheProgramAndLockscopeWaitsForIt) {
   const StartedCommand started = start_command(
       {LOCKSCOPE_CLI, "record", "-o", dir.path(), "--", fixture("fatal_signal"), "wait"}, capture,
       "record");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (slurp(started.out_path).find("ready") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_NE(slurp(started.out_path).find("ready"), std::string::npos);
-  ASSERT_EQ(kill(started.pid, SIGTERM), 0);
-  int status = 0;
-  pid_t ended = 0;
-  while (std::chrono::steady_clock::now() < deadline &&
-         (ended = waitpid(started.pid, &status, WNOHANG)) == 0)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  if (ended != started.pid) {
-    kill(started.pid, SIGKILL);
-    waitpid(started.pid, &status, 0);
-    FAIL() << "lockscope did not end after SIGTERM";
-  }
-  const CommandResult result = finish_command(started, status);
+  const std::optional<CommandResult> ended = signal_when_ready(started, SIGTERM);
+  ASSERT_TRUE(ended) << "lockscope did not end after SIGTERM";
+  const CommandResult& result = *ended;
   EXPECT_EQ(result.signal, SIGTERM) << "lockscope ends like the program: killed by SIGTERM\n"
                                     << result.err;
   Profile profile = load_profile(dir.path());
