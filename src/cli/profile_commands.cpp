@@ -399,9 +399,12 @@ TargetOutcome record(const RecordSettings& settings, const std::vector<std::stri
   launch.trace_size = settings.trace_size;
   launch.trace_ring = settings.trace_full == config::kTraceFullRing;
   launch.min_wait_ns = settings.min_wait_ns;
-  const TargetOutcome outcome = launch_target(launch);
-  restore_profile_directory(settings.directory, access);
-  return outcome;
+  struct Restore {  // also when the launch throws
+    const std::string& directory;
+    const ProfileDirectoryAccess& access;
+    ~Restore() { restore_profile_directory(directory, access); }
+  } restore{settings.directory, access};
+  return launch_target(launch);
 }
 
 }  // namespace

@@ -27,8 +27,15 @@ bool holds_profiles(const fs::path& directory) {
 
 constexpr char kAclName[] = "system.posix_acl_access";
 
-bool has_acl(const std::string& directory) {
-  return getxattr(directory.c_str(), kAclName, nullptr, 0) >= 0;
+// The directory's access ACL as its extended attribute's value; "" when it has none.
+std::string acl_of(const std::string& directory) {
+  std::string value(256, '\0');
+  for (;;) {
+    const ssize_t size = getxattr(directory.c_str(), kAclName, value.data(), value.size());
+    if (size >= 0) return value.substr(0, static_cast<size_t>(size));
+    if (errno != ERANGE) return {};
+    value.resize(value.size() * 4);
+  }
 }
 
 [[noreturn]] void not_writable(const std::string& directory, const std::string& why) {
@@ -61,15 +68,21 @@ ProfileDirectoryAccess prepare_profile_directory(const std::string& directory) {
   unlink(probe.c_str());
   ProfileDirectoryAccess access;
   struct stat status;
-  if (stat(directory.c_str(), &status) == 0) access.mode = status.st_mode & 07777;
-  access.had_acl = has_acl(directory);
+  if (stat(directory.c_str(), &status) == 0) {
+    access.known = true;
+    access.mode = status.st_mode & 07777;
+    access.acl = acl_of(directory);
+  }
   return access;
 }
 
 void restore_profile_directory(const std::string& directory, const ProfileDirectoryAccess& before) {
-  if (before.had_acl || !has_acl(directory)) return;
-  removexattr(directory.c_str(), kAclName);
-  chmod(directory.c_str(), before.mode);  // the ACL's mask had become the group's bits
+  if (!before.known || acl_of(directory) == before.acl) return;
+  if (before.acl.empty())
+    removexattr(directory.c_str(), kAclName);
+  else
+    setxattr(directory.c_str(), kAclName, before.acl.data(), before.acl.size(), 0);
+  chmod(directory.c_str(), before.mode);  // an ACL's mask is the group's bits of the mode
 }
 
 }  // namespace lockscope

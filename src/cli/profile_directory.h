@@ -3,8 +3,8 @@
 // to DIR.old, like perf.data -> perf.data.old, so two runs never mix and nothing is silently lost.
 //
 // A profiled process that gives up root grants its new user an ACL entry on the directory
-// (runtime/directory_grant.h); when the run ends, the directory's access is restored to what it
-// was before the run.
+// (runtime/directory_grant.h); when the run ends, the directory's access (its mode and its ACL,
+// byte for byte) is restored to what it was before the run.
 #pragma once
 
 #include <sys/types.h>
@@ -14,8 +14,9 @@
 namespace lockscope {
 
 struct ProfileDirectoryAccess {
-  mode_t mode = 0;       // permission bits
-  bool had_acl = false;  // an access ACL of its own
+  bool known = false;  // the directory could be read: mode and acl are what it had
+  mode_t mode = 0;     // permission bits
+  std::string acl;     // its access ACL as the system.posix_acl_access value ("": none)
 };
 
 ProfileDirectoryAccess prepare_profile_directory(const std::string& directory);

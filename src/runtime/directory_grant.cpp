@@ -71,7 +71,9 @@ bool add_user(Acl& acl, size_t& count, uint32_t uid) {
 
 void grant_profile_directory(uint32_t uid) {
   Runtime& rt = runtime();
-  if (!rt.directory[0] || uid == kNoId || uid == geteuid()) return;
+  // Only root's grant is one the call can follow: a program that tries setuid and falls back on
+  // EPERM must not have opened its directory to another user.
+  if (!rt.directory[0] || uid == kNoId || geteuid() != 0 || uid == 0) return;
   const int saved_errno = errno;
   Acl acl{};
   size_t count = 0;

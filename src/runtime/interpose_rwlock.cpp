@@ -39,9 +39,9 @@ struct RwLockCalls {
     // Refused before any try: the real call that follows gives glibc's EINVAL (deadline_checks.h).
     if constexpr (Op == Operation::kTimedReadLock || Op == Operation::kTimedWriteLock ||
                   Op == Operation::kClockReadLock || Op == Operation::kClockWriteLock)
-      if (lockscope::runtime::clock_refused(clock) ||
-          lockscope::runtime::deadline_refused(deadline))
-        return EINVAL;
+      if (deadline != nullptr && (lockscope::runtime::clock_refused(clock) ||
+                                  lockscope::runtime::deadline_refused(deadline)))
+        return EINVAL;  // glibc checks both only when given a deadline
     return kRead ? functions().rwlock_tryrdlock(rwlock) : functions().rwlock_trywrlock(rwlock);
   }
   int blocking_acquire() const {

@@ -2,7 +2,8 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <unwind.h>  // types only: the functions are resolved at run time, never linked
 
 #include <atomic>
@@ -18,12 +19,19 @@ constexpr uintptr_t kFrameRecordAlignment = 16;
 constexpr uintptr_t kMaxFrameBytes = 1 << 20;
 // The most a stack may hold, whatever the limits say.
 constexpr uintptr_t kMaxStackBytes = uintptr_t{1} << 30;
-// The largest stack a thread is likely to have (init_stack_capture: the default thread stack size
-// and RLIMIT_STACK, at least 8 MiB): a frame further than this below the thread descriptor (or
-// the main thread's stack top) is on another stack. It was 1 GiB, which took a coroutine's stack
-// mmap'd below the thread's for the thread's own; garbage left in the frame pointer register then
-// sent the walk into the guard page above the coroutine's stack (SIGSEGV).
-std::atomic<uintptr_t> g_stack_bytes{uintptr_t{8} << 20};
+// The main thread's frames lie this close below its stack top: the kernel keeps the mmap area at
+// least 128 MiB below the stack (mmap_base's gap), or far away (the legacy layout of an unlimited
+// RLIMIT_STACK). Its thread descriptor is not above its stack but in the mmap area, where the
+// stacks a coroutine library maps for it land too.
+constexpr uintptr_t kMainStackBytes = uintptr_t{128} << 20;
+// A thread's frames lie within its stack's size below its descriptor, which glibc puts at the
+// stack's top: the default thread stack size (init_stack_capture; RLIMIT_STACK's at start-up, or
+// pthread_setattr_default_np's). A frame further below (a thread given a larger stack, walked as
+// deep as this; a coroutine's stack mapped below the thread's) is on no stack the walk knows. The
+// bound was 1 GiB, which took a coroutine's stack for the thread's own: garbage left in the frame
+// pointer register then sent the walk into the guard page above the coroutine's stack (SIGSEGV).
+std::atomic<uintptr_t> g_thread_stack_bytes{uintptr_t{8} << 20};
+std::atomic<uintptr_t> g_main_thread{0};  // the main thread's descriptor (pthread_self())
 // Frames of the DWARF walk's own (capture_stack, the walk, _Unwind_Backtrace's caller) that may be
 // skipped before the caller's return address must have turned up.
 constexpr uint32_t kMaxDwarfFramesSkipped = 8;
@@ -41,27 +49,24 @@ std::atomic<uintptr_t> g_main_stack_top{0};
 // pthread_self() points to, above a thread's stack, a stack given by pthread_attr_setstack
 // included) or the main thread's. 0 when it is on neither: a sigaltstack, a stack switched to.
 uintptr_t stack_top_above(uintptr_t frame) {
-  const uintptr_t stack_bytes = g_stack_bytes.load(std::memory_order_relaxed);
   const auto thread = reinterpret_cast<uintptr_t>(pthread_self());
-  if (frame < thread && thread - frame < stack_bytes) return thread;
-  const uintptr_t main_top = g_main_stack_top.load(std::memory_order_relaxed);
-  if (frame < main_top && main_top - frame < stack_bytes) return main_top;
-  return 0;
+  if (thread == g_main_thread.load(std::memory_order_relaxed)) {
+    const uintptr_t main_top = g_main_stack_top.load(std::memory_order_relaxed);
+    return frame < main_top && main_top - frame < kMainStackBytes ? main_top : 0;
+  }
+  const uintptr_t stack_bytes = g_thread_stack_bytes.load(std::memory_order_relaxed);
+  return frame < thread && thread - frame < stack_bytes ? thread : 0;
 }
 
-// The largest of the default thread stack size (pthread_attr_setstacksize's default, which
-// pthread_setattr_default_np may have raised) and a finite RLIMIT_STACK (the main thread's limit),
-// at least 8 MiB, at most kMaxStackBytes.
-uintptr_t largest_likely_stack() {
+// The default thread stack size (pthread_attr_setstacksize's default: RLIMIT_STACK's at
+// start-up, 2 MiB when that is unlimited, or what pthread_setattr_default_np set), at most
+// kMaxStackBytes; 8 MiB when it cannot be read.
+uintptr_t default_thread_stack() {
   uintptr_t bytes = uintptr_t{8} << 20;
-  struct rlimit limit;
-  if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-      limit.rlim_cur > bytes)
-    bytes = limit.rlim_cur;
   pthread_attr_t defaults;
   if (pthread_getattr_default_np(&defaults) == 0) {
     size_t size = 0;
-    if (pthread_attr_getstacksize(&defaults, &size) == 0 && size > bytes) bytes = size;
+    if (pthread_attr_getstacksize(&defaults, &size) == 0 && size != 0) bytes = size;
     pthread_attr_destroy(&defaults);
   }
   return bytes < kMaxStackBytes ? bytes : kMaxStackBytes;
@@ -176,7 +181,11 @@ StackCaptureOutcome capture_stack_with_outcome(uintptr_t* frames, uint32_t max_f
 void init_stack_capture() {
   if (g_initialized.exchange(true, std::memory_order_acq_rel)) return;
   executable_ranges().refresh();
-  g_stack_bytes.store(largest_likely_stack(), std::memory_order_relaxed);
+  g_thread_stack_bytes.store(default_thread_stack(), std::memory_order_relaxed);
+  // Called from the runtime's constructor: on the main thread, unless a thread made before it
+  // (another library's constructor) got here first.
+  if (getpid() == static_cast<pid_t>(syscall(SYS_gettid)))
+    g_main_thread.store(reinterpret_cast<uintptr_t>(pthread_self()), std::memory_order_relaxed);
   if (auto* stack_end = static_cast<void**>(dlsym(RTLD_DEFAULT, "__libc_stack_end")))
     g_main_stack_top.store(reinterpret_cast<uintptr_t>(*stack_end), std::memory_order_relaxed);
   // Whichever unwinder the program already has (libgcc_s for any C++ program), else libgcc_s.

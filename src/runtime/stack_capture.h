@@ -12,8 +12,9 @@
 //  - kFramePointer follows the saved-frame-pointer chain and checks every step: the frame record
 //    16-byte aligned (the x86-64 and AArch64 ABIs keep it so), the next one strictly above the
 //    current one by less than 1 MB and below the top of this thread's stack (a frame is on it
-//    when it lies less than the largest likely stack size below the thread's descriptor or the
-//    main thread's stack top: a coroutine's or a sigaltstack's frame ends the walk), and the return
+//    when it lies less than the default thread stack size below the thread's descriptor, or for
+//    the main thread less than 128 MiB below its stack top: a coroutine's or a sigaltstack's frame
+//    ends the walk, which --unwind auto then redoes with the unwind tables), and the return
 //    address inside an executable segment of a loaded module (ExecutableRanges). A null frame
 //    pointer ends it. It reads only this thread's stack, calls nothing but pthread_self(), and
 //    costs about 8 ns a frame (78 ns for 10 frames, bench/overhead/stack_capture_bench.cpp, 2-CPU

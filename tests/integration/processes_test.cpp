@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -440,16 +441,43 @@ TEST(Processes, ADaemonMadeByDaemon3IsWaitedForAndItsParentsProfileWritten) {
 // directory root made: its profile was lost at exit ("cannot write profile ...: Permission
 // denied"; nginx's workers were missing from the report). The file it keeps open from before the
 // change is written in place: every lock is there, before and after.
-// `sticky`: a directory the user made with mode 1777, where the file kept before the drop (root's)
-// may not be replaced by the user the process became: it is written in place (before: "cannot
-// write profile ...: Operation not permitted", the process's profile lost).
-void expect_profiles_across_a_privilege_drop(bool sticky) {
+// The directory, as the user made it: as lockscope makes it; sticky (mode 1777), where the file
+// kept before the drop (root's) may not be replaced by the user the process became, so it is
+// written in place (before: "cannot write profile ...: Operation not permitted"); or with an ACL
+// of its own, which the grant must leave as it was once the run is over.
+enum class DirectoryKind { kPlain, kSticky, kOwnAcl };
+
+// An access ACL: u::rwx, u:12345:r-x, g::r-x, m::r-x, o::r-x (linux/posix_acl_xattr.h).
+std::string own_acl() {
+  const uint32_t version = 2;
+  const struct {
+    uint16_t tag, permissions;
+    uint32_t id;
+  } entries[] = {{0x01, 7, ~0u}, {0x02, 5, 12345}, {0x04, 5, ~0u}, {0x10, 5, ~0u}, {0x20, 5, ~0u}};
+  std::string value(reinterpret_cast<const char*>(&version), sizeof(version));
+  value.append(reinterpret_cast<const char*>(entries), sizeof(entries));
+  return value;
+}
+
+std::string acl_of(const std::string& path) {
+  char value[1024];
+  const ssize_t size = getxattr(path.c_str(), "system.posix_acl_access", value, sizeof(value));
+  return size > 0 ? std::string(value, static_cast<size_t>(size)) : std::string();
+}
+
+void expect_profiles_across_a_privilege_drop(DirectoryKind kind) {
   TemporaryDirectory dir;
-  if (sticky) {
+  if (kind == DirectoryKind::kSticky) {
     ASSERT_EQ(chmod(dir.path().c_str(), 01777), 0);
+  }
+  if (kind == DirectoryKind::kOwnAcl) {
+    const std::string acl = own_acl();
+    if (setxattr(dir.path().c_str(), "system.posix_acl_access", acl.data(), acl.size(), 0) != 0)
+      GTEST_SKIP() << "no ACLs here: " << std::strerror(errno);
   }
   struct stat before;
   ASSERT_EQ(stat(dir.path().c_str(), &before), 0);
+  const std::string acl_before = acl_of(dir.path());
   const Profile profile = record_all_unchanged(dir, {fixture("drops_privileges")});
   // The worker it forked and the program it exec'd as nobody have their profiles too (before,
   // "cannot write profile ...: Permission denied" for both).
@@ -465,21 +493,27 @@ void expect_profiles_across_a_privilege_drop(bool sticky) {
   const std::map<std::string, uint64_t> expected = {
       {"before-drop", 10}, {"after-drop", 20}, {"child-after-drop", 5}, {"exec-after-drop", 7}};
   EXPECT_EQ(counts, expected);
-  // The grant ends with the run: the directory's mode is back, with no ACL of its own.
+  // The grant ends with the run: the directory's mode and ACL are as they were.
   struct stat after;
   ASSERT_EQ(stat(dir.path().c_str(), &after), 0);
   EXPECT_EQ(after.st_mode, before.st_mode);
-  EXPECT_LT(getxattr(dir.path().c_str(), "system.posix_acl_access", nullptr, 0), 0);
+  EXPECT_EQ(acl_of(dir.path()), acl_before);
+  EXPECT_EQ(acl_before.empty(), kind != DirectoryKind::kOwnAcl);
 }
 
 TEST(Processes, AProcessThatGivesUpRootStillWritesItsProfile) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to give it up";
-  expect_profiles_across_a_privilege_drop(false);
+  expect_profiles_across_a_privilege_drop(DirectoryKind::kPlain);
 }
 
 TEST(Processes, AProcessThatGivesUpRootWritesItsProfileInAStickyDirectory) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to give it up";
-  expect_profiles_across_a_privilege_drop(true);
+  expect_profiles_across_a_privilege_drop(DirectoryKind::kSticky);
+}
+
+TEST(Processes, AProcessThatGivesUpRootLeavesTheDirectorysOwnAclAsItWas) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give it up";
+  expect_profiles_across_a_privilege_drop(DirectoryKind::kOwnAcl);
 }
 
 // main() ended with pthread_exit and the workers locked on: the executable, its arguments and
