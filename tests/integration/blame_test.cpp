@@ -117,9 +117,15 @@ TEST(Blame, HolderStacksNameTheWrappersTheHoldCameThrough) {
   const FoundSite wait = find_site(process, "wrapped_locks", "level3", Operation::kLock);
   ASSERT_NE(wait.site, nullptr);
   ASSERT_GT(wait.site->contended, 0u);
-  uint64_t with_holder_stack = 0, with_waiter_stack = 0, blamed = 0;
+  uint64_t with_holder_stack = 0, with_waiter_stack = 0, blamed = 0, holder_unknown = 0;
   for (const Blame& row : wait.site->blame) {
     blamed += row.waits;
+    // Both threads start each round together: a waiter whose holder released before its wait was
+    // seen has no holder (the report's "not known" row).
+    if (!row.holder_site.known()) {
+      holder_unknown += row.waits;
+      continue;
+    }
     EXPECT_TRUE(located_at(row.holder_site, "wrapped_locks.c", marker_line("wrapped_locks", "level3")))
         << row.holder_site.label;
     if (row.holder_stack >= process.stacks.size()) continue;
@@ -133,7 +139,8 @@ TEST(Blame, HolderStacksNameTheWrappersTheHoldCameThrough) {
   EXPECT_EQ(blamed, wait.site->contended);
   // The lock's first wait has no holder stack (its holder had not been asked for one); at 100 us
   // holds the capture budget covers every other.
-  EXPECT_GE(with_holder_stack + 1, wait.site->contended);
+  EXPECT_LE(holder_unknown * 10, wait.site->contended);
+  EXPECT_GE(with_holder_stack + holder_unknown + 1, wait.site->contended);
   EXPECT_GE(with_waiter_stack * 10, with_holder_stack * 9);
 }
 
