@@ -111,47 +111,65 @@ std::string share_of_run(uint64_t ns, uint64_t run_ns) {
   return fmt::format("{:.1f}%", percent);
 }
 
+namespace {
+
+struct ProcessFigures {
+  uint64_t active_locks = 0, acquired = 0, contended = 0, wait_ns = 0;
+};
+
+ProcessFigures figures_of(const ProcessProfile& process) {
+  ProcessFigures figures;
+  for (const LockSummary& lock : process.locks)
+    if (lock.acquisitions + lock.failed + lock.events) ++figures.active_locks;
+  // Its threads' figures added up, so that the two tables agree: acquisitions and contended ones
+  // of every lock kind a thread holds afterwards (spinlocks too), lock waits on mutexes and
+  // rwlocks (spinning and the other kinds of wait have columns of their own).
+  for (const ThreadSummary& thread : process.threads) {
+    figures.acquired += thread.acquisitions;
+    figures.contended += thread.contended;
+    figures.wait_ns += thread.wait_sum_ns;
+  }
+  return figures;
+}
+
+// A build's hundreds of compilers and shells took no lock: without --all they are one line under
+// the table, by name. Listed whatever they did: the first process, and one that ended otherwise
+// than by exit status 0 or an exec (a compiler's error in `make -j` may explain the run).
+bool foldable(const Profile& profile, const ProcessProfile& process) {
+  const ProcessFigures figures = figures_of(process);
+  const bool ended_well = process.exit_path == format::ExitPath::kExec ||
+                          ((process.exit_path == format::ExitPath::kExit ||
+                            process.exit_path == format::ExitPath::kUnderscoreExit) &&
+                           process.exit_status == 0);
+  return figures.active_locks == 0 && figures.acquired == 0 && ended_well &&
+         &process != &profile.processes.front();
+}
+
+}  // namespace
+
 void write_processes(const Profile& profile, const ReportOptions& options, std::ostream& out) {
   out << "*** processes present ***\n";
   TextTable table;
   table.set_header({"PID", "PPID", "ENDED BY", "DURATION", "THREADS", "LOCKS", "ACQUIRED",
                     "CONTENDED", "LOCK WAIT", "OF RUN", "COMMAND"},
                    {false, false, true, false, false, false, false, false, false, false, true});
-  // A build's hundreds of compilers and shells took no lock: without --all they are one line
-  // under the table, by name, unless one ended by a signal (the first process is always listed).
+  size_t foldable_count = 0;
+  for (const ProcessProfile& process : profile.processes)
+    foldable_count += foldable(profile, process);
+  const bool fold = !options.all && foldable_count > 1;  // one is a row, not a line
   std::vector<const ProcessProfile*> lock_free;
   for (const ProcessProfile& process : profile.processes) {
-    uint64_t active = 0;
-    for (const LockSummary& lock : process.locks)
-      if (lock.acquisitions + lock.failed + lock.events) ++active;
-    // Its threads' figures added up, so that the two tables agree: acquisitions and contended
-    // ones of every lock kind a thread holds afterwards (spinlocks too), lock waits on mutexes
-    // and rwlocks (spinning and the other kinds of wait have columns of their own).
-    uint64_t acquired = 0, contended = 0, wait = 0;
-    for (const ThreadSummary& thread : process.threads) {
-      acquired += thread.acquisitions;
-      contended += thread.contended;
-      wait += thread.wait_sum_ns;
-    }
-    if (!options.all && active == 0 && acquired == 0 && &process != &profile.processes.front() &&
-        process.exit_path != format::ExitPath::kSignal) {
+    if (fold && foldable(profile, process)) {
       lock_free.push_back(&process);
       continue;
     }
+    const ProcessFigures figures = figures_of(process);
     table.add_row({fmt::format("{}", process.pid), fmt::format("{}", process.ppid),
                    exit_text(process), format_duration_ns(double(process.duration_ns)),
-                   fmt::format("{}", process.threads.size()), format_count(active),
-                   format_count(acquired), format_count(contended),
-                   format_duration_ns(double(wait)), share_of_run(wait, process.duration_ns),
-                   command_text(process)});
-  }
-  if (lock_free.size() == 1) {
-    const ProcessProfile& process = *lock_free.front();
-    table.add_row({fmt::format("{}", process.pid), fmt::format("{}", process.ppid),
-                   exit_text(process), format_duration_ns(double(process.duration_ns)),
-                   fmt::format("{}", process.threads.size()), "0", "0", "0", "0",
-                   share_of_run(0, process.duration_ns), command_text(process)});
-    lock_free.clear();
+                   fmt::format("{}", process.threads.size()), format_count(figures.active_locks),
+                   format_count(figures.acquired), format_count(figures.contended),
+                   format_duration_ns(double(figures.wait_ns)),
+                   share_of_run(figures.wait_ns, process.duration_ns), command_text(process)});
   }
   table.write(out);
   if (!lock_free.empty()) out << lock_free_line(lock_free);

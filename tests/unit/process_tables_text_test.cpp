@@ -31,13 +31,16 @@ ProcessProfile process_of(uint32_t pid, std::string executable, uint64_t acquisi
   ProcessProfile process;
   process.pid = pid;
   process.executable = std::move(executable);
+  process.exit_path = format::ExitPath::kExit;
+  process.exit_status = 0;
   process.threads.emplace_back();
   process.threads[0].acquisitions = acquisitions;
   return process;
 }
 
 // `make -j4` ran 98 processes that took no lock: without --all they are one line, by name; the
-// first process and one that ended by a signal are listed whatever they did.
+// first process and one that ended by a signal or a non-zero status are listed whatever they did;
+// a single such process is a row in its place.
 TEST(ProcessTablesText, ProcessesThatTookNoLockAreOneLineWithoutAll) {
   Profile profile;
   profile.processes.push_back(process_of(100, "/usr/bin/make", 0));
@@ -48,10 +51,12 @@ TEST(ProcessTablesText, ProcessesThatTookNoLockAreOneLineWithoutAll) {
   profile.processes.push_back(process_of(106, "/bin/sh", 0));
   profile.processes.back().exit_path = format::ExitPath::kSignal;
   profile.processes.back().exit_status = 11;
+  profile.processes.push_back(process_of(107, "/usr/libexec/gcc/cc1", 0));
+  profile.processes.back().exit_status = 1;  // a compiler's error
   std::ostringstream folded;
   write_processes(profile, ReportOptions{}, folded);
   const std::string text = folded.str();
-  for (const char* pid : {"\n100 ", "\n101 ", "\n106 "})
+  for (const char* pid : {"\n100 ", "\n101 ", "\n106 ", "\n107 "})
     EXPECT_NE(text.find(pid), std::string::npos) << pid << " not listed:\n" << text;
   for (const char* pid : {"\n102 ", "\n103 ", "\n104 ", "\n105 "})
     EXPECT_EQ(text.find(pid), std::string::npos) << pid << " listed:\n" << text;
@@ -64,6 +69,14 @@ TEST(ProcessTablesText, ProcessesThatTookNoLockAreOneLineWithoutAll) {
   write_processes(profile, all, listed);
   EXPECT_NE(listed.str().find("\n104 "), std::string::npos) << listed.str();
   EXPECT_EQ(listed.str().find("more processes"), std::string::npos);
+
+  profile.processes.resize(3);  // make, ld and one cc1: its row stays between them
+  std::ostringstream one;
+  write_processes(profile, ReportOptions{}, one);
+  const size_t cc1 = one.str().find("\n102 ");
+  ASSERT_NE(cc1, std::string::npos) << one.str();
+  EXPECT_LT(one.str().find("\n101 "), cc1);
+  EXPECT_EQ(one.str().find("more processes"), std::string::npos);
 }
 
 }  // namespace
