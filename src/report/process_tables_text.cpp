@@ -153,14 +153,15 @@ void write_processes(const Profile& profile, const ReportOptions& options, std::
   table.set_header({"PID", "PPID", "ENDED BY", "DURATION", "THREADS", "LOCKS", "ACQUIRED",
                     "CONTENDED", "LOCK WAIT", "OF RUN", "COMMAND"},
                    {false, false, true, false, false, false, false, false, false, false, true});
-  size_t foldable_count = 0;
-  for (const ProcessProfile& process : profile.processes)
-    foldable_count += foldable(profile, process);
-  const bool fold = !options.all && foldable_count > 1;  // one is a row, not a line
   std::vector<const ProcessProfile*> lock_free;
+  if (!options.all)
+    for (const ProcessProfile& process : profile.processes)
+      if (foldable(profile, process)) lock_free.push_back(&process);
+  if (lock_free.size() == 1) lock_free.clear();  // one is a row, not a line
+  size_t next_folded = 0;                        // lock_free is in the processes' order
   for (const ProcessProfile& process : profile.processes) {
-    if (fold && foldable(profile, process)) {
-      lock_free.push_back(&process);
+    if (next_folded < lock_free.size() && lock_free[next_folded] == &process) {
+      ++next_folded;
       continue;
     }
     const ProcessFigures figures = figures_of(process);

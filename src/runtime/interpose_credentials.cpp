@@ -24,12 +24,12 @@ namespace {
 
 using lockscope::runtime::RuntimeStatus;
 
+// Called by before_user_change, which has checked that the runtime is ready and made the call no
+// cancellation point.
 void keep_profile_file() {
   auto& rt = lockscope::runtime::runtime();
-  if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady) ||
-      static_cast<uint32_t>(getpid()) != rt.pid || rt.kept_profile_fd >= 0 || !rt.directory[0])
+  if (static_cast<uint32_t>(getpid()) != rt.pid || rt.kept_profile_fd >= 0 || !rt.directory[0])
     return;
-  lockscope::runtime::NoCancellation no_cancellation;  // setuid is no cancellation point
   const int saved_errno = errno;
   char path[4096];
   if (lockscope::runtime::profile_path(path)) {

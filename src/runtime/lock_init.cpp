@@ -87,7 +87,7 @@ void note_lock_flags(const void* lock, format::Primitive primitive, uint32_t fla
 void note_lock_destroy(const void* lock) {
   if (!current_thread()) return;
   Runtime& rt = runtime();
-  const uint32_t index = rt.locks.find_existing(reinterpret_cast<uintptr_t>(lock));
+  const uint32_t index = rt.locks.find(reinterpret_cast<uintptr_t>(lock));
   if (index == LockTable::kNoSlot) return;
   LockSlot& slot = rt.locks.slot(index);
   slot.flags.fetch_or(format::kLockDestroyed, std::memory_order_relaxed);

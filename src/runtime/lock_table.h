@@ -100,13 +100,22 @@ class LockTable {
  public:
   static constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
 
+  // Slot number of `address`, or kNoSlot when it has none.
+  uint32_t find(uintptr_t address) const {
+    Index* index = index_.load(std::memory_order_acquire);
+    if (!index) return kNoSlot;
+    const size_t mask = index->capacity - 1;
+    for (size_t i = hash(address) & mask;; i = (i + 1) & mask) {
+      const uint32_t number = index->numbers()[i].load(std::memory_order_acquire);
+      if (number == 0) return kNoSlot;
+      if (slots_[number - 1].address.load(std::memory_order_relaxed) == address) return number - 1;
+    }
+  }
   // Slot number of `address`, inserted if new; kNoSlot only when the kernel refuses memory.
   uint32_t find_or_insert(uintptr_t address) {
     const uint32_t found = find(address);
     return found != kNoSlot ? found : insert(address);
   }
-  // Slot number of `address`, or kNoSlot when it has none.
-  uint32_t find_existing(uintptr_t address) const { return find(address); }
   LockSlot& slot(uint32_t number) const { return slots_[number]; }
   // Requests the index line find() will read for `address`: issued before the trylock of an
   // uncached acquisition, its miss overlaps the lock word's.
@@ -136,17 +145,7 @@ class LockTable {
     size_t capacity;  // a power of two
     std::atomic<uint32_t>* numbers() { return reinterpret_cast<std::atomic<uint32_t>*>(this + 1); }
   };
-  uint32_t find(uintptr_t address) const {
-    Index* index = index_.load(std::memory_order_acquire);
-    if (!index) return kNoSlot;
-    const size_t mask = index->capacity - 1;
-    for (size_t i = hash(address) & mask;; i = (i + 1) & mask) {
-      const uint32_t number = index->numbers()[i].load(std::memory_order_acquire);
-      if (number == 0) return kNoSlot;
-      if (slots_[number - 1].address.load(std::memory_order_relaxed) == address)
-        return number - 1;
-    }
-  }
+
   uint32_t insert(uintptr_t address);
   bool grow_index();
 

@@ -45,9 +45,10 @@ std::atomic<bool> g_initialized{false};
 // thread. Looked up by dlsym rather than linked, which would add ld.so to the runtime's NEEDED.
 std::atomic<uintptr_t> g_main_stack_top{0};
 
-// The top of the stack that `frame` is on: this thread's (glibc puts the thread descriptor, which
-// pthread_self() points to, above a thread's stack, a stack given by pthread_attr_setstack
-// included) or the main thread's. 0 when it is on neither: a sigaltstack, a stack switched to.
+// The top of the stack that `frame` is on: the main thread's stack top (__libc_stack_end), or
+// another thread's descriptor (pthread_self(): glibc puts it above a thread's stack, a stack given
+// by pthread_attr_setstack included). 0 when the frame is not within that stack's bound below it:
+// a sigaltstack, a coroutine's stack, a stack switched to.
 uintptr_t stack_top_above(uintptr_t frame) {
   const auto thread = reinterpret_cast<uintptr_t>(pthread_self());
   if (thread == g_main_thread.load(std::memory_order_relaxed)) {
