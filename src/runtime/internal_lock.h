@@ -16,44 +16,63 @@
 
 namespace lockscope::runtime {
 
+// A byte per thread whose address names the thread (InternalLock's holder): no system call.
+inline __thread char internal_lock_thread_tag;
+
 class InternalLock {
  public:
   void lock() {
     uint32_t expected = 0;
-    if (state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return;
-    if (expected != 2) expected = state_.exchange(2, std::memory_order_acquire);
-    while (expected != 0) {
-      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAIT_PRIVATE, 2, nullptr,
-              nullptr, 0);
-      expected = state_.exchange(2, std::memory_order_acquire);
+    if (!state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+      if (expected != 2) expected = state_.exchange(2, std::memory_order_acquire);
+      while (expected != 0) {
+        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAIT_PRIVATE, 2, nullptr,
+                nullptr, 0);
+        expected = state_.exchange(2, std::memory_order_acquire);
+      }
     }
+    holder_.store(this_thread(), std::memory_order_relaxed);
   }
   // Never waits: false when another thread holds it.
   bool try_lock() {
     uint32_t expected = 0;
-    return state_.compare_exchange_strong(expected, 1, std::memory_order_acquire);
+    if (!state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return false;
+    holder_.store(this_thread(), std::memory_order_relaxed);
+    return true;
   }
   // For a signal handler that must not wait for ever (its own thread may be the holder): tries
   // for about `milliseconds`, sleeping between tries; false if the lock never came free.
   bool try_lock_for(int milliseconds) {
     for (int waited = 0;; ++waited) {
-      uint32_t expected = 0;
-      if (state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return true;
+      if (try_lock()) return true;
       if (waited >= milliseconds) return false;
       const struct timespec pause = {0, 1000000};
       syscall(SYS_nanosleep, &pause, nullptr);
     }
   }
   void unlock() {
+    holder_.store(0, std::memory_order_relaxed);
     if (state_.exchange(0, std::memory_order_release) == 2)
       syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAKE_PRIVATE, 1, nullptr,
               nullptr, 0);
   }
+  // Whether the calling thread holds it: a signal handler that interrupted the holder, on the
+  // holder's own thread, would wait for itself for ever (_exit called from a handler while a
+  // snapshot of the profile was being written).
+  bool held_by_this_thread() const {
+    return holder_.load(std::memory_order_relaxed) == this_thread();
+  }
   // After fork(), in the child: the holder, if any, does not exist there.
-  void reset() { state_.store(0, std::memory_order_relaxed); }
+  void reset() {
+    holder_.store(0, std::memory_order_relaxed);
+    state_.store(0, std::memory_order_relaxed);
+  }
 
  private:
+  static uintptr_t this_thread() { return reinterpret_cast<uintptr_t>(&internal_lock_thread_tag); }
+
   std::atomic<uint32_t> state_{0};
+  std::atomic<uintptr_t> holder_{0};  // this_thread() of the holder, 0 when free
 };
 static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
 

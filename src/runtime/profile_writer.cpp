@@ -628,6 +628,17 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   ModuleList modules;
   modules.collect();
   append_unloaded_modules(modules);
+  // A signal handler that ends the process (_exit) on a thread that was writing a snapshot holds
+  // its locks already: it would wait for itself. That snapshot's end is never reached.
+  if (rt.merge_lock.held_by_this_thread() || rt.file_lock.held_by_this_thread()) {
+    RawLine()
+        .append("profile of pid ")
+        .append(rt.pid)
+        .append(" not written: the process ended while its thread was writing a snapshot of it")
+        .emit();
+    errno = saved_errno;
+    return false;
+  }
   if (!from_signal) {
     rt.merge_lock.lock();
   } else if (!rt.merge_lock.try_lock_for(interrupted_lockscope ? 0 : 1000)) {

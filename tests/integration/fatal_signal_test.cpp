@@ -305,6 +305,45 @@ TEST(Snapshots, EachComesAtLeastNineTimesThePreviousWritesLengthAfterIt) {
   EXPECT_EQ(too_soon, 0u) << "of " << writes.size() - 2 << " snapshots after the first; " << first;
 }
 
+// Kills what a hung run left behind: the program, named by its running marker (lockscope itself
+// was killed by run_lockscope_bounded).
+void kill_left_running(const std::string& directory) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    const std::string name = entry.path().filename().string();
+    unsigned pid = 0;
+    if (name.ends_with(".running") && std::sscanf(name.c_str(), ".%u-", &pid) == 1 && pid > 1)
+      kill(static_cast<pid_t>(pid), SIGKILL);
+  }
+}
+
+// A signal handler that ends the process (_exit, or exit) while its thread was writing a snapshot
+// hung for ever: the final write waited for the lock that thread's snapshot held (and with every
+// signal blocked, only SIGKILL ended it). The fixture's second thread, which takes no lock, sends
+// the signal once the locking thread has stalled for 2 ms, which it does while a snapshot waits
+// for the second thread to pause. The process ends as plain, status 3; its profile is written, or
+// the runtime says why not.
+TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
+  for (const char* how : {"_exit", "exit"}) {
+    for (int run = 0; run < 3; ++run) {
+      TemporaryDirectory dir;
+      const BoundedResult bounded =
+          run_lockscope_bounded({"record", "-o", dir.path(), "--snapshot-interval", "0.05", "--",
+                                 fixture("exit_in_snapshot"), how},
+                                30);
+      if (bounded.timed_out) kill_left_running(dir.path());
+      ASSERT_FALSE(bounded.timed_out) << how << ": still running after 30 s\n"
+                                      << bounded.result.err;
+      EXPECT_EQ(bounded.result.exit_status, 3) << how << "\n" << bounded.result.err;
+      const bool written = bounded.result.err.find("profile written to") != std::string::npos;
+      const bool said = bounded.result.err.find(
+                            "not written: the process ended while its thread "
+                            "was writing a snapshot of it") != std::string::npos;
+      EXPECT_TRUE(written || said) << how << "\n" << bounded.result.err;
+    }
+  }
+}
+
 TEST(Snapshots, AnExitAfterSnapshotsIsTheFinalProfile) {
   TemporaryDirectory dir;
   const CommandResult recorded = run_lockscope({"record", "-o", dir.path(), "--snapshot-interval",
