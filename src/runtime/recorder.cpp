@@ -90,7 +90,9 @@ LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation o
   if (!slot.used.load(std::memory_order_relaxed) &&
       format::operation_class(op) != format::OperationClass::kRelease)
     slot.used.store(true, std::memory_order_relaxed);
-  if (slot.primitive.load(std::memory_order_relaxed) == 0)
+  // A plain unlock does not name the kind: it is also an rwlock's whose side was not seen taken
+  // (the writer calls a lock that nothing else names a mutex).
+  if (slot.primitive.load(std::memory_order_relaxed) == 0 && op != format::Operation::kUnlock)
     slot.primitive.store(static_cast<uint32_t>(format::operation_primitive(op)),
                          std::memory_order_relaxed);
   const uint32_t generation = slot.generation.load(std::memory_order_relaxed);

@@ -40,6 +40,24 @@ TEST(RwLock, ReadersNeverWaitForReaders) {
   EXPECT_EQ(lock.read_side.wait.total(), 600u) << "each acquisition in exactly one bucket";
 }
 
+// An rwlock whose first call lockscope saw was an unlock (its read lock taken where the runtime
+// cannot see: a library opened with RTLD_DEEPBIND) was a mutex in every report: that unlock,
+// whose side is not known, named the lock's kind. The write locks after it do.
+TEST(RwLock, AnUnlockSeenFirstDoesNotMakeItAMutex) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "rwlock_unseen_lock", {"10"});
+  const FoundSite writes =
+      find_site(process, "rwlock_unseen_lock", "wrlock", Operation::kWriteLock);
+  ASSERT_NE(writes.site, nullptr);
+  EXPECT_EQ(writes.site->count, 10u);
+  EXPECT_EQ(writes.lock->primitive, Primitive::kRwLock);
+  EXPECT_EQ(lock_kind_name(*writes.lock), "rwlock");
+  const SiteSummary* unseen =
+      site_of(*writes.lock, "rwlock_unseen_lock", "unseen-unlock", Operation::kUnlock);
+  ASSERT_NE(unseen, nullptr) << "the unlock of a side not seen is a plain unlock";
+  EXPECT_EQ(unseen->count, 1u);
+}
+
 TEST(RwLock, WriterBehindReadersAndReaderBehindWriterAreToldApart) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "rwlock_sides", {"1", "1"});
