@@ -13,12 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "runtime/cancellation.h"
 #include "runtime/exec_verdict.h"
 #include "runtime/interpose.h"
 #include "runtime/profile_writer.h"
+#include "runtime/raw_log.h"
 #include "runtime/real_functions.h"
 #include "runtime/recorder.h"
 #include "runtime/running_marker.h"
@@ -36,9 +38,26 @@ namespace {
 
 bool is_profiled_process() {
   auto& rt = runtime();
-  return rt.status.load(std::memory_order_acquire) ==
-             static_cast<int>(lockscope::runtime::RuntimeStatus::kReady) &&
-         static_cast<uint32_t>(getpid()) == rt.pid;
+  if (rt.status.load(std::memory_order_acquire) !=
+      static_cast<int>(lockscope::runtime::RuntimeStatus::kReady))
+    return false;
+  const pid_t pid = getpid();
+  if (pid < 0) {
+    // Refused: a seccomp filter that answers the runtime's system calls with an error (one that
+    // kills instead ends the program: docs/runtime.md). Said once, instead of a profile missing
+    // without a word.
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      lockscope::runtime::RawLine()
+          .append("profile of pid ")
+          .append(rt.pid)
+          .append(
+              " not written: the system calls it needs are refused (getpid failed: a "
+              "seccomp filter?)")
+          .emit();
+    return false;
+  }
+  return static_cast<uint32_t>(pid) == rt.pid;
 }
 
 // Every catchable signal blocked for the final write: a signal whose default action ends the

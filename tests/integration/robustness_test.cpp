@@ -550,5 +550,22 @@ TEST(Robustness, AContendedLockLeavesErrnoAloneEvenWhenTheRuntimeRunsOutOfMemory
   EXPECT_EQ(recorded.out, "rounds 200, errno changed 0\n");
 }
 
+// A program under a seccomp filter that refuses the runtime's system calls (answers getpid with
+// EPERM) ran as plain but left no profile and said nothing (the CLI pointed at the program's
+// stderr for a reason that was not there). It still runs as plain, and the runtime says why.
+TEST(Robustness, ASeccompFilterThatRefusesTheRuntimesCallsIsSaid) {
+  const CommandResult plain = run_command({fixture("seccomp_refuses")});
+  ASSERT_EQ(plain.exit_status, 0) << plain.err;
+  TemporaryDirectory dir;
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("seccomp_refuses")});
+  EXPECT_EQ(recorded.exit_status, 0) << recorded.err;
+  EXPECT_EQ(recorded.out, plain.out);
+  EXPECT_NE(recorded.err.find("not written: the system calls it needs are refused (getpid failed: "
+                              "a seccomp filter?)"),
+            std::string::npos)
+      << recorded.err;
+}
+
 }  // namespace
 }  // namespace lockscope::testing
