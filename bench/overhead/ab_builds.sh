@@ -10,7 +10,10 @@
 #              lengths; throughput, % of plain)
 #   sysbench:  sysbench mutex, 2 threads over 4,096 mutexes, runtime preloaded directly (its CPU,
 #              user + system, as a ratio to plain: the runtime's page faults are system time)
-# Usage: ab_builds.sh [-n ROUNDS] BUILD_A BUILD_B micro|heavy|memcached|sysbench...
+#   record-sysbench, record-git: the same sysbench, and git repack -a -f -d of a generated
+#              3,000-commit repository, under each build's `lockscope record` (CPU of the whole
+#              command, the CLI's own included, as a ratio to plain)
+# Usage: ab_builds.sh [-n ROUNDS] BUILD_A BUILD_B micro|heavy|memcached|sysbench|record-sysbench|record-git...
 # (a BUILD is a build directory with bin/lockscope and lib/liblockscope.so; micro and heavy take
 # their benchmark binaries from BUILD_B)
 set -euo pipefail
@@ -59,6 +62,27 @@ cpu_s() {  # cpu_s [BUILD] CMD...: user + system CPU seconds of CMD, the runtime
   if [ -z "$lib" ]; then { time "$@" >/dev/null 2>&1; } 2>&1
   else { time LD_PRELOAD="$lib/lib/liblockscope.so" LOCKSCOPE_CONFIG="dir=$work/p" "$@" >/dev/null 2>&1; } 2>&1
   fi | awk '{ print $1 + $2 }'
+}
+
+record_cpu_s() {  # record_cpu_s [BUILD] CMD...: user + system CPU seconds of CMD under BUILD's lockscope record
+  local build=$1 TIMEFORMAT='%3U %3S'
+  shift
+  rm -rf "$work/p"
+  if [ -z "$build" ]; then { time "$@" >/dev/null 2>&1; } 2>&1
+  else { time "$build/bin/lockscope" record -o "$work/p" -- "$@" >/dev/null 2>&1; } 2>&1
+  fi | awk '{ print $1 + $2 }'
+}
+
+# record_part LABEL CMD...: record_cpu_s in rotating rounds; the median ratios.
+record_part() {
+  local label=$1
+  shift
+  record_cmd=("$@")
+  record_one() { record_cpu_s "${1:-}" "${record_cmd[@]}"; }
+  for ((i = 0; i < rounds; ++i)); do in_turn record_one "$i"; done |
+    awk '{ print $2 / $1, $3 / $1, 1000 * ($2 - $1), 1000 * ($3 - $1) }' >"$work/rows"
+  echo "== $label under lockscope record: CPU ratio to plain (the CLI's own included), and CPU ms added, median of $rounds rounds"
+  echo "A $(median_of 1 <"$work/rows")x +$(median_of 3 <"$work/rows") ms   B $(median_of 2 <"$work/rows")x +$(median_of 4 <"$work/rows") ms"
 }
 
 # in_turn FUNCTION ROUND: FUNCTION for plain, A and B, run in an order that rotates with ROUND,
@@ -113,6 +137,13 @@ for part in "$@"; do
       for ((i = 0; i < rounds; ++i)); do in_turn sysbench_cpu "$i"; done | awk '{ print $2 / $1, $3 / $1, 1000 * ($2 - $1), 1000 * ($3 - $1) }' >"$work/rows"
       echo "== sysbench mutex, 2 threads, 4,096 mutexes, runtime preloaded: CPU ratio to plain, and CPU ms added, median of $rounds rounds"
       echo "A $(median_of 1 <"$work/rows")x +$(median_of 3 <"$work/rows") ms   B $(median_of 2 <"$work/rows")x +$(median_of 4 <"$work/rows") ms" ;;
-    *) echo "ab_builds.sh: unknown part '$part' (micro, heavy, memcached, sysbench)" >&2; exit 2 ;;
+    record-sysbench)
+      command -v sysbench >/dev/null || { echo "sysbench is not installed (apt-get install sysbench)"; continue; }
+      record_part "sysbench mutex, 2 threads, 4,096 mutexes" sysbench mutex --threads=2 --mutex-num=4096 run ;;
+    record-git)
+      "$(dirname "$0")/make_git_repo.sh" "$work/repo" 3000 >/dev/null 2>&1
+      git -C "$work/repo" repack -a -f -d -q  # warm the page cache and settle the pack layout
+      record_part "git repack -a -f -d (3,000 commits)" git -C "$work/repo" repack -a -f -d -q ;;
+    *) echo "ab_builds.sh: unknown part '$part' (micro, heavy, memcached, sysbench, record-sysbench, record-git)" >&2; exit 2 ;;
   esac
 done
