@@ -423,6 +423,7 @@ int run_record_command(const std::vector<std::string>& args) {
   }
   command = target_command(app, command, "record");
   const TargetOutcome outcome = record(settings, command, "record");
+  if (outcome.not_started) exit_like(outcome);  // the error is said: no profile to look for
   if (directory_has_profiles(settings.directory))
     fmt::print(stderr, "lockscope: profile written to {}/ (lockscope report {})\n",
                settings.directory, settings.directory);
@@ -448,6 +449,7 @@ int run_run_command(const std::vector<std::string>& args) {
   }
   command = target_command(app, command, "run");
   const TargetOutcome outcome = record(record_settings, command, "run");
+  if (outcome.not_started) exit_like(outcome);  // the error is said: no report to write
   try {
     if (!directory_has_profiles(record_settings.directory))
       throw CliError(why_no_profile(record_settings.directory, outcome));

@@ -189,6 +189,7 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
                std::strerror(spawn_error));
     TargetOutcome outcome;
     outcome.exit_status = spawn_error == ENOENT ? kExitNotFound : kExitNotRunnable;
+    outcome.not_started = true;
     return outcome;
   }
   // Until the program is collected its pid cannot be reused: a signal forwarded meanwhile reaches

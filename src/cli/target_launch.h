@@ -33,6 +33,7 @@ struct TargetOutcome {
   bool signaled = false;
   int exit_status = 0;  // when !signaled
   int signal = 0;       // when signaled
+  bool not_started = false;  // the program could not be run (said already): 126 or 127
 };
 
 TargetOutcome launch_target(const LaunchSettings& settings);

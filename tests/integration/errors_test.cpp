@@ -46,6 +46,22 @@ TEST(Errors, CommandNotExecutable) {
   expect_error(run_lockscope({"run", "-o", dir / "p", "--", dir / "script.sh"}), 126, "cannot run");
 }
 
+// A file the kernel cannot execute (no ELF, no #! line): exec's own error, one line, status 126,
+// and no warning after it about a profile the program never had the chance to write.
+TEST(Errors, AFileTheKernelCannotExecuteIsOneLine) {
+  TemporaryDirectory dir;
+  const std::string program = dir / "garbage";
+  std::ofstream(program) << "not a program";
+  fs::permissions(program, fs::perms::owner_all);
+  for (const char* command : {"record", "run"}) {
+    const CommandResult result = run_lockscope({command, "-o", dir / "p", "--", program});
+    expect_error(result, 126, "cannot run");
+    EXPECT_NE(result.err.find("Exec format error"), std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find("warning"), std::string::npos) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
+}
+
 TEST(Errors, NoCommand) {
   expect_error(run_lockscope({"record"}), 125, "no command to profile");
 }
