@@ -1,8 +1,8 @@
 #include "cli/target_launch.h"
 
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -103,13 +103,22 @@ class SpawnEnvironment {
   SpawnEnvironment(const std::string& preload, const std::string& config_text) {
     const std::string preload_entry = "LD_PRELOAD=";
     const std::string config_entry = std::string(config::kVariable) + "=";
+    // In place when there (as setenv replaces), else at the end.
+    bool preload_set = false, config_set = false;
     for (char** entry = environ; *entry != nullptr; ++entry) {
       const std::string_view text(*entry);
-      if (text.starts_with(preload_entry) || text.starts_with(config_entry)) continue;
-      entries_.emplace_back(text);
+      if (text.starts_with(preload_entry)) {
+        if (!preload_set) entries_.push_back(preload_entry + preload);
+        preload_set = true;
+      } else if (text.starts_with(config_entry)) {
+        if (!config_set) entries_.push_back(config_entry + config_text);
+        config_set = true;
+      } else {
+        entries_.emplace_back(text);
+      }
     }
-    entries_.push_back(preload_entry + preload);
-    entries_.push_back(config_entry + config_text);
+    if (!preload_set) entries_.push_back(preload_entry + preload);
+    if (!config_set) entries_.push_back(config_entry + config_text);
     for (std::string& entry : entries_) pointers_.push_back(entry.data());
     pointers_.push_back(nullptr);
   }
@@ -153,42 +162,58 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
   forward.sa_sigaction = forward_signal;
   forward.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&forward.sa_mask);
-  // The program starts with the dispositions and the signal mask lockscope was given, so it is
-  // spawned before the forwarding handlers go in; the signals wait, blocked, until then (a blocked
-  // signal stays pending even where it is ignored) and are forwarded once they do.
-  sigset_t forwarded, original_mask;
-  sigemptyset(&forwarded);
-  for (const int signal_number : kForwardedSignals) sigaddset(&forwarded, signal_number);
-  sigprocmask(SIG_BLOCK, &forwarded, &original_mask);
-  for (size_t i = 0; i < kForwardedCount; ++i)
+  for (size_t i = 0; i < kForwardedCount; ++i) {
     sigaction(kForwardedSignals[i], nullptr, &old_actions[i]);
+    // Caught even when lockscope was started ignoring it (a shell script's `cmd &` ignores SIGINT
+    // and SIGQUIT, nohup SIGHUP): one sent to lockscope is one sent to the program, which
+    // starts with the dispositions lockscope was given (the child restores them) and may have a
+    // handler of its own. The terminal's own (hang-up, Ctrl-C) come from the kernel, never
+    // forwarded.
+    sigaction(kForwardedSignals[i], &forward, nullptr);
+  }
+  // fork, not posix_spawn: glibc's posix_spawn starts the program with its two internal signals
+  // (32, 33) ignored, which an exec keeps. exec's error comes back through a close-on-exec pipe
+  // (nothing: the program runs), so that a program that could not be run is said once, by us.
   const SpawnEnvironment environment(preload, config_text);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
-  posix_spawnattr_setsigmask(&attributes, &original_mask);
-  // posix_spawn, not fork: a vfork, without a copy of lockscope's page tables and the
-  // copy-on-write faults after it (about 1 ms of CPU per run). Its errors are exec's.
+  int exec_error_pipe[2];
+  if (pipe2(exec_error_pipe, O_CLOEXEC) != 0)
+    throw CliError(fmt::format("cannot start the program: pipe: {}", std::strerror(errno)));
   // No PR_SET_CHILD_SUBREAPER: a daemon the program starts must see the parent it would have
   // without lockscope (init, or the nearest subreaper above us); markers tell us whom to wait for.
-  pid_t child = 0;
-  const int spawn_error = posix_spawn(&child, settings.executable.c_str(), nullptr, &attributes,
-                                      argv.data(), environment.pointers());
-  posix_spawnattr_destroy(&attributes);
-  if (spawn_error == 0) g_target_pid = child;
-  // Caught even when lockscope was started ignoring it (a shell script's `cmd &` ignores SIGINT
-  // and SIGQUIT, nohup SIGHUP): one sent to lockscope is one sent to the program, which started
-  // with the dispositions lockscope was given and may have a handler of its own. The terminal's
-  // own (hang-up, Ctrl-C) come from the kernel, never forwarded.
-  for (const int signal_number : kForwardedSignals) sigaction(signal_number, &forward, nullptr);
-  sigprocmask(SIG_SETMASK, &original_mask, nullptr);
-  if (spawn_error != 0) {
+  const pid_t child = fork();
+  if (child < 0) {
+    const int error = errno;
+    close(exec_error_pipe[0]);
+    close(exec_error_pipe[1]);
+    throw CliError(fmt::format("cannot start the program: fork: {}", std::strerror(error)));
+  }
+  if (child == 0) {
+    for (size_t i = 0; i < kForwardedCount; ++i)
+      sigaction(kForwardedSignals[i], &old_actions[i], nullptr);
+    execve(settings.executable.c_str(), argv.data(), environment.pointers());
+    const int error = errno;
+    while (write(exec_error_pipe[1], &error, sizeof(error)) < 0 && errno == EINTR) {
+    }
+    _exit(error == ENOENT ? kExitNotFound : kExitNotRunnable);
+  }
+  g_target_pid = child;
+  close(exec_error_pipe[1]);
+  int exec_error = 0;
+  ssize_t got;
+  while ((got = read(exec_error_pipe[0], &exec_error, sizeof(exec_error))) < 0 && errno == EINTR) {
+  }
+  close(exec_error_pipe[0]);
+  if (got == static_cast<ssize_t>(sizeof(exec_error))) {
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    g_target_pid = 0;
     for (size_t i = 0; i < kForwardedCount; ++i)
       sigaction(kForwardedSignals[i], &old_actions[i], nullptr);
     fmt::print(stderr, "lockscope: error: cannot run '{}': {}\n", settings.executable,
-               std::strerror(spawn_error));
+               std::strerror(exec_error));
     TargetOutcome outcome;
-    outcome.exit_status = spawn_error == ENOENT ? kExitNotFound : kExitNotRunnable;
+    outcome.exit_status = exec_error == ENOENT ? kExitNotFound : kExitNotRunnable;
     outcome.not_started = true;
     return outcome;
   }
