@@ -22,6 +22,25 @@ namespace {
 
 using format::Operation;
 
+// The program starts with the signal mask and dispositions lockscope was given: started with
+// posix_spawn, it had glibc's two internal signals (32, 33) ignored, and so had everything it
+// exec'd. Both runs start from a launcher that sets every disposition to its default.
+TEST(Processes, TheProgramStartsWithTheSignalMaskAndDispositionsLockscopeWasGiven) {
+  const std::vector<std::string> read_own = {"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"};
+  std::vector<std::string> plain_argv = {fixture("default_signals_exec")};
+  plain_argv.insert(plain_argv.end(), read_own.begin(), read_own.end());
+  const CommandResult plain = run_command(plain_argv);
+  ASSERT_EQ(plain.exit_status, 0) << plain.err;
+  ASSERT_NE(plain.out.find("SigIgn:\t0000000000000000"), std::string::npos) << plain.out;
+  TemporaryDirectory dir;
+  std::vector<std::string> recorded_argv = {
+      fixture("default_signals_exec"), LOCKSCOPE_CLI, "record", "-o", dir.path(), "--"};
+  recorded_argv.insert(recorded_argv.end(), read_own.begin(), read_own.end());
+  const CommandResult recorded = run_command(recorded_argv);
+  EXPECT_EQ(recorded.exit_status, 0) << recorded.err;
+  EXPECT_EQ(recorded.out, plain.out);
+}
+
 TEST(Processes, ForkAndExecYieldOneFilePerProcess) {
   TemporaryDirectory dir;
   const CommandResult result = run_lockscope({"record", "-o", dir.path(), "--", fixture("fork_exec")});
