@@ -584,7 +584,10 @@ bool write_all(int fd, const FilePieces& file) {
       errno = EFBIG;
       return false;
     }
-    const ssize_t n = writev(fd, pieces + first, count - first);
+    ssize_t n = writev(fd, pieces + first, count - first);
+    // A seccomp filter that allows write but refuses writev: one piece at a time.
+    if (n < 0 && (errno == EPERM || errno == ENOSYS))
+      n = write(fd, pieces[first].iov_base, pieces[first].iov_len);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     offset += static_cast<uint64_t>(n);
@@ -628,13 +631,15 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   ModuleList modules;
   modules.collect();
   append_unloaded_modules(modules);
-  // A signal handler that ends the process (_exit) on a thread that was writing a snapshot holds
-  // its locks already: it would wait for itself. That snapshot's end is never reached.
+  // A signal handler that ends the process (_exit, exit) on a thread that was writing a snapshot,
+  // or registering itself, holds the lock already: it would wait for itself. That book-keeping's
+  // end is never reached.
   if (rt.merge_lock.held_by_this_thread() || rt.file_lock.held_by_this_thread()) {
     RawLine()
         .append("profile of pid ")
         .append(rt.pid)
-        .append(" not written: the process ended while its thread was writing a snapshot of it")
+        .append(" not written: the process ended while its thread was inside lockscope's own "
+                "book-keeping (a snapshot, its registration)")
         .emit();
     errno = saved_errno;
     return false;
