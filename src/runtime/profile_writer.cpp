@@ -638,8 +638,9 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
     RawLine()
         .append("profile of pid ")
         .append(rt.pid)
-        .append(" not written: the process ended while its thread was inside lockscope's own "
-                "book-keeping (a snapshot, its registration)")
+        .append(
+            " not written: the process ended while its thread was inside lockscope's own "
+            "book-keeping (a snapshot, its registration)")
         .emit();
     errno = saved_errno;
     return false;

@@ -338,7 +338,8 @@ TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
       EXPECT_NE(bounded.result.err.find("not written: the process ended while its thread was "
                                         "inside lockscope's own book-keeping"),
                 std::string::npos)
-          << how << "\n" << bounded.result.err;
+          << how << "\n"
+          << bounded.result.err;
     }
   }
 }
