@@ -98,9 +98,9 @@ void wait_for_descendants(const std::string& directory, pid_t program) {
 }
 
 // The program's environment: lockscope's own, with LD_PRELOAD and the runtime's configuration set.
-class SpawnEnvironment {
+class ProgramEnvironment {
  public:
-  SpawnEnvironment(const std::string& preload, const std::string& config_text) {
+  ProgramEnvironment(const std::string& preload, const std::string& config_text) {
     const std::string preload_entry = "LD_PRELOAD=";
     const std::string config_entry = std::string(config::kVariable) + "=";
     // In place when there (as setenv replaces), else at the end.
@@ -174,7 +174,7 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
   // fork, not posix_spawn: glibc's posix_spawn starts the program with its two internal signals
   // (32, 33) ignored, which an exec keeps. exec's error comes back through a close-on-exec pipe
   // (nothing: the program runs), so that a program that could not be run is said once, by us.
-  const SpawnEnvironment environment(preload, config_text);
+  const ProgramEnvironment environment(preload, config_text);
   int exec_error_pipe[2];
   if (pipe2(exec_error_pipe, O_CLOEXEC) != 0)
     throw CliError(fmt::format("cannot start the program: pipe: {}", std::strerror(errno)));
