@@ -550,9 +550,8 @@ struct FilePieces {
 
 // The whole file from its start, in one writev where it can (its header, then each section's
 // header and payload: a write call apiece cost a short-lived process's exit 25 system calls);
-// false (errno EFBIG) where
-// the next write would start at the program's file size limit (the kernel would end the program
-// with SIGXFSZ).
+// false (errno EFBIG) where the next write would start at the program's file size limit (the
+// kernel would end the program with SIGXFSZ).
 bool write_all(int fd, const FilePieces& file);
 
 // The file into the process's kept profile file (Runtime::kept_profile_fd), from its start, when
