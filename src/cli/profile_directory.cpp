@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "cli/cli_error.h"
+#include "common/posix_acl.h"
 #include "common/profile_format.h"
 
 namespace lockscope {
@@ -25,13 +26,12 @@ bool holds_profiles(const fs::path& directory) {
   return false;
 }
 
-constexpr char kAclName[] = "system.posix_acl_access";
-
 // The directory's access ACL as its extended attribute's value; "" when it has none.
 std::string acl_of(const std::string& directory) {
   std::string value(256, '\0');
   for (;;) {
-    const ssize_t size = getxattr(directory.c_str(), kAclName, value.data(), value.size());
+    const ssize_t size =
+        getxattr(directory.c_str(), kPosixAclAccessAttribute, value.data(), value.size());
     if (size >= 0) return value.substr(0, static_cast<size_t>(size));
     if (errno != ERANGE) return {};
     value.resize(value.size() * 4);
@@ -79,9 +79,9 @@ ProfileDirectoryAccess prepare_profile_directory(const std::string& directory) {
 void restore_profile_directory(const std::string& directory, const ProfileDirectoryAccess& before) {
   if (!before.known || acl_of(directory) == before.acl) return;
   if (before.acl.empty())
-    removexattr(directory.c_str(), kAclName);
+    removexattr(directory.c_str(), kPosixAclAccessAttribute);
   else
-    setxattr(directory.c_str(), kAclName, before.acl.data(), before.acl.size(), 0);
+    setxattr(directory.c_str(), kPosixAclAccessAttribute, before.acl.data(), before.acl.size(), 0);
   chmod(directory.c_str(), before.mode);  // an ACL's mask is the group's bits of the mode
 }
 

@@ -7,6 +7,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "common/posix_acl.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -14,7 +15,6 @@ namespace {
 
 // The kernel's POSIX ACL as an extended attribute (linux/posix_acl_xattr.h): a version, then
 // entries sorted by tag and, within ACL_USER and ACL_GROUP, by id.
-constexpr char kAclName[] = "system.posix_acl_access";
 constexpr uint32_t kAclVersion = 2;
 constexpr uint16_t kUserObject = 0x01, kUser = 0x02, kGroupObject = 0x04, kMask = 0x10,
                    kOther = 0x20;
@@ -77,7 +77,7 @@ void grant_profile_directory(uint32_t uid) {
   const int saved_errno = errno;
   Acl acl{};
   size_t count = 0;
-  const ssize_t size = getxattr(rt.directory, kAclName, &acl, sizeof(acl));
+  const ssize_t size = getxattr(rt.directory, kPosixAclAccessAttribute, &acl, sizeof(acl));
   if (size >= static_cast<ssize_t>(sizeof(uint32_t) + sizeof(AclEntry)) &&
       acl.version == kAclVersion) {
     count = (static_cast<size_t>(size) - sizeof(uint32_t)) / sizeof(AclEntry);
@@ -99,7 +99,8 @@ void grant_profile_directory(uint32_t uid) {
     return;
   }
   if (add_user(acl, count, uid))
-    setxattr(rt.directory, kAclName, &acl, sizeof(uint32_t) + count * sizeof(AclEntry), 0);
+    setxattr(rt.directory, kPosixAclAccessAttribute, &acl,
+             sizeof(uint32_t) + count * sizeof(AclEntry), 0);
   errno = saved_errno;
 }
 
