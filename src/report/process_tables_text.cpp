@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -85,11 +86,8 @@ std::vector<ListedThread> listed_threads(const Profile& profile, const ReportOpt
 // base name of their executables, the most frequent first.
 std::string lock_free_line(const std::vector<const ProcessProfile*>& processes) {
   std::map<std::string, size_t> by_name;
-  for (const ProcessProfile* process : processes) {
-    const size_t slash = process->executable.rfind('/');
-    ++by_name[slash == std::string::npos ? process->executable
-                                         : process->executable.substr(slash + 1)];
-  }
+  for (const ProcessProfile* process : processes)
+    ++by_name[std::filesystem::path(process->executable).filename().string()];
   std::vector<std::pair<std::string, size_t>> names(by_name.begin(), by_name.end());
   std::stable_sort(names.begin(), names.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
