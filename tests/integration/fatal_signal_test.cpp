@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/running_marker.h"
 #include "common/runtime_config.h"
 #include "lockscope_harness.h"
 
@@ -311,8 +312,9 @@ void kill_left_running(const std::string& directory) {
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
     const std::string name = entry.path().filename().string();
-    unsigned pid = 0;
-    if (name.ends_with(".running") && std::sscanf(name.c_str(), ".%u-", &pid) == 1 && pid > 1)
+    uint32_t pid = 0;
+    uint64_t start_ticks = 0;
+    if (format::parse_running_marker_name(name.data(), name.size(), pid, start_ticks) && pid > 1)
       kill(static_cast<pid_t>(pid), SIGKILL);
   }
 }
