@@ -377,17 +377,30 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
                                ? 0
                                : g_runtime.clock.to_ns(end - held.start_ticks + held.paused_ticks);
   InsideLockscope inside;
+  // Hold time by the stack of its release: the one captured before the unlock, else one now
+  // (within the budget).
+  Runtime& rt = g_runtime;
+  const bool stack_captured = rt.stack_depth != 0 && self.released_stack.number != 0 &&
+                              self.released_stack.start_ticks == held.start_ticks;
+  const bool stack_wanted = stack_captured || (rt.stack_depth != 0 &&
+                                               stack_budget_allows(self, end, self.hold_stack_ticks,
+                                                                   &rt.shared_stack_ticks));
+  if (weight == 1 && !stack_wanted) {
+    // An exact hold with no stack: recorded later, in a batch (SiteTable::defer_exact_hold).
+    self.released_stack.number = 0;
+    if (!self.sites.defer_exact_hold(*held.entry, hold_ns))
+      rt.count(format::Counter::kDroppedSites);
+    return end;
+  }
   SiteDetail* detail = self.sites.hold_detail(*held.entry);
   if (!detail) return end;
   self.sites.record_hold(*detail, hold_ns, weight);
-  // Hold time by the stack of its release: the one captured before the unlock, else one now.
-  Runtime& rt = g_runtime;
   if (rt.stack_depth == 0) return end;
   uintptr_t frames[StackStore::kMaxDepth];
   uint32_t depth = 0;
-  if (self.released_stack.number != 0 && self.released_stack.start_ticks == held.start_ticks) {
+  if (stack_captured) {
     depth = rt.holder_stacks.stacks().copy(self.released_stack.number, frames);
-  } else if (stack_budget_allows(self, end, self.hold_stack_ticks, &rt.shared_stack_ticks)) {
+  } else if (stack_wanted) {
     // The capture's own start: a hold timed before its unlock ended before that unlock's futex
     // call, which the capture's budget must not be charged for.
     uint64_t now = end_ticks != 0 ? g_runtime.clock.now() : end;

@@ -284,6 +284,25 @@ class SiteTable {
     if (weight > 1) detail.last_sample_bucket = static_cast<uint32_t>(bucket) + 1;
     return histogram_add(detail.hold_histogram, arena_, bucket, weight);
   }
+  // An exact hold of `stats` (an entry of this table, a thread's own) recorded later, with the
+  // next ones (kPendingHolds of them), by flush_pending_holds. A cold site's holds are all timed
+  // (recorder.cpp), each into a detail line the thread has not touched for long: recorded one at
+  // a time, every release of a server's thousands of item locks waited for that line's miss;
+  // recorded in a batch, their misses overlap (sysbench mutex, 2 threads on 4,096 mutexes, whose
+  // sites never get past their first 32 holds: bench/overhead/RESULTS.md). merge_from takes the
+  // holds still pending, so no reader of the table misses one. Called inside lockscope (a signal
+  // handler's lock never interleaves). False when a hold could not be recorded (out of memory).
+  bool defer_exact_hold(SiteStats& stats, uint64_t ns) {
+    const uint32_t n = pending_count_;
+    pending_[n] = PendingHold{&stats, ns};
+    // Published after the hold is written: a profile writer may read a thread it could not pause.
+    __atomic_store_n(&pending_count_, n + 1, __ATOMIC_RELEASE);
+    return n + 1 < kPendingHolds || flush_pending_holds();
+  }
+  static constexpr uint32_t kPendingHolds = 64;
+  // Records the pending holds into their entries' details; false when one could not be (out of
+  // memory). The table's owner, inside lockscope.
+  bool flush_pending_holds();
   // After merge_from(other): `source`, an entry of `other` whose thread holds one of its holds
   // that was not timed: the latest sample stood for it, but it has not ended, so it leaves that
   // sample's bucket and stack row (as a sample still held never enters them).
@@ -317,7 +336,8 @@ class SiteTable {
   // entries in `held_samples`, whose latest sample is still held (its thread holds it: a sample
   // counts once it is released): their countdowns wait for acquisitions of that held sample's.
   // (Taken out and given back, a gap longer than the previous sample's weight left the bucket
-  // holding more than it had: sampling gaps are random, sampling_gap in recorder.cpp.)
+  // holding more than it had: sampling gaps are random, sampling_gap in recorder.cpp.) The holds
+  // `other` has pending (defer_exact_hold) are added too.
   uint64_t merge_from(const SiteTable& other, const SiteStats* const* held_samples = nullptr,
                       size_t held_sample_count = 0);
   // Empties the table and gives all its memory back.
@@ -363,6 +383,13 @@ class SiteTable {
   BumpArena arena_;
   bool huge_pages_ = false;
   StackStore stacks_;
+  // Exact holds not yet in their entries' details (defer_exact_hold): [0, pending_count_).
+  struct PendingHold {
+    SiteStats* entry;
+    uint64_t ns;
+  };
+  uint32_t pending_count_ = 0;
+  PendingHold pending_[kPendingHolds] = {};
 };
 
 inline void record_duration(uint64_t ns, uint64_t weight, uint64_t& sum, uint64_t& max,

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <set>
 #include <utility>
 #include <vector>
@@ -192,6 +193,62 @@ TEST(SiteTable, AShortDetailKeepsItsHoldsWhenItGrowsWholeAndWhenMerged) {
   EXPECT_EQ(merged_cold->detail->hold_exact_count, 6u);
   table.reset();
   merged.reset();
+}
+
+// Exact holds deferred (SiteTable::defer_exact_hold) end up as if recorded one by one: a batch
+// is written into the details when the list fills, and the holds still pending are in every merge
+// of the table, each once.
+TEST(SiteTable, DeferredExactHoldsAreInTheDetailsAndInEveryMergeOnce) {
+  SiteTable table;
+  SiteTable expected;
+  std::vector<SiteStats*> sites;
+  for (uint32_t lock = 1; lock <= 10; ++lock)
+    sites.push_back(table.find_or_insert(key_of(lock, 0, 16)));
+  // 150 holds over 10 sites: two batches written, 22 still pending.
+  const uint32_t holds = 2 * SiteTable::kPendingHolds + 22;
+  for (uint32_t i = 0; i < holds; ++i) {
+    const uint64_t ns = 100 + uint64_t{i} * i * 37;
+    SiteStats* site = sites[i % sites.size()];
+    ASSERT_NE(site, nullptr);
+    ++site->count;
+    ASSERT_TRUE(table.defer_exact_hold(*site, ns));
+    SiteStats* same = expected.find_or_insert(site->key);
+    ++same->count;
+    ASSERT_TRUE(expected.record_hold(*expected.hold_detail(*same), ns, 1));
+  }
+  uint64_t written = 0;
+  for (SiteStats* site : sites)
+    if (site->detail) written += site->detail->hold_exact_count;
+  EXPECT_EQ(written, 2u * SiteTable::kPendingHolds) << "the full batches are in the details";
+
+  // Merged twice (two snapshots): each merge has every hold once.
+  for (int merge = 0; merge < 2; ++merge) {
+    SiteTable merged;
+    EXPECT_EQ(merged.merge_from(table), 0u);
+    for (SiteStats* site : sites) {
+      const SiteDetail* got = merged.find_or_insert(site->key)->detail;
+      const SiteDetail* want = expected.find_or_insert(site->key)->detail;
+      ASSERT_NE(got, nullptr);
+      EXPECT_EQ(got->hold_exact_count, want->hold_exact_count);
+      EXPECT_EQ(got->hold_sum_ns, want->hold_sum_ns);
+      EXPECT_EQ(got->hold_max_ns, want->hold_max_ns);
+      std::vector<std::pair<int, uint64_t>> got_bins, want_bins;
+      for_each_bin(got->hold_histogram, [&](int b, uint64_t n) { got_bins.emplace_back(b, n); });
+      for_each_bin(want->hold_histogram, [&](int b, uint64_t n) { want_bins.emplace_back(b, n); });
+      std::sort(got_bins.begin(), got_bins.end());
+      std::sort(want_bins.begin(), want_bins.end());
+      EXPECT_EQ(got_bins, want_bins);
+    }
+    merged.reset();
+  }
+  // Emptied for another thread: nothing of it is pending any more.
+  table.clear_for_reuse();
+  SiteTable after;
+  EXPECT_EQ(after.merge_from(table), 0u);
+  EXPECT_EQ(after.used(), 0u);
+  table.reset();
+  expected.reset();
+  after.reset();
 }
 
 // A detail starts a cache line, its hold histogram the block inside it: an exact hold and an owner
