@@ -18,10 +18,15 @@ namespace lockscope::runtime {
 
 // A byte per thread whose address names the thread (InternalLock's holder): no system call.
 inline __thread char internal_lock_thread_tag;
+// The lock this thread is changing the state of (in lock() or unlock()), nullptr when none: the
+// lock word and the holder are two stores, and a signal handler that lands between them must
+// still know whether its own thread holds the lock (held_by_this_thread).
+inline __thread const void* internal_lock_changing;
 
 class InternalLock {
  public:
   void lock() {
+    Changing changing(this);
     uint32_t expected = 0;
     if (!state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
       if (expected != 2) expected = state_.exchange(2, std::memory_order_acquire);
@@ -35,6 +40,7 @@ class InternalLock {
   }
   // Never waits: false when another thread holds it.
   bool try_lock() {
+    Changing changing(this);
     uint32_t expected = 0;
     if (!state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return false;
     holder_.store(this_thread(), std::memory_order_relaxed);
@@ -51,6 +57,7 @@ class InternalLock {
     }
   }
   void unlock() {
+    Changing changing(this);
     holder_.store(0, std::memory_order_relaxed);
     if (state_.exchange(0, std::memory_order_release) == 2)
       syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAKE_PRIVATE, 1, nullptr,
@@ -59,8 +66,14 @@ class InternalLock {
   // Whether the calling thread holds it: a signal handler that interrupted the holder, on the
   // holder's own thread, would wait for itself for ever (_exit called from a handler while a
   // snapshot of the profile was being written).
+  // Also between the lock word's change and the holder's (lock, unlock): the lock taken, no holder
+  // noted yet, or the holder cleared, the lock not yet free. (This thread may also be waiting for
+  // another's hold there: that one is then the holder, unless it is between its own two stores,
+  // when the answer is a wrong "yes", which only makes the caller give up.)
   bool held_by_this_thread() const {
-    return holder_.load(std::memory_order_relaxed) == this_thread();
+    const uintptr_t holder = holder_.load(std::memory_order_relaxed);
+    return holder == this_thread() || (internal_lock_changing == this && holder == 0 &&
+                                       state_.load(std::memory_order_relaxed) != 0);
   }
   // After fork(), in the child: the holder, if any, does not exist there.
   void reset() {
@@ -70,6 +83,24 @@ class InternalLock {
 
  private:
   static uintptr_t this_thread() { return reinterpret_cast<uintptr_t>(&internal_lock_thread_tag); }
+  // Marks the thread as changing `lock`'s state for the scope (a signal handler's nested lock
+  // call restores the mark it found).
+  class Changing {
+   public:
+    explicit Changing(const InternalLock* lock) : previous_(internal_lock_changing) {
+      internal_lock_changing = lock;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
+    ~Changing() {
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      internal_lock_changing = previous_;
+    }
+    Changing(const Changing&) = delete;
+    Changing& operator=(const Changing&) = delete;
+
+   private:
+    const void* previous_;
+  };
 
   std::atomic<uint32_t> state_{0};
   std::atomic<uintptr_t> holder_{0};  // this_thread() of the holder, 0 when free
