@@ -25,19 +25,33 @@ inline __thread const void* internal_lock_changing;
 
 class InternalLock {
  public:
-  void lock() {
+  void lock() { lock_within(kForever); }
+  // lock(), waiting for another holder at most `ns`: false if it did not let go by then (a thread
+  // leaving while a snapshot's writer, interrupted by a handler of its own thread, holds the lock
+  // for as long as that handler runs).
+  bool lock_within(uint64_t ns) {
     Changing changing(this);
     uint32_t expected = 0;
     if (!state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+      const uint64_t start = ns == kForever ? 0 : monotonic_ns();
       if (expected != 2) expected = state_.exchange(2, std::memory_order_acquire);
       while (expected != 0) {
-        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAIT_PRIVATE, 2, nullptr,
-                nullptr, 0);
+        timespec timeout{};
+        if (ns != kForever) {
+          const uint64_t waited = monotonic_ns() - start;
+          if (waited >= ns) return false;  // the lock stays marked as waited for: harmless
+          timeout.tv_sec = static_cast<time_t>((ns - waited) / 1'000'000'000);
+          timeout.tv_nsec = static_cast<long>((ns - waited) % 1'000'000'000);
+        }
+        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAIT_PRIVATE, 2,
+                ns == kForever ? nullptr : &timeout, nullptr, 0);
         expected = state_.exchange(2, std::memory_order_acquire);
       }
     }
     holder_.store(this_thread(), std::memory_order_relaxed);
+    return true;
   }
+  static constexpr uint64_t kForever = ~uint64_t{0};
   // Never waits: false when another thread holds it.
   bool try_lock() {
     Changing changing(this);
@@ -83,6 +97,11 @@ class InternalLock {
 
  private:
   static uintptr_t this_thread() { return reinterpret_cast<uintptr_t>(&internal_lock_thread_tag); }
+  static uint64_t monotonic_ns() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
+  }
   // Marks the thread as changing `lock`'s state for the scope (a signal handler's nested lock
   // call restores the mark it found).
   class Changing {

@@ -193,7 +193,10 @@ void thread_exit_destructor(void* value) {
   InsideLockscope inside;
   prctl(PR_GET_NAME, self->name);  // the calling thread's own name, in one system call
   sink().thread_event(*self, format::TraceKind::kThreadExit);
-  rt.merge_lock.lock();
+  // Not for ever: a snapshot's writer interrupted by a handler of its own thread that never
+  // returns holds the lock (it ends the process with exit(), whose atexit handler joins this
+  // thread). Then the slot stays live: its numbers are still written, it is never reused.
+  if (!rt.merge_lock.lock_within(kMaxPauseNs)) return;
   rt.threads.mark_exiting(*self);
   rt.merge_lock.unlock();
 }

@@ -52,9 +52,17 @@ bool stopped(const ThreadState& t) {
          __atomic_load_n(&t.blocked.lock, __ATOMIC_ACQUIRE) != nullptr;
 }
 
-void futex_wait(std::atomic<uint32_t>& word, uint32_t value) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, value, nullptr,
+// Sleeps while `word` holds `value`, for at most `ns`.
+void futex_wait_for(std::atomic<uint32_t>& word, uint32_t value, uint64_t ns) {
+  const timespec timeout{static_cast<time_t>(ns / 1'000'000'000),
+                         static_cast<long>(ns % 1'000'000'000)};
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, value, &timeout,
           nullptr, 0);
+}
+
+void wake_paused_threads(Runtime& rt) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&rt.pause_requested), FUTEX_WAKE_PRIVATE,
+          0x7fffffff, nullptr, nullptr, 0);
 }
 
 void pause_for_ns(long ns) {
@@ -104,18 +112,26 @@ void resume_other_threads(Runtime& rt) {
   for (size_t i = 0; i < rt.threads.slot_count(); ++i)
     __atomic_fetch_and(&rt.threads.slot(i).epoch, ~kPauseEpochBit, __ATOMIC_RELAXED);
   rt.pause_requested.store(0, std::memory_order_seq_cst);
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&rt.pause_requested), FUTEX_WAKE_PRIVATE,
-          0x7fffffff, nullptr, nullptr, 0);
+  wake_paused_threads(rt);
 }
 
 void wait_while_paused(ThreadState& self) {
   Runtime& rt = g_runtime;
   const int saved_errno = errno;
   const uint32_t was_paused = self.paused.load(std::memory_order_relaxed);  // a handler's nest
+  const uint64_t began = Clock::monotonic_ns();
   for (;;) {
     self.paused.store(1, std::memory_order_seq_cst);
-    while (rt.pause_requested.load(std::memory_order_acquire) != 0)
-      futex_wait(rt.pause_requested, 1);
+    while (rt.pause_requested.load(std::memory_order_acquire) != 0) {
+      const uint64_t waited = Clock::monotonic_ns() - began;
+      if (waited >= kMaxPauseNs) {
+        // The writer is not coming back (see kMaxPauseNs): every paused thread goes on.
+        rt.pause_requested.store(0, std::memory_order_seq_cst);
+        wake_paused_threads(rt);
+        break;
+      }
+      futex_wait_for(rt.pause_requested, 1, kMaxPauseNs - waited);
+    }
     if (was_paused) break;
     // No longer paused, then the request read again: a writer that began meanwhile either sees
     // the mark gone (and waits for this thread) or is seen here.

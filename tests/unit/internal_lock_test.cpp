@@ -3,7 +3,8 @@
 // asks, and would otherwise wait for ever for a lock its own interrupted thread holds (the final
 // profile write, profile_writer.cpp). Checked by a storm of signals at a thread that does nothing
 // but take and let go of the lock: whenever the handler is told "not this thread", nobody holds
-// it (no other thread ever takes it here), so its own try_lock must succeed.
+// it (no other thread ever takes it here), so its own try_lock must succeed. And lock_within, the
+// bounded wait of a thread's exit, gives up on a holder that does not let go.
 #include "runtime/internal_lock.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 namespace lockscope::runtime {
@@ -64,6 +66,30 @@ TEST(InternalLock, ItsHolderIsKnownAtEveryInstructionOfLockAndUnlock) {
       << "the storm hardly ever found the lock held: " << storm_signals.load() << " signals";
   EXPECT_EQ(storm_wrong.load(), 0u) << "of " << storm_signals.load() << " signals, "
                                     << storm_said_held.load() << " found it held";
+}
+
+// lock_within waits for another holder, but only so long.
+TEST(InternalLock, LockWithinGivesUpOnAHolderThatDoesNotLetGo) {
+  InternalLock lock;
+  std::atomic<int> stage{0};
+  std::thread holder([&] {
+    lock.lock();
+    stage.store(1);
+    while (stage.load() != 2) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    lock.unlock();
+  });
+  while (stage.load() != 1) std::this_thread::yield();
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(lock.lock_within(50'000'000));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, std::chrono::milliseconds(50));
+  EXPECT_FALSE(lock.held_by_this_thread());
+  stage.store(2);  // it lets go 20 ms from now
+  EXPECT_TRUE(lock.lock_within(5'000'000'000));
+  EXPECT_TRUE(lock.held_by_this_thread());
+  lock.unlock();
+  holder.join();
 }
 
 }  // namespace
