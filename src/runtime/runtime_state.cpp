@@ -145,9 +145,43 @@ void parse_config(Runtime& rt, uint64_t& tsc_hz, uint64_t& snapshot_ms) {
 
 void thread_exit_destructor(void* value);
 
+// The process's and its parent's ids from /proc/self/stat ("pid (name) state ppid ..."), for a
+// process whose getpid and getppid a seccomp filter refuses (the runtime then says it cannot
+// write the profile, naming the process by its id, not by -1); false when that fails too.
+bool ids_from_proc(uint32_t& pid, uint32_t& ppid) {
+  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
+  const int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char stat[512];
+  const ssize_t length = read(fd, stat, sizeof(stat) - 1);
+  close(fd);
+  if (length <= 0) return false;
+  stat[length] = '\0';
+  const char* after_name = nullptr;
+  for (const char* c = stat; *c; ++c)
+    if (*c == ')') after_name = c;
+  uint64_t values[2] = {0, 0};
+  const char* starts[2] = {stat, after_name ? after_name + 4 : nullptr};  // ") S " before ppid
+  for (int i = 0; i < 2; ++i) {
+    if (!starts[i] || *starts[i] < '0' || *starts[i] > '9') return false;
+    for (const char* c = starts[i]; *c >= '0' && *c <= '9'; ++c)
+      values[i] = values[i] * 10 + (*c - '0');
+  }
+  pid = static_cast<uint32_t>(values[0]);
+  ppid = static_cast<uint32_t>(values[1]);
+  return true;
+}
+
 void reset_process_identity(Runtime& rt) {
-  rt.pid = static_cast<uint32_t>(getpid());
-  rt.ppid = static_cast<uint32_t>(getppid());
+  const pid_t pid = getpid();
+  const pid_t ppid = getppid();
+  rt.pid = static_cast<uint32_t>(pid);
+  rt.ppid = static_cast<uint32_t>(ppid);
+  uint32_t proc_pid = 0, proc_ppid = 0;
+  if ((pid < 0 || ppid < 0) && ids_from_proc(proc_pid, proc_ppid)) {
+    if (pid < 0) rt.pid = proc_pid;
+    if (ppid < 0) rt.ppid = proc_ppid;
+  }
   timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
   rt.start_realtime_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull +

@@ -565,6 +565,17 @@ TEST(Robustness, ASeccompFilterThatRefusesTheRuntimesCallsIsSaid) {
                               "a seccomp filter?)"),
             std::string::npos)
       << recorded.err;
+  // Refused before the runtime started (the filter installed, then the program exec'd itself):
+  // the process is still named by its id, not by -1 (it read "pid 4294967295").
+  TemporaryDirectory exec_dir;
+  const CommandResult execed =
+      run_lockscope({"record", "-o", exec_dir.path(), "--", fixture("seccomp_refuses"), "exec"});
+  EXPECT_EQ(execed.exit_status, 0) << execed.err;
+  EXPECT_EQ(execed.out, plain.out);
+  EXPECT_NE(execed.err.find("not written: the system calls it needs are refused"),
+            std::string::npos)
+      << execed.err;
+  EXPECT_EQ(execed.err.find("4294967295"), std::string::npos) << execed.err;
 }
 
 }  // namespace
