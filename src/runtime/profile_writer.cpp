@@ -652,9 +652,11 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
         .append(" not written: the signal arrived while lockscope's own lock was held").emit();
     return false;
   }
+  rt.threads.take_late_exits();  // threads that left while another write held the lock
   // The other threads stopped at a call boundary (thread_pause.h) until the locks' owner changes
   // and the threads' histograms are read too: one moment's figures.
-  const uint32_t not_paused = pause_other_threads(rt);
+  uint32_t asked_to_pause = 0;
+  const uint32_t not_paused = pause_other_threads(rt, asked_to_pause);
   uint64_t counter_values[format::kCounterSlots];
   for (uint32_t i = 0; i < format::kCounterSlots; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
   counter_values[static_cast<int>(format::Counter::kThreadsNotPaused)] += not_paused;
@@ -679,6 +681,10 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   fill_locks_and_sites(out, rt, modules, all);
   const uint64_t live_threads = fill_threads(out, rt, live);
   resume_other_threads(rt);
+  // The paused threads gave up waiting (kMaxPauseNs) and went on: none of them stayed paused.
+  if (rt.pause_abandoned.exchange(0, std::memory_order_relaxed) == rt.pause_number)
+    counter_values[static_cast<int>(format::Counter::kThreadsNotPaused)] +=
+        asked_to_pause - not_paused;
   counter_values[static_cast<int>(format::Counter::kCallsAfterSnapshot)] =
       calls_since_snapshot(rt, live);
   rt.merge_lock.unlock();

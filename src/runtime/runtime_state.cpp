@@ -229,8 +229,9 @@ void thread_exit_destructor(void* value) {
   sink().thread_event(*self, format::TraceKind::kThreadExit);
   // Not for ever: a snapshot's writer interrupted by a handler of its own thread that never
   // returns holds the lock (it ends the process with exit(), whose atexit handler joins this
-  // thread). Then the slot stays live: its numbers are still written, it is never reused.
-  if (!rt.merge_lock.lock_within(kMaxPauseNs)) return;
+  // thread). Then the lock's next holder marks it.
+  if (!rt.merge_lock.lock_within(kMaxPauseNs)) return rt.threads.mark_exiting_later(*self);
+  rt.threads.take_late_exits();
   rt.threads.mark_exiting(*self);
   rt.merge_lock.unlock();
 }
@@ -297,6 +298,7 @@ void after_fork_in_child() {
   rt.file_lock.reset();
   // A writer of the parent may have been pausing its threads: none does here.
   rt.pause_requested.store(0, std::memory_order_relaxed);
+  rt.pause_abandoned.store(0, std::memory_order_relaxed);
   if (rt.snapshot_interval_ticks)
     rt.next_snapshot_ticks.store(rt.clock.now() + rt.snapshot_interval_ticks);
   // The forking process, which getppid() no longer names if it has ended already (a daemon's

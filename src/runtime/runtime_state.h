@@ -165,6 +165,9 @@ struct ThreadState {
   std::atomic<uint32_t> state;  // SlotState
   std::atomic<uint32_t> paused;  // 1: at a pause point, for a profile writer (thread_pause.h)
   uint32_t index;
+  // The next slot (index + 1, 0: none) on the registry's list of threads that left without the
+  // merge lock (ThreadRegistry::mark_exiting_later).
+  uint32_t late_exit_next;
   // Entries of its site table the wide cache is sized for (wide_site_cache.h): those of acquire
   // operations, and the release entries of locks released at more than one site. Zeroed with
   // wide_cache (when the slot is claimed) and in a forked child.
@@ -183,8 +186,9 @@ struct Runtime {
   // +1 whenever a lock changes generation: invalidates every thread's SiteCacheEntry. Alone on its
   // cache line: read on every cached acquire, written only by init/destroy.
   alignas(64) std::atomic<uint32_t> identity_epoch{0};
-  // 1 while a profile writer has the other threads stop at their next pause point (thread_pause.h):
-  // read at every slow path's entry, so it shares the line read on every cached acquire.
+  // The number of the pause a profile writer asks for while it has the other threads stop at
+  // their next pause point, 0 when none (thread_pause.h): read at every slow path's entry, so it
+  // shares the line read on every cached acquire.
   std::atomic<uint32_t> pause_requested{0};
   // +1 whenever a lock is waited on for the first time in its generation (LockSlot::waited_on):
   // a cached acquisition whose entry saw another value looks at its lock's slot again, so that
@@ -192,6 +196,10 @@ struct Runtime {
   // cached acquire of such a lock: on the same line.
   std::atomic<uint32_t> waited_epoch{0};
   alignas(64) std::atomic<int> status{0};
+  // The latest pause's number (pause_other_threads, under the merge lock), and the number of a
+  // pause its paused threads gave up waiting for (kMaxPauseNs), 0: none.
+  uint32_t pause_number = 0;
+  std::atomic<uint32_t> pause_abandoned{0};
   Clock clock;
   const EventSink* sink = &kSummarySink;  // chosen once, before the runtime is ready
   TraceSettings trace;

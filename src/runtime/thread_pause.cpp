@@ -65,6 +65,24 @@ void wake_paused_threads(Runtime& rt) {
           0x7fffffff, nullptr, nullptr, 0);
 }
 
+// Takes the pause bit out of every thread's epoch: their fast paths hit again, and their holds
+// carry an epoch their releases recognise (a hold begun with the bit is never timed).
+void clear_pause_bits(Runtime& rt) {
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i)
+    __atomic_fetch_and(&rt.threads.slot(i).epoch, ~kPauseEpochBit, __ATOMIC_RELAXED);
+}
+
+// Pause `request` lasted kMaxPauseNs for a thread that waited for it: every paused thread goes
+// on, unless the writer ended it meanwhile (or another began). Told to that writer, which counts
+// the threads it had paused as not paused.
+void give_up_pause(Runtime& rt, uint32_t request) {
+  uint32_t expected = request;
+  if (!rt.pause_requested.compare_exchange_strong(expected, 0, std::memory_order_seq_cst)) return;
+  rt.pause_abandoned.store(request, std::memory_order_relaxed);
+  clear_pause_bits(rt);
+  wake_paused_threads(rt);
+}
+
 void pause_for_ns(long ns) {
   const timespec pause{0, ns};
   syscall(SYS_nanosleep, &pause, nullptr);
@@ -72,9 +90,10 @@ void pause_for_ns(long ns) {
 
 }  // namespace
 
-uint32_t pause_other_threads(Runtime& rt) {
+uint32_t pause_other_threads(Runtime& rt, uint32_t& asked) {
   const auto me = static_cast<uint32_t>(syscall(SYS_gettid));
-  rt.pause_requested.store(1, std::memory_order_seq_cst);
+  rt.pause_number = rt.pause_number + 1 != 0 ? rt.pause_number + 1 : 1;
+  rt.pause_requested.store(rt.pause_number, std::memory_order_seq_cst);
   ByteBuffer pending_buffer;
   size_t pending = 0;
   for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
@@ -85,6 +104,7 @@ uint32_t pause_other_threads(Runtime& rt) {
     if (pending_buffer.append(&index, sizeof(index))) ++pending;
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  asked = static_cast<uint32_t>(pending);
   auto* slots = reinterpret_cast<uint32_t*>(pending_buffer.data());
   const uint64_t began = Clock::monotonic_ns();
   for (uint32_t round = 0; pending != 0; ++round) {
@@ -109,8 +129,7 @@ uint32_t pause_other_threads(Runtime& rt) {
 }
 
 void resume_other_threads(Runtime& rt) {
-  for (size_t i = 0; i < rt.threads.slot_count(); ++i)
-    __atomic_fetch_and(&rt.threads.slot(i).epoch, ~kPauseEpochBit, __ATOMIC_RELAXED);
+  clear_pause_bits(rt);
   rt.pause_requested.store(0, std::memory_order_seq_cst);
   wake_paused_threads(rt);
 }
@@ -119,18 +138,23 @@ void wait_while_paused(ThreadState& self) {
   Runtime& rt = g_runtime;
   const int saved_errno = errno;
   const uint32_t was_paused = self.paused.load(std::memory_order_relaxed);  // a handler's nest
-  const uint64_t began = Clock::monotonic_ns();
+  uint32_t request = 0;  // the pause waited for, and since when (each pause gets its own time)
+  uint64_t began = 0;
   for (;;) {
     self.paused.store(1, std::memory_order_seq_cst);
-    while (rt.pause_requested.load(std::memory_order_acquire) != 0) {
-      const uint64_t waited = Clock::monotonic_ns() - began;
-      if (waited >= kMaxPauseNs) {
-        // The writer is not coming back (see kMaxPauseNs): every paused thread goes on.
-        rt.pause_requested.store(0, std::memory_order_seq_cst);
-        wake_paused_threads(rt);
-        break;
+    for (;;) {
+      const uint32_t current = rt.pause_requested.load(std::memory_order_acquire);
+      if (current == 0) break;
+      const uint64_t now = Clock::monotonic_ns();
+      if (current != request) {
+        request = current;
+        began = now;
       }
-      futex_wait_for(rt.pause_requested, 1, kMaxPauseNs - waited);
+      if (now - began >= kMaxPauseNs) {
+        give_up_pause(rt, current);  // the writer is not coming back (see kMaxPauseNs)
+        continue;
+      }
+      futex_wait_for(rt.pause_requested, current, kMaxPauseNs - (now - began));
     }
     if (was_paused) break;
     // No longer paused, then the request read again: a writer that began meanwhile either sees

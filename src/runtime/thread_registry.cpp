@@ -49,6 +49,7 @@ format::ThreadRecord thread_record_of(const ThreadState& t) {
 }
 
 ThreadState* ThreadRegistry::claim(SiteTable& merged, uint64_t& dropped) {
+  take_late_exits();
   if (free_.size() == 0 && exiting_.size() > 0) reclaim_gone(merged, dropped);
   ThreadState* thread = nullptr;
   if (free_.size() > 0) {
@@ -65,6 +66,23 @@ ThreadState* ThreadRegistry::claim(SiteTable& merged, uint64_t& dropped) {
   thread->epoch = 1;
   thread->state.store(static_cast<uint32_t>(SlotState::kLive), std::memory_order_release);
   return thread;
+}
+
+void ThreadRegistry::mark_exiting_later(ThreadState& thread) {
+  __atomic_fetch_or(&thread.flags, format::kThreadExited, __ATOMIC_RELAXED);
+  uint32_t head = late_exits_.load(std::memory_order_relaxed);
+  do {
+    thread.late_exit_next = head;
+  } while (!late_exits_.compare_exchange_weak(head, thread.index + 1, std::memory_order_release,
+                                              std::memory_order_relaxed));
+}
+
+void ThreadRegistry::take_late_exits() {
+  for (uint32_t next = late_exits_.exchange(0, std::memory_order_acquire); next != 0;) {
+    ThreadState& thread = slots_[next - 1];
+    next = thread.late_exit_next;
+    mark_exiting(thread);
+  }
 }
 
 void ThreadRegistry::mark_exiting(ThreadState& thread) {
@@ -124,6 +142,7 @@ void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& drop
 void ThreadRegistry::reset_after_fork(ThreadState* keep) {
   free_.clear();
   exiting_.clear();
+  late_exits_.store(0, std::memory_order_relaxed);
   for (size_t i = slots_.size(); i-- > 0;) {
     ThreadState& thread = slots_[i];
     if (&thread == keep) continue;

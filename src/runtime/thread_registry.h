@@ -55,6 +55,12 @@ class ThreadRegistry {
   ThreadState* claim(SiteTable& merged, uint64_t& dropped);
   // The thread passed its exit destructor; it may still record until it is gone.
   void mark_exiting(ThreadState& thread);
+  // The same without the merge lock, for a thread that could not get it in time (a writer holds
+  // it for as long as a signal handler of its own thread runs): flagged exited at once, marked
+  // exiting by the lock's next holder (take_late_exits), so the slot is still reused.
+  void mark_exiting_later(ThreadState& thread);
+  // Under the merge lock: marks exiting the threads that mark_exiting_later noted.
+  void take_late_exits();
   // After fork(), in the child: every slot but `keep` (the forking thread) is free, and the
   // finished records belong to the parent.
   void reset_after_fork(ThreadState* keep);
@@ -73,6 +79,7 @@ class ThreadRegistry {
   ChunkedArray<ThreadState, 4, false> slots_;
   IndexStack free_;
   IndexStack exiting_;
+  std::atomic<uint32_t> late_exits_{0};  // the latest noted slot's index + 1, 0: none
   ChunkedArray<format::ThreadRecord, 8> finished_;
   ChunkedArray<format::HistogramBin, 10> finished_bins_;
 };

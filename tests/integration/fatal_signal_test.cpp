@@ -327,7 +327,10 @@ void kill_left_running(const std::string& directory) {
 // why its profile was not written.
 TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
   // exit-join: the program's atexit handler joins a thread that the interrupted snapshot had
-  // paused; it goes on once it has waited for the snapshot's end longer than any write takes.
+  // paused (it hung for ever); that thread goes on once it has waited for the snapshot's end
+  // longer than any write takes. On a loaded machine that thread sometimes writes the snapshot
+  // itself, and the first thread is paused by it when the signal comes: then the process ends
+  // with its profile written.
   for (const char* how : {"_exit", "exit", "exit-join"}) {
     for (int run = 0; run < 3; ++run) {
       TemporaryDirectory dir;
@@ -339,13 +342,48 @@ TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
       ASSERT_FALSE(bounded.timed_out) << how << ": still running after 30 s\n"
                                       << bounded.result.err;
       EXPECT_EQ(bounded.result.exit_status, 3) << how << "\n" << bounded.result.err;
-      EXPECT_NE(bounded.result.err.find("not written: the process ended while its thread was "
-                                        "inside lockscope's own book-keeping"),
-                std::string::npos)
-          << how << "\n"
-          << bounded.result.err;
+      const bool said = bounded.result.err.find(
+                            "not written: the process ended while its thread "
+                            "was inside lockscope's own book-keeping") != std::string::npos;
+      const bool written =
+          bounded.result.err.find("lockscope: profile written to") != std::string::npos;
+      EXPECT_TRUE(said || (std::string(how) == "exit-join" && written)) << how << "\n"
+                                                                        << bounded.result.err;
     }
   }
+}
+
+// A snapshot that holds the other threads paused longer than a paused thread waits (its writer's
+// thread sleeps 2.5 s in the program's own `open`, as in a long signal handler): the paused
+// threads go on, and their numbers stay true. Once they went on, every hold they took was left
+// untimed (the pause bit stayed in their epochs: 15,463 acquisitions, 4,981 holds, "exact"), and
+// a thread that left meanwhile, whose exit gave up waiting for the writer's lock, was reported as
+// still running for ever.
+TEST(Snapshots, ThreadsGoOnAfterAPauseThatLastsTooLongAndTheirNumbersStayTrue) {
+  TemporaryDirectory dir;
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--snapshot-interval", "0.1", "--hold-sample", "1",
+                     "--", fixture("slow_snapshot")});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  unsigned long pairs = 0;
+  int slow = 0;
+  ASSERT_EQ(sscanf(recorded.out.c_str(), "pairs %lu, slow snapshot %d", &pairs, &slow), 2)
+      << recorded.out;
+  ASSERT_EQ(slow, 1) << "the fixture could not stall a snapshot (the runtime no longer opens a "
+                        "thread's comm file while it writes one?)\n"
+                     << recorded.err;
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 1u);
+  const ProcessProfile& process = profile.processes[0];
+  const FoundSite site = find_site(process, "slow_snapshot", "shared", format::Operation::kLock);
+  ASSERT_NE(site.site, nullptr);
+  EXPECT_EQ(site.site->count, pairs);
+  EXPECT_EQ(site.site->hold.total(), pairs) << "every hold is timed (--hold-sample 1)";
+  EXPECT_EQ(process.counter(format::Counter::kThreadsLiveAtExit), 1u);
+  int ended = 0;
+  for (const ThreadSummary& thread : process.threads)
+    if (!(thread.flags & format::kThreadMain) && (thread.flags & format::kThreadExited)) ++ended;
+  EXPECT_EQ(ended, 3) << "two workers and the thread that left during the stall";
 }
 
 TEST(Snapshots, AnExitAfterSnapshotsIsTheFinalProfile) {
