@@ -71,9 +71,13 @@ class InternalLock {
     }
   }
   void unlock() {
-    Changing changing(this);
-    holder_.store(0, std::memory_order_relaxed);
-    if (state_.exchange(0, std::memory_order_release) == 2)
+    uint32_t was;
+    {
+      Changing changing(this);  // only until it is free: not while it wakes a waiter
+      holder_.store(0, std::memory_order_relaxed);
+      was = state_.exchange(0, std::memory_order_release);
+    }
+    if (was == 2)
       syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAKE_PRIVATE, 1, nullptr,
               nullptr, 0);
   }

@@ -388,8 +388,8 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
   if (weight == 1 && !stack_wanted) {
     // An exact hold with no stack: recorded later, in a batch (SiteTable::defer_exact_hold).
     self.released_stack.number = 0;
-    if (!self.sites.defer_exact_hold(*held.entry, hold_ns))
-      rt.count(format::Counter::kDroppedSites);
+    if (const uint32_t lost = self.sites.defer_exact_hold(*held.entry, hold_ns))
+      rt.count(format::Counter::kDroppedSites, lost);
     return end;
   }
   SiteDetail* detail = self.sites.hold_detail(*held.entry);

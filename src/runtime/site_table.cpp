@@ -291,11 +291,15 @@ uint64_t SiteTable::merge_from(const SiteTable& other, const SiteStats* const* h
       dropped += source.count;
   }
   // After the details: a thread that could not be paused (thread_pause.h) and flushes meanwhile
-  // empties its list before it records them, so a hold read here is not in a detail read above.
+  // counts each hold flushed after it recorded it, so a hold read here is not in a detail read
+  // above (one such thread may lose a few: never one counted twice).
+  // The cursor before the count: a flush empties the list, then rewinds the cursor.
   std::atomic_signal_fence(std::memory_order_seq_cst);  // (x86: loads are not reordered)
+  const uint32_t flushed = __atomic_load_n(&other.pending_flushed_, __ATOMIC_ACQUIRE);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   uint32_t pending = __atomic_load_n(&other.pending_count_, __ATOMIC_ACQUIRE);
   if (pending > kPendingHolds) pending = kPendingHolds;
-  for (uint32_t i = 0; i < pending; ++i) {
+  for (uint32_t i = flushed; i < pending; ++i) {
     const PendingHold hold = other.pending_[i];
     if (hold.entry == nullptr) continue;
     SiteStats* target = find_or_insert(hold.entry->key);
@@ -305,12 +309,8 @@ uint64_t SiteTable::merge_from(const SiteTable& other, const SiteStats* const* h
   return dropped;
 }
 
-bool SiteTable::flush_pending_holds() {
+uint32_t SiteTable::flush_pending_holds() {
   const uint32_t count = pending_count_ < kPendingHolds ? pending_count_ : kPendingHolds;
-  // Emptied first: a profile writer reading this table meanwhile (a thread it could not pause)
-  // may miss these holds, but never counts one twice (merge_from reads the details first).
-  __atomic_store_n(&pending_count_, 0, __ATOMIC_RELEASE);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
   // Three passes, so that the misses of each overlap: the entries (for their detail pointers),
   // the details' lines (the hold fields and the first inline bins, then the other bins), the holds.
   for (uint32_t i = 0; i < count; ++i) __builtin_prefetch(pending_[i].entry);
@@ -319,16 +319,22 @@ bool SiteTable::flush_pending_holds() {
       __builtin_prefetch(detail, 1);
       __builtin_prefetch(reinterpret_cast<const char*>(detail) + 64, 1);
     }
-  bool kept = true;
+  uint32_t lost = 0;
   for (uint32_t i = 0; i < count; ++i) {
     SiteDetail* detail = hold_detail(*pending_[i].entry);
-    kept = detail != nullptr && record_hold(*detail, pending_[i].ns, 1) && kept;
+    if (detail == nullptr || !record_hold(*detail, pending_[i].ns, 1)) ++lost;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    __atomic_store_n(&pending_flushed_, i + 1, __ATOMIC_RELEASE);
   }
-  return kept;
+  // Emptied, then rewound: a reader between the two finds nothing pending.
+  __atomic_store_n(&pending_count_, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&pending_flushed_, 0, __ATOMIC_RELEASE);
+  return lost;
 }
 
 void SiteTable::reset() {
   pending_count_ = 0;
+  pending_flushed_ = 0;
   stacks_.reset();
   entries_.reset();
   by_lock_.reset();
@@ -340,6 +346,7 @@ void SiteTable::reset() {
 
 void SiteTable::clear_for_reuse() {
   pending_count_ = 0;
+  pending_flushed_ = 0;
   constexpr size_t kSmallIndex = 256;
   if (index_capacity_ <= kSmallIndex && entries_.in_first_chunk() && stacks_.clear_if_small() &&
       entries_.clear_in_first_chunk() && arena_.rewind()) {
@@ -351,6 +358,7 @@ void SiteTable::clear_for_reuse() {
 
 void SiteTable::abandon() {
   pending_count_ = 0;
+  pending_flushed_ = 0;
   stacks_.abandon();
   entries_.abandon();
   by_lock_.abandon();

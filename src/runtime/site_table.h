@@ -291,18 +291,22 @@ class SiteTable {
   // recorded in a batch, their misses overlap (sysbench mutex, 2 threads on 4,096 mutexes, whose
   // sites never get past their first 32 holds: bench/overhead/RESULTS.md). merge_from takes the
   // holds still pending, so no reader of the table misses one. Called inside lockscope (a signal
-  // handler's lock never interleaves). False when a hold could not be recorded (out of memory).
-  bool defer_exact_hold(SiteStats& stats, uint64_t ns) {
+  // handler's lock never interleaves). Returns how many holds could not be recorded (out of
+  // memory).
+  uint32_t defer_exact_hold(SiteStats& stats, uint64_t ns) {
     const uint32_t n = pending_count_;
     pending_[n] = PendingHold{&stats, ns};
     // Published after the hold is written: a profile writer may read a thread it could not pause.
     __atomic_store_n(&pending_count_, n + 1, __ATOMIC_RELEASE);
-    return n + 1 < kPendingHolds || flush_pending_holds();
+    return n + 1 < kPendingHolds ? 0 : flush_pending_holds();
   }
   static constexpr uint32_t kPendingHolds = 64;
-  // Records the pending holds into their entries' details; false when one could not be (out of
-  // memory). The table's owner, inside lockscope.
-  bool flush_pending_holds();
+  // Records the pending holds into their entries' details, one after the other, each counted
+  // flushed (pending_flushed_) as soon as it is in: a handler that ends the process in the middle
+  // (its final write merges this table) finds each hold once, but for the one being written, as
+  // before holds were deferred. Returns how many could not be (out of memory). The table's
+  // owner, inside lockscope.
+  uint32_t flush_pending_holds();
   // After merge_from(other): `source`, an entry of `other` whose thread holds one of its holds
   // that was not timed: the latest sample stood for it, but it has not ended, so it leaves that
   // sample's bucket and stack row (as a sample still held never enters them).
@@ -383,12 +387,14 @@ class SiteTable {
   BumpArena arena_;
   bool huge_pages_ = false;
   StackStore stacks_;
-  // Exact holds not yet in their entries' details (defer_exact_hold): [0, pending_count_).
+  // Exact holds not yet in their entries' details (defer_exact_hold): [pending_flushed_,
+  // pending_count_).
   struct PendingHold {
     SiteStats* entry;
     uint64_t ns;
   };
   uint32_t pending_count_ = 0;
+  uint32_t pending_flushed_ = 0;
   PendingHold pending_[kPendingHolds] = {};
 };
 

@@ -211,7 +211,7 @@ TEST(SiteTable, DeferredExactHoldsAreInTheDetailsAndInEveryMergeOnce) {
     SiteStats* site = sites[i % sites.size()];
     ASSERT_NE(site, nullptr);
     ++site->count;
-    ASSERT_TRUE(table.defer_exact_hold(*site, ns));
+    ASSERT_EQ(table.defer_exact_hold(*site, ns), 0u);
     SiteStats* same = expected.find_or_insert(site->key);
     ++same->count;
     ASSERT_TRUE(expected.record_hold(*expected.hold_detail(*same), ns, 1));
