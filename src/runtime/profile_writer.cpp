@@ -499,6 +499,25 @@ uint64_t calls_since_snapshot(Runtime& rt, ByteBuffer& live) {
   return calls;
 }
 
+// What each thread slot has done so far (its calls, by its totals), to tell afterwards which
+// threads made calls in between (a pause they gave up: kMaxPauseNs).
+uint64_t activity_of(const ThreadState& t) {
+  return t.acquisitions + t.releases + t.failed;
+}
+void note_activity(Runtime& rt, ByteBuffer& activity) {
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
+    const uint64_t calls = activity_of(rt.threads.slot(i));
+    if (!activity.append(&calls, sizeof(calls))) return;
+  }
+}
+uint32_t threads_active_since(Runtime& rt, ByteBuffer& activity) {
+  uint32_t active = 0;
+  const auto* before = reinterpret_cast<const uint64_t*>(activity.data());
+  for (size_t i = 0; i < activity.size() / sizeof(uint64_t) && i < rt.threads.slot_count(); ++i)
+    if (records_now(rt.threads.slot(i)) && activity_of(rt.threads.slot(i)) != before[i]) ++active;
+  return active;
+}
+
 // Threads that still hold a slot (as snapshot), then those long gone.
 uint64_t fill_threads(Sections& out, Runtime& rt, ByteBuffer& live) {
   uint64_t running = 0;
@@ -655,11 +674,12 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   rt.threads.take_late_exits();  // threads that left while another write held the lock
   // The other threads stopped at a call boundary (thread_pause.h) until the locks' owner changes
   // and the threads' histograms are read too: one moment's figures.
-  uint32_t asked_to_pause = 0;
-  const uint32_t not_paused = pause_other_threads(rt, asked_to_pause);
+  const uint32_t not_paused = pause_other_threads(rt);
+  ByteBuffer activity;  // what each thread had done when paused
+  note_activity(rt, activity);
   uint64_t counter_values[format::kCounterSlots];
-  for (uint32_t i = 0; i < format::kCounterSlots; ++i) counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
-  counter_values[static_cast<int>(format::Counter::kThreadsNotPaused)] += not_paused;
+  for (uint32_t i = 0; i < format::kCounterSlots; ++i)
+    counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
   ByteBuffer live;
   // The distinct keys are at least the largest table's, and threads of a pool share most of
   // theirs: sized for the gone threads' and the largest live one's, the index grows from there if
@@ -680,11 +700,12 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   fill_modules(out, modules);
   fill_locks_and_sites(out, rt, modules, all);
   const uint64_t live_threads = fill_threads(out, rt, live);
-  resume_other_threads(rt);
-  // The paused threads gave up waiting (kMaxPauseNs) and went on: none of them stayed paused.
-  if (rt.pause_abandoned.exchange(0, std::memory_order_relaxed) == rt.pause_number)
-    counter_values[static_cast<int>(format::Counter::kThreadsNotPaused)] +=
-        asked_to_pause - not_paused;
+  const bool pause_held = resume_other_threads(rt);
+  // The paused threads gave up waiting (kMaxPauseNs) and went on: those that made calls while the
+  // file was assembled were not paused either.
+  const uint32_t went_on = pause_held ? 0 : threads_active_since(rt, activity);
+  counter_values[static_cast<int>(format::Counter::kThreadsNotPaused)] +=
+      went_on > not_paused ? went_on : not_paused;
   counter_values[static_cast<int>(format::Counter::kCallsAfterSnapshot)] =
       calls_since_snapshot(rt, live);
   rt.merge_lock.unlock();

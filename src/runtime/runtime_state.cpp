@@ -298,7 +298,6 @@ void after_fork_in_child() {
   rt.file_lock.reset();
   // A writer of the parent may have been pausing its threads: none does here.
   rt.pause_requested.store(0, std::memory_order_relaxed);
-  rt.pause_abandoned.store(0, std::memory_order_relaxed);
   if (rt.snapshot_interval_ticks)
     rt.next_snapshot_ticks.store(rt.clock.now() + rt.snapshot_interval_ticks);
   // The forking process, which getppid() no longer names if it has ended already (a daemon's

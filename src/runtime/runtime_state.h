@@ -196,10 +196,8 @@ struct Runtime {
   // cached acquire of such a lock: on the same line.
   std::atomic<uint32_t> waited_epoch{0};
   alignas(64) std::atomic<int> status{0};
-  // The latest pause's number (pause_other_threads, under the merge lock), and the number of a
-  // pause its paused threads gave up waiting for (kMaxPauseNs), 0: none.
+  // The latest pause's number (pause_other_threads, under the merge lock).
   uint32_t pause_number = 0;
-  std::atomic<uint32_t> pause_abandoned{0};
   Clock clock;
   const EventSink* sink = &kSummarySink;  // chosen once, before the runtime is ready
   TraceSettings trace;

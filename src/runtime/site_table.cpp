@@ -321,10 +321,12 @@ uint32_t SiteTable::flush_pending_holds() {
     }
   uint32_t lost = 0;
   for (uint32_t i = 0; i < count; ++i) {
+    // Counted flushed before it is in: a reader in between may miss this one hold, never count
+    // it twice.
+    __atomic_store_n(&pending_flushed_, i + 1, __ATOMIC_RELEASE);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     SiteDetail* detail = hold_detail(*pending_[i].entry);
     if (detail == nullptr || !record_hold(*detail, pending_[i].ns, 1)) ++lost;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    __atomic_store_n(&pending_flushed_, i + 1, __ATOMIC_RELEASE);
   }
   // Emptied, then rewound: a reader between the two finds nothing pending.
   __atomic_store_n(&pending_count_, 0, __ATOMIC_RELEASE);

@@ -302,10 +302,10 @@ class SiteTable {
   }
   static constexpr uint32_t kPendingHolds = 64;
   // Records the pending holds into their entries' details, one after the other, each counted
-  // flushed (pending_flushed_) as soon as it is in: a handler that ends the process in the middle
-  // (its final write merges this table) finds each hold once, but for the one being written, as
-  // before holds were deferred. Returns how many could not be (out of memory). The table's
-  // owner, inside lockscope.
+  // flushed (pending_flushed_) just before it goes in: a handler that ends the process in the
+  // middle (its final write merges this table) finds each hold once, but may miss the one being
+  // written, as before holds were deferred; none is counted twice. Returns how many could not be
+  // (out of memory). The table's owner, inside lockscope.
   uint32_t flush_pending_holds();
   // After merge_from(other): `source`, an entry of `other` whose thread holds one of its holds
   // that was not timed: the latest sample stood for it, but it has not ended, so it leaves that

@@ -73,14 +73,14 @@ void clear_pause_bits(Runtime& rt) {
 }
 
 // Pause `request` lasted kMaxPauseNs for a thread that waited for it: every paused thread goes
-// on, unless the writer ended it meanwhile (or another began). Told to that writer, which counts
-// the threads it had paused as not paused.
+// on, unless the writer ended it meanwhile. The bits first (so that no hold begins with one
+// while nothing is requested), then the request, only if still this one: the writer's resume
+// finds it gone (resume_other_threads).
 void give_up_pause(Runtime& rt, uint32_t request) {
-  uint32_t expected = request;
-  if (!rt.pause_requested.compare_exchange_strong(expected, 0, std::memory_order_seq_cst)) return;
-  rt.pause_abandoned.store(request, std::memory_order_relaxed);
   clear_pause_bits(rt);
-  wake_paused_threads(rt);
+  uint32_t expected = request;
+  if (rt.pause_requested.compare_exchange_strong(expected, 0, std::memory_order_seq_cst))
+    wake_paused_threads(rt);
 }
 
 void pause_for_ns(long ns) {
@@ -90,7 +90,7 @@ void pause_for_ns(long ns) {
 
 }  // namespace
 
-uint32_t pause_other_threads(Runtime& rt, uint32_t& asked) {
+uint32_t pause_other_threads(Runtime& rt) {
   const auto me = static_cast<uint32_t>(syscall(SYS_gettid));
   rt.pause_number = rt.pause_number + 1 != 0 ? rt.pause_number + 1 : 1;
   rt.pause_requested.store(rt.pause_number, std::memory_order_seq_cst);
@@ -104,7 +104,9 @@ uint32_t pause_other_threads(Runtime& rt, uint32_t& asked) {
     if (pending_buffer.append(&index, sizeof(index))) ++pending;
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  asked = static_cast<uint32_t>(pending);
+  // Given up already (a signal handler of this thread ran in the loop above for more than
+  // kMaxPauseNs): the bits set since would leave those threads' holds untimed.
+  if (rt.pause_requested.load(std::memory_order_seq_cst) != rt.pause_number) clear_pause_bits(rt);
   auto* slots = reinterpret_cast<uint32_t*>(pending_buffer.data());
   const uint64_t began = Clock::monotonic_ns();
   for (uint32_t round = 0; pending != 0; ++round) {
@@ -128,10 +130,11 @@ uint32_t pause_other_threads(Runtime& rt, uint32_t& asked) {
   return static_cast<uint32_t>(pending);
 }
 
-void resume_other_threads(Runtime& rt) {
+bool resume_other_threads(Runtime& rt) {
   clear_pause_bits(rt);
-  rt.pause_requested.store(0, std::memory_order_seq_cst);
+  const bool held = rt.pause_requested.exchange(0, std::memory_order_seq_cst) == rt.pause_number;
   wake_paused_threads(rt);
+  return held;
 }
 
 void wait_while_paused(ThreadState& self) {

@@ -28,21 +28,21 @@ struct ThreadState;
 inline constexpr uint32_t kPauseEpochBit = 0x40000000u;
 inline constexpr uint64_t kPauseWaitNs = 20'000'000;
 // The longest a thread stays paused for one pause: then it lets every paused thread go on, the
-// pause given up (the writer's later resume finds nothing to do, and its snapshot counts the
-// threads it had paused as not paused). A writer interrupted by a signal handler of its own
-// thread may never resume them: a handler that ends the process with exit(), whose atexit handler
-// joins a paused thread, or one that waits for another thread to do something, waited for ever.
-// Far longer than a snapshot's pause takes (a memcached-sized profile's whole write: ~100 ms).
-// A thread's exit waits for the merge lock no longer either (thread_exit_destructor).
+// pause given up (the writer's later resume finds it gone, and its snapshot counts the threads
+// that made calls while it was written as not paused). A writer interrupted by a signal handler of
+// its own thread may never resume them: a handler that ends the process with exit(), whose atexit
+// handler joins a paused thread, or one that waits for another thread to do something, waited for
+// ever. Far longer than a snapshot's pause takes (a memcached-sized profile's whole write: ~100
+// ms). A thread's exit waits for the merge lock no longer either (thread_exit_destructor).
 inline constexpr uint64_t kMaxPauseNs = 1'000'000'000;
 
 // Called with the merge lock held (threads register and leave under it, so the slots hold still;
 // and one writer pauses at a time: a signal handler's write only tries for that lock, so it never
-// waits for a pause its own thread began). Returns how many threads could not be stopped; `asked`
-// receives how many were asked to (Runtime::pause_number: this pause's number).
-uint32_t pause_other_threads(Runtime& rt, uint32_t& asked);
-// Lets them go on; after pause_other_threads, merge lock still held.
-void resume_other_threads(Runtime& rt);
+// waits for a pause its own thread began). Returns how many threads could not be stopped.
+uint32_t pause_other_threads(Runtime& rt);
+// Lets them go on; after pause_other_threads, merge lock still held. False when the paused
+// threads had given the pause up (kMaxPauseNs) and gone on before.
+bool resume_other_threads(Runtime& rt);
 // The slow side of pause_point (runtime_state.h): sleeps while a pause is requested.
 void wait_while_paused(ThreadState& self);
 
