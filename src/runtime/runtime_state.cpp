@@ -15,6 +15,7 @@
 
 #include "runtime/cancellation.h"
 #include "runtime/lock_owner.h"
+#include "runtime/own_proc_files.h"
 
 extern char** environ;
 
@@ -150,20 +151,13 @@ void thread_exit_destructor(void* value);
 // write the profile, naming the process by its id, not by -1); false when that fails too.
 bool ids_from_proc(uint32_t& pid, uint32_t& ppid) {
   NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
-  const int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
   char stat[512];
-  const ssize_t length = read(fd, stat, sizeof(stat) - 1);
-  close(fd);
-  if (length <= 0) return false;
-  stat[length] = '\0';
-  const char* after_name = nullptr;
-  for (const char* c = stat; *c; ++c)
-    if (*c == ')') after_name = c;
+  const char* fields = read_stat_fields("/proc/self/stat", stat);
+  if (fields == nullptr) return false;
   uint64_t values[2] = {0, 0};
-  const char* starts[2] = {stat, after_name ? after_name + 4 : nullptr};  // ") S " before ppid
+  const char* starts[2] = {stat, fields + 2};  // "S " before the parent's id
   for (int i = 0; i < 2; ++i) {
-    if (!starts[i] || *starts[i] < '0' || *starts[i] > '9') return false;
+    if (*starts[i] < '0' || *starts[i] > '9') return false;
     for (const char* c = starts[i]; *c >= '0' && *c <= '9'; ++c)
       values[i] = values[i] * 10 + (*c - '0');
   }

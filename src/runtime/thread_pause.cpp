@@ -13,6 +13,7 @@
 
 #include "runtime/byte_buffer.h"
 #include "runtime/cancellation.h"
+#include "runtime/own_proc_files.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -29,21 +30,13 @@ bool asleep_in_kernel(uint32_t pid, uint32_t tid) {
   NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   char path[64];
   snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT;  // gone
   char stat[512];
-  const ssize_t length = read(fd, stat, sizeof(stat) - 1);
-  close(fd);
-  if (length <= 0) return false;
-  stat[length] = '\0';
-  const char* after_name = nullptr;
-  for (const char* c = stat; *c; ++c)
-    if (*c == ')') after_name = c;
-  if (!after_name || after_name[1] != ' ') return false;
+  errno = 0;
+  const char* fields = read_stat_fields(path, stat);
+  if (fields == nullptr) return errno == ENOENT;  // gone
   // Sleeping; or gone, its task left as a zombie: a main thread that called pthread_exit while
   // the others run on (it was waited for, and noted as "could not stop").
-  const char state = after_name[2];
-  return state == 'S' || state == 'Z' || state == 'X';
+  return fields[0] == 'S' || fields[0] == 'Z' || fields[0] == 'X';
 }
 
 // Stopped for the writer: at a pause point, or inside a real blocking call (whose end is one).
