@@ -623,6 +623,16 @@ bool write_all(int fd, const FilePieces& file) {
   return true;
 }
 
+// The name a profile (or a snapshot) is written under before it is renamed into place: hidden,
+// in the same directory. False when it does not fit (a directory name near PATH_MAX would be cut
+// short, and the cut name could be another file's).
+bool temporary_path(const Runtime& rt, bool snapshot, char (&out)[4200]) {
+  const int length =
+      snprintf(out, sizeof(out), "%s/.%u-%llu%s.tmp", rt.directory, rt.pid,
+               static_cast<unsigned long long>(rt.start_realtime_ns), snapshot ? ".snapshot" : "");
+  return length >= 0 && length < static_cast<int>(sizeof(out));
+}
+
 }  // namespace
 
 bool profile_path(char* out) {
@@ -653,6 +663,10 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   // or registering itself, holds the lock already: it would wait for itself. That book-keeping's
   // end is never reached.
   if (rt.merge_lock.held_by_this_thread() || rt.file_lock.held_by_this_thread()) {
+    // In the file's phase: the snapshot's temporary file would be left behind, half written.
+    char temporary[4200];
+    if (rt.file_lock.held_by_this_thread() && temporary_path(rt, true, temporary))
+      unlink(temporary);
     RawLine()
         .append("profile of pid ")
         .append(rt.pid)
@@ -740,11 +754,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   char temporary[4200];
   const bool named = profile_path(path_out);
   const bool snapshot = exit_path == format::ExitPath::kSnapshot;
-  const int temporary_length =
-      snprintf(temporary, sizeof(temporary), "%s/.%u-%llu%s.tmp", rt.directory, rt.pid,
-               static_cast<unsigned long long>(rt.start_realtime_ns), snapshot ? ".snapshot" : "");
-  // A directory name near PATH_MAX would be cut short, and the cut name could be another file's.
-  if (!named || temporary_length < 0 || temporary_length >= static_cast<int>(sizeof(temporary))) {
+  if (!named || !temporary_path(rt, snapshot, temporary)) {
     RawLine()
         .append("profile of pid ")
         .append(rt.pid)

@@ -327,14 +327,16 @@ void kill_left_running(const std::string& directory) {
 // as plain, status 3, and the runtime says why its profile was not written. exit-join: the
 // program's atexit handler joins a thread that the interrupted snapshot had paused, which hung
 // for ever; that thread goes on once it has waited for the snapshot's end longer than any write
-// takes (kMaxPauseNs).
+// takes (kMaxPauseNs). In the snapshot's file phase too ("file"), whose half-written temporary
+// file was left in the profile directory.
 TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
   for (const char* how : {"_exit", "exit", "exit-join"}) {
-    for (int run = 0; run < 3; ++run) {
+    for (int run = 0; run < 4; ++run) {
+      const char* phase = run < 2 ? "merge" : "file";
       TemporaryDirectory dir;
       const BoundedResult bounded =
           run_lockscope_bounded({"record", "-o", dir.path(), "--snapshot-interval", "0.05", "--",
-                                 fixture("exit_in_snapshot"), how},
+                                 fixture("exit_in_snapshot"), how, phase},
                                 30);
       if (bounded.timed_out) kill_left_running(dir.path());
       ASSERT_FALSE(bounded.timed_out) << how << ": still running after 30 s\n"
@@ -343,8 +345,11 @@ TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
       EXPECT_NE(bounded.result.err.find("not written: the process ended while its thread was "
                                         "inside lockscope's own book-keeping"),
                 std::string::npos)
-          << how << "\n"
+          << how << " " << phase << "\n"
           << bounded.result.err;
+      for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+        EXPECT_NE(entry.path().extension(), ".tmp")
+            << how << " " << phase << ": left " << entry.path();
     }
   }
 }
