@@ -499,22 +499,13 @@ uint64_t calls_since_snapshot(Runtime& rt, ByteBuffer& live) {
   return calls;
 }
 
-// What each thread slot has done so far (its calls, by its totals), to tell afterwards which
-// threads made calls in between (a pause they gave up: kMaxPauseNs).
-uint64_t activity_of(const ThreadState& t) {
-  return t.acquisitions + t.releases + t.failed;
-}
-void note_activity(Runtime& rt, ByteBuffer& activity) {
-  for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
-    const uint64_t calls = activity_of(rt.threads.slot(i));
-    if (!activity.append(&calls, sizeof(calls))) return;
-  }
-}
-uint32_t threads_active_since(Runtime& rt, ByteBuffer& activity) {
+// The threads that made calls since they were paused (a pause they gave up: kMaxPauseNs).
+uint32_t threads_active_since_paused(Runtime& rt) {
   uint32_t active = 0;
-  const auto* before = reinterpret_cast<const uint64_t*>(activity.data());
-  for (size_t i = 0; i < activity.size() / sizeof(uint64_t) && i < rt.threads.slot_count(); ++i)
-    if (records_now(rt.threads.slot(i)) && activity_of(rt.threads.slot(i)) != before[i]) ++active;
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i) {
+    const ThreadState& t = rt.threads.slot(i);
+    if (records_now(t) && calls_made(t) != t.calls_when_paused) ++active;
+  }
   return active;
 }
 
@@ -689,8 +680,6 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   // The other threads stopped at a call boundary (thread_pause.h) until the locks' owner changes
   // and the threads' histograms are read too: one moment's figures.
   const uint32_t not_paused = pause_other_threads(rt);
-  ByteBuffer activity;  // what each thread had done when paused
-  note_activity(rt, activity);
   uint64_t counter_values[format::kCounterSlots];
   for (uint32_t i = 0; i < format::kCounterSlots; ++i)
     counter_values[i] = rt.counters[i].load(std::memory_order_relaxed);
@@ -717,7 +706,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   const bool pause_held = resume_other_threads(rt);
   // The paused threads gave up waiting (kMaxPauseNs) and went on: those that made calls while the
   // file was assembled were not paused either.
-  const uint32_t went_on = pause_held ? 0 : threads_active_since(rt, activity);
+  const uint32_t went_on = pause_held ? 0 : threads_active_since_paused(rt);
   counter_values[static_cast<int>(format::Counter::kThreadsNotPaused)] +=
       went_on > not_paused ? went_on : not_paused;
   counter_values[static_cast<int>(format::Counter::kCallsAfterSnapshot)] =

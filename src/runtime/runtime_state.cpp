@@ -154,15 +154,13 @@ bool ids_from_proc(uint32_t& pid, uint32_t& ppid) {
   char stat[512];
   const char* fields = read_stat_fields("/proc/self/stat", stat);
   if (fields == nullptr) return false;
-  uint64_t values[2] = {0, 0};
-  const char* starts[2] = {stat, fields + 2};  // "S " before the parent's id
-  for (int i = 0; i < 2; ++i) {
-    if (*starts[i] < '0' || *starts[i] > '9') return false;
-    for (const char* c = starts[i]; *c >= '0' && *c <= '9'; ++c)
-      values[i] = values[i] * 10 + (*c - '0');
-  }
-  pid = static_cast<uint32_t>(values[0]);
-  ppid = static_cast<uint32_t>(values[1]);
+  const char* end = stat + sizeof(stat);
+  const char* at_pid = stat;
+  const char* at_ppid = fields + 2;  // "S " before the parent's id
+  uint64_t own = 0, parent = 0;
+  if (!parse_decimal(at_pid, end, own) || !parse_decimal(at_ppid, end, parent)) return false;
+  pid = static_cast<uint32_t>(own);
+  ppid = static_cast<uint32_t>(parent);
   return true;
 }
 

@@ -176,9 +176,16 @@ struct ThreadState {
   WideSiteCache* wide_cache;
   // The state of the generator of hold sampling's gaps (start_sampled_hold), 0 until first used.
   uint64_t sample_random;
+  // calls_made() when the latest profile write had paused the threads (pause_other_threads; the
+  // writer's, under the merge lock): the threads that made calls since went on meanwhile.
+  uint64_t calls_when_paused;
   // Trace mode: the thread's file (kept across a slot's clear: closed when the thread is gone).
   TraceBuffer trace;
 };
+// The calls a thread has made, by its totals.
+inline uint64_t calls_made(const ThreadState& t) {
+  return t.acquisitions + t.releases + t.failed;
+}
 
 enum class RuntimeStatus : int { kUninitialized = 0, kInitializing = 1, kReady = 2, kFailed = 3 };
 

@@ -291,8 +291,8 @@ uint64_t SiteTable::merge_from(const SiteTable& other, const SiteStats* const* h
       dropped += source.count;
   }
   // After the details: a thread that could not be paused (thread_pause.h) and flushes meanwhile
-  // counts each hold flushed after it recorded it, so a hold read here is not in a detail read
-  // above (one such thread may lose a few: never one counted twice).
+  // counts each hold flushed just before it records it, so a hold read here is not in a detail
+  // read above (one such thread may lose a few: never one counted twice).
   // The cursor before the count: a flush empties the list, then rewinds the cursor.
   std::atomic_signal_fence(std::memory_order_seq_cst);  // (x86: loads are not reordered)
   const uint32_t flushed = __atomic_load_n(&other.pending_flushed_, __ATOMIC_ACQUIRE);
@@ -335,8 +335,7 @@ uint32_t SiteTable::flush_pending_holds() {
 }
 
 void SiteTable::reset() {
-  pending_count_ = 0;
-  pending_flushed_ = 0;
+  drop_pending_holds();
   stacks_.reset();
   entries_.reset();
   by_lock_.reset();
@@ -347,8 +346,7 @@ void SiteTable::reset() {
 }
 
 void SiteTable::clear_for_reuse() {
-  pending_count_ = 0;
-  pending_flushed_ = 0;
+  drop_pending_holds();
   constexpr size_t kSmallIndex = 256;
   if (index_capacity_ <= kSmallIndex && entries_.in_first_chunk() && stacks_.clear_if_small() &&
       entries_.clear_in_first_chunk() && arena_.rewind()) {
@@ -359,8 +357,7 @@ void SiteTable::clear_for_reuse() {
 }
 
 void SiteTable::abandon() {
-  pending_count_ = 0;
-  pending_flushed_ = 0;
+  drop_pending_holds();
   stacks_.abandon();
   entries_.abandon();
   by_lock_.abandon();

@@ -396,6 +396,8 @@ class SiteTable {
   uint32_t pending_count_ = 0;
   uint32_t pending_flushed_ = 0;
   PendingHold pending_[kPendingHolds] = {};
+  // Forgets them: the table's entries are going (reset, clear_for_reuse, abandon).
+  void drop_pending_holds() { pending_count_ = pending_flushed_ = 0; }
 };
 
 inline void record_duration(uint64_t ns, uint64_t weight, uint64_t& sum, uint64_t& max,

@@ -120,6 +120,8 @@ uint32_t pause_other_threads(Runtime& rt) {
     else
       pause_for_ns(100'000);
   }
+  for (size_t i = 0; i < rt.threads.slot_count(); ++i)
+    rt.threads.slot(i).calls_when_paused = calls_made(rt.threads.slot(i));
   return static_cast<uint32_t>(pending);
 }
 

@@ -38,7 +38,8 @@ inline constexpr uint64_t kMaxPauseNs = 1'000'000'000;
 
 // Called with the merge lock held (threads register and leave under it, so the slots hold still;
 // and one writer pauses at a time: a signal handler's write only tries for that lock, so it never
-// waits for a pause its own thread began). Returns how many threads could not be stopped.
+// waits for a pause its own thread began). Returns how many threads could not be stopped. Notes
+// what each thread had done by then (ThreadState::calls_when_paused).
 uint32_t pause_other_threads(Runtime& rt);
 // Lets them go on; after pause_other_threads, merge lock still held. False when the paused
 // threads had given the pause up (kMaxPauseNs) and gone on before.
