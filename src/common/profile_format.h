@@ -347,9 +347,12 @@ enum class Counter : uint32_t {
                                // in the trace (they are in the tables)
   kThreadsNotPaused = 16,      // running threads the writer could not stop at a call boundary for
                                // its snapshot: each may be one call off (in flight then)
+  kCallsBeforeRegistration = 17,  // calls of threads whose registration found the runtime's lock
+                                  // held for over a second: passed through unrecorded until it
+                                  // was free
   // New counters go here and move kLast; the reports' description of each counter
   // (report/counter_descriptions.h) then fails to compile until it describes it.
-  kLast = kThreadsNotPaused,
+  kLast = kCallsBeforeRegistration,
 };
 inline constexpr uint32_t kCounterSlots = 32;  // ids 0..kLast: Runtime::counters, the writer's copy
 static_assert(static_cast<uint32_t>(Counter::kLast) < kCounterSlots,

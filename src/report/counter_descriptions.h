@@ -69,6 +69,10 @@ constexpr CounterDescription describe_counter(format::Counter counter) {
       return {"threads_not_paused",
               "running threads the profile's snapshot could not stop at a "
               "lock call (their figures may be one call off)"};
+    case Counter::kCallsBeforeRegistration:
+      return {"calls_before_registration",
+              "calls passed through unrecorded: their thread began while the runtime's lock "
+              "was held for over a second (a snapshot stalled in a signal handler)"};
   }
   return {};
 }

@@ -36,6 +36,11 @@ __thread bool tls_inside = false;
 constinit Runtime g_runtime;
 namespace {
 __thread bool tls_unregistered = false;  // no slot could be had: pass through from now on
+// A thread whose registration found the runtime's lock held for over kMaxPauseNs: the clock's
+// ticks until which its calls pass through unrecorded, then it tries again, without waiting
+// (0: not deferred). See register_thread.
+__thread uint64_t tls_registration_retry_ticks = 0;
+constexpr double kRegistrationRetrySeconds = 0.01;
 }  // namespace
 
 
@@ -184,10 +189,23 @@ void reset_process_identity(Runtime& rt) {
 }
 
 // Called marked inside lockscope (current_thread_slow), so the merge lock is signal-safe here.
-ThreadState* register_thread() {
+ThreadState* register_thread(bool& deferred) {
   Runtime& rt = g_runtime;
   uint64_t dropped = 0;
-  rt.merge_lock.lock();
+  // Not for ever: a snapshot's writer interrupted by a handler of its own thread that never
+  // returns holds the lock (it ends the process with exit(), whose atexit handler starts a thread
+  // that locks, and joins it). Waited for once, at most that long; then the thread's calls pass
+  // through unrecorded (counted) and it tries again every kRegistrationRetrySeconds, without
+  // waiting, so that a thread that came during a long profile write is recorded from then on.
+  if (!(tls_registration_retry_ticks == 0 ? rt.merge_lock.lock_within(kMaxPauseNs)
+                                          : rt.merge_lock.try_lock())) {
+    tls_registration_retry_ticks =
+        rt.clock.now() +
+        static_cast<uint64_t>(rt.clock.ticks_per_second * kRegistrationRetrySeconds);
+    deferred = true;
+    return nullptr;
+  }
+  tls_registration_retry_ticks = 0;
   ThreadState* self = rt.threads.claim(rt.merged, dropped);
   rt.merge_lock.unlock();
   if (dropped) rt.count(format::Counter::kDroppedSites, dropped);
@@ -397,17 +415,25 @@ ThreadState* current_thread_slow() {
       rt.count(format::Counter::kBootstrapCalls);
     return nullptr;
   }
+  if (tls_registration_retry_ticks != 0 && rt.clock.now() < tls_registration_retry_ticks) {
+    rt.count(format::Counter::kCallsBeforeRegistration);
+    return nullptr;
+  }
   const int saved_errno = errno;
   tls_inside = true;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  ThreadState* self = register_thread();
+  bool deferred = false;
+  ThreadState* self = register_thread(deferred);
   // The thread (or its refusal) before the mark goes (see InsideLockscope): a signal handler that
   // locks in between must not register the thread again.
   tls_own_slot = self;
   // A fork from a signal handler that interrupted the claim above: the child's reset comes now.
   if (__builtin_expect(rt.parent_tables_pending, 0)) let_go_of_parent_tables();
   tls_thread = self;
-  if (!self) tls_unregistered = true;
+  if (deferred)
+    rt.count(format::Counter::kCallsBeforeRegistration);
+  else if (!self)
+    tls_unregistered = true;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   tls_inside = false;
   errno = saved_errno;

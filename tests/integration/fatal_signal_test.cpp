@@ -327,10 +327,12 @@ void kill_left_running(const std::string& directory) {
 // as plain, status 3, and the runtime says why its profile was not written. exit-join: the
 // program's atexit handler joins a thread that the interrupted snapshot had paused, which hung
 // for ever; that thread goes on once it has waited for the snapshot's end longer than any write
-// takes (kMaxPauseNs). In the snapshot's file phase too ("file"), whose half-written temporary
-// file was left in the profile directory.
+// takes (kMaxPauseNs). exit-spawn: the atexit handler starts a thread that locks, and joins it,
+// which hung for ever: the thread's registration waited for the lock the snapshot held; now it
+// waits at most as long, then its calls pass through unrecorded. In the snapshot's file phase too
+// ("file"), whose half-written temporary file was left in the profile directory.
 TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
-  for (const char* how : {"_exit", "exit", "exit-join"}) {
+  for (const char* how : {"_exit", "exit", "exit-join", "exit-spawn"}) {
     for (int run = 0; run < 4; ++run) {
       const char* phase = run < 2 ? "merge" : "file";
       TemporaryDirectory dir;
@@ -361,7 +363,9 @@ TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
 // a thread that left meanwhile, whose exit gave up waiting for the writer's lock, was reported as
 // still running for ever. The slow snapshot itself counts as not paused the two threads that
 // made calls while it was assembled, not the one asleep in read() throughout, nor the one that
-// left (it counted all four).
+// left (it counted all four). A thread whose first lock call came during the stall waited for
+// the writer's lock for ever (its registration); now a second at most, and it is recorded once
+// the stall is over.
 TEST(Snapshots, ThreadsGoOnAfterAPauseThatLastsTooLongAndTheirNumbersStayTrue) {
   TemporaryDirectory dir;
   TemporaryDirectory stalled;
@@ -370,8 +374,11 @@ TEST(Snapshots, ThreadsGoOnAfterAPauseThatLastsTooLongAndTheirNumbersStayTrue) {
                      "--", fixture("slow_snapshot"), stalled.path() + "/slow.lsprof"});
   ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
   unsigned long pairs = 0;
+  unsigned long late_pairs = 0;
   int slow = 0;
-  ASSERT_EQ(sscanf(recorded.out.c_str(), "pairs %lu, slow snapshot %d", &pairs, &slow), 2)
+  ASSERT_EQ(sscanf(recorded.out.c_str(), "pairs %lu, late pairs %lu, slow snapshot %d", &pairs,
+                   &late_pairs, &slow),
+            3)
       << recorded.out;
   ASSERT_EQ(slow, 1) << "the fixture could not stall a snapshot (the runtime no longer opens a "
                         "thread's comm file while it writes one?)\n"
@@ -387,7 +394,21 @@ TEST(Snapshots, ThreadsGoOnAfterAPauseThatLastsTooLongAndTheirNumbersStayTrue) {
   int ended = 0;
   for (const ThreadSummary& thread : process.threads)
     if (!(thread.flags & format::kThreadMain) && (thread.flags & format::kThreadExited)) ++ended;
-  EXPECT_EQ(ended, 4) << "two workers, the thread that left during the stall, the sleeper";
+  EXPECT_EQ(ended, 5) << "two workers, the thread that left during the stall, the sleeper, and "
+                         "the thread that began during it";
+  // That thread's registration waited a second for the stalled writer's lock, then its calls went
+  // unrecorded, counted, until the stall was over; from then on they are recorded. Every call is
+  // in one or the other (its registration may come at an unlock: then that pair's lock is counted
+  // unrecorded, and its unlock recorded).
+  const FoundSite late_lock = find_site(process, "slow_snapshot", "late", format::Operation::kLock);
+  const FoundSite late_unlock =
+      find_site(process, "slow_snapshot", "late-unlock", format::Operation::kUnlock);
+  ASSERT_NE(late_lock.site, nullptr);
+  ASSERT_NE(late_unlock.site, nullptr);
+  const uint64_t unrecorded = process.counter(format::Counter::kCallsBeforeRegistration);
+  EXPECT_GT(unrecorded, 0u) << "no call of the late thread found the runtime's lock held";
+  EXPECT_GT(late_lock.site->count, 0u) << "the late thread was never recorded";
+  EXPECT_EQ(late_lock.site->count + late_unlock.site->count + unrecorded, 2 * late_pairs);
 
   Profile stalled_profile = load_profile(stalled.path());
   ASSERT_EQ(stalled_profile.processes.size(), 1u);
