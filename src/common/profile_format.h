@@ -347,9 +347,9 @@ enum class Counter : uint32_t {
                                // in the trace (they are in the tables)
   kThreadsNotPaused = 16,      // running threads the writer could not stop at a call boundary for
                                // its snapshot: each may be one call off (in flight then)
-  kCallsBeforeRegistration = 17,  // calls of threads whose registration found the runtime's lock
-                                  // held for over a second: passed through unrecorded until it
-                                  // was free
+  kCallsBeforeRegistration = 17,  // calls of threads not yet registered, whose first call found
+                                  // the runtime's lock held for over a second: passed through
+                                  // unrecorded; they try again every 10 ms
   // New counters go here and move kLast; the reports' description of each counter
   // (report/counter_descriptions.h) then fails to compile until it describes it.
   kLast = kCallsBeforeRegistration,

@@ -71,8 +71,9 @@ constexpr CounterDescription describe_counter(format::Counter counter) {
               "lock call (their figures may be one call off)"};
     case Counter::kCallsBeforeRegistration:
       return {"calls_before_registration",
-              "calls passed through unrecorded: their thread began while the runtime's lock "
-              "was held for over a second (a snapshot stalled in a signal handler)"};
+              "calls passed through unrecorded: their thread's first call found lockscope's "
+              "own lock held for over a second (a snapshot stalled in a signal handler); it "
+              "tried again every 10 ms until it was registered"};
   }
   return {};
 }

@@ -306,6 +306,9 @@ void after_fork_in_child() {
   if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady)) return;
   rt.merge_lock.reset();
   rt.file_lock.reset();
+  // The forking thread's registration may have been deferred (the parent's lock held): the
+  // child's is free.
+  tls_registration_retry_ticks = 0;
   // A writer of the parent may have been pausing its threads: none does here.
   rt.pause_requested.store(0, std::memory_order_relaxed);
   if (rt.snapshot_interval_ticks)
@@ -422,6 +425,17 @@ ThreadState* current_thread_slow() {
   const int saved_errno = errno;
   tls_inside = true;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  // A signal handler that locked between the caller's read of tls_thread and the mark above may
+  // have registered the thread, or found no slot for it: not a second slot (the first would be
+  // left live for ever, with the handler's calls).
+  if (tls_thread != nullptr || tls_unregistered) {
+    ThreadState* registered = tls_thread;
+    if (registered == nullptr) rt.count(format::Counter::kReentrantCalls);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    tls_inside = false;
+    errno = saved_errno;
+    return registered;
+  }
   bool deferred = false;
   ThreadState* self = register_thread(deferred);
   // The thread (or its refusal) before the mark goes (see InsideLockscope): a signal handler that

@@ -11,7 +11,8 @@
 // real call (BlockedCall: what it did before is recorded, what comes after waits at the pause
 // point that ends the call), asleep in the kernel outside any lock call, or gone. A thread still
 // running then (computing, or preempted on a fast path) is counted (Counter::kThreadsNotPaused):
-// its figures may be one call off. A thread that registers meanwhile waits at its first call.
+// its figures may be one call off. A thread that registers meanwhile waits at its first call (at
+// most kMaxPauseNs: then its calls pass through unrecorded until it can, see register_thread).
 //
 // Dekker on both ends where a thread can slip past unseen: the writer's request and the thread's
 // "paused" or "no longer blocked" mark are each followed by a full fence before the other's read.

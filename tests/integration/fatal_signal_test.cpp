@@ -400,7 +400,8 @@ TEST(Snapshots, ThreadsGoOnAfterAPauseThatLastsTooLongAndTheirNumbersStayTrue) {
   // unrecorded, counted, until the stall was over; from then on they are recorded. Every call is
   // in one or the other (its registration may come at an unlock: then that pair's lock is counted
   // unrecorded, and its unlock recorded).
-  const FoundSite late_lock = find_site(process, "slow_snapshot", "late", format::Operation::kLock);
+  const FoundSite late_lock =
+      find_site(process, "slow_snapshot", "late-lock", format::Operation::kLock);
   const FoundSite late_unlock =
       find_site(process, "slow_snapshot", "late-unlock", format::Operation::kUnlock);
   ASSERT_NE(late_lock.site, nullptr);
