@@ -4,6 +4,8 @@
 // (path, range, bias, build-id) is read while it is still loaded, and kept once the real dlclose
 // has really unmapped it (it may only have dropped a reference). The writer lists these after the
 // modules still loaded, so an address that a later library reuses goes to the one loaded now.
+#include "runtime/unloaded_modules.h"
+
 #include <dlfcn.h>
 #include <link.h>
 
@@ -12,7 +14,7 @@
 #include "runtime/interpose.h"
 #include "runtime/module_map.h"
 #include "runtime/runtime_state.h"
-#include "runtime/unloaded_modules.h"
+#include "runtime/thread_pause.h"
 
 namespace lockscope::runtime {
 namespace {
@@ -63,8 +65,14 @@ LOCKSCOPE_EXPORT int dlclose(void* handle) {
   if (known && result == 0) {
     const int saved_errno = errno;
     lockscope::runtime::InsideLockscope inside;
-    if (!lockscope::runtime::find_loaded(module.load_bias, module.path, nullptr)) {
-      rt.merge_lock.lock();
+    // Never against itself, and not for ever: a signal handler that ends the process (exit(),
+    // whose atexit handlers unload plugins) on a thread that was writing a snapshot holds the
+    // lock already, and one on another thread holds it for as long as its handler runs. Then
+    // the module goes unnoted: its sites are not symbolized (and that snapshot's thread writes
+    // no profile in any case).
+    if (!lockscope::runtime::find_loaded(module.load_bias, module.path, nullptr) &&
+        !rt.merge_lock.held_by_this_thread() &&
+        rt.merge_lock.lock_within(lockscope::runtime::kMaxPauseNs)) {
       lockscope::runtime::g_unloaded.append([&](LoadedModule& into) { into = module; });
       rt.merge_lock.unlock();
     }

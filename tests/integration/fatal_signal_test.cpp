@@ -329,16 +329,18 @@ void kill_left_running(const std::string& directory) {
 // for ever; that thread goes on once it has waited for the snapshot's end longer than any write
 // takes (kMaxPauseNs). exit-spawn: the atexit handler starts a thread that locks, and joins it,
 // which hung for ever: the thread's registration waited for the lock the snapshot held; now it
-// waits at most as long, then its calls pass through unrecorded. In the snapshot's file phase too
-// ("file"), whose half-written temporary file was left in the profile directory.
+// waits at most as long, then its calls pass through unrecorded. exit-dlclose: the atexit handler
+// unloads a plugin, whose note for the profile waited for the lock its own thread held, for ever.
+// In the snapshot's file phase too ("file"), whose half-written temporary file was left in the
+// profile directory.
 TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
-  for (const char* how : {"_exit", "exit", "exit-join", "exit-spawn"}) {
+  for (const char* how : {"_exit", "exit", "exit-join", "exit-spawn", "exit-dlclose"}) {
     for (int run = 0; run < 4; ++run) {
       const char* phase = run < 2 ? "merge" : "file";
       TemporaryDirectory dir;
       const BoundedResult bounded =
           run_lockscope_bounded({"record", "-o", dir.path(), "--snapshot-interval", "0.05", "--",
-                                 fixture("exit_in_snapshot"), how, phase},
+                                 fixture("exit_in_snapshot"), how, phase, PLUGIN_LIBRARY},
                                 30);
       if (bounded.timed_out) kill_left_running(dir.path());
       ASSERT_FALSE(bounded.timed_out) << how << ": still running after 30 s\n"
