@@ -7,12 +7,14 @@
 #pragma once
 
 #include <linux/futex.h>
-#include <time.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
+
+#include "common/tsc_calibration.h"
 
 namespace lockscope::runtime {
 
@@ -33,12 +35,12 @@ class InternalLock {
     Changing changing(this);
     uint32_t expected = 0;
     if (!state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
-      const uint64_t start = ns == kForever ? 0 : monotonic_ns();
+      const uint64_t start = ns == kForever ? 0 : monotonic_now_ns();
       if (expected != 2) expected = state_.exchange(2, std::memory_order_acquire);
       while (expected != 0) {
         timespec timeout{};
         if (ns != kForever) {
-          const uint64_t waited = monotonic_ns() - start;
+          const uint64_t waited = monotonic_now_ns() - start;
           if (waited >= ns) return false;  // the lock stays marked as waited for: harmless
           timeout.tv_sec = static_cast<time_t>((ns - waited) / 1'000'000'000);
           timeout.tv_nsec = static_cast<long>((ns - waited) % 1'000'000'000);
@@ -101,11 +103,6 @@ class InternalLock {
 
  private:
   static uintptr_t this_thread() { return reinterpret_cast<uintptr_t>(&internal_lock_thread_tag); }
-  static uint64_t monotonic_ns() {
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
-  }
   // Marks the thread as changing `lock`'s state for the scope (a signal handler's nested lock
   // call restores the mark it found).
   class Changing {

@@ -189,7 +189,7 @@ void reset_process_identity(Runtime& rt) {
 }
 
 // Called marked inside lockscope (current_thread_slow), so the merge lock is signal-safe here.
-ThreadState* register_thread(bool& deferred) {
+ThreadState* register_thread() {
   Runtime& rt = g_runtime;
   uint64_t dropped = 0;
   // Not for ever: a snapshot's writer interrupted by a handler of its own thread that never
@@ -202,7 +202,6 @@ ThreadState* register_thread(bool& deferred) {
     tls_registration_retry_ticks =
         rt.clock.now() +
         static_cast<uint64_t>(rt.clock.ticks_per_second * kRegistrationRetrySeconds);
-    deferred = true;
     return nullptr;
   }
   tls_registration_retry_ticks = 0;
@@ -436,15 +435,14 @@ ThreadState* current_thread_slow() {
     errno = saved_errno;
     return registered;
   }
-  bool deferred = false;
-  ThreadState* self = register_thread(deferred);
+  ThreadState* self = register_thread();
   // The thread (or its refusal) before the mark goes (see InsideLockscope): a signal handler that
   // locks in between must not register the thread again.
   tls_own_slot = self;
   // A fork from a signal handler that interrupted the claim above: the child's reset comes now.
   if (__builtin_expect(rt.parent_tables_pending, 0)) let_go_of_parent_tables();
   tls_thread = self;
-  if (deferred)
+  if (tls_registration_retry_ticks != 0)  // deferred (register_thread)
     rt.count(format::Counter::kCallsBeforeRegistration);
   else if (!self)
     tls_unregistered = true;
