@@ -25,12 +25,13 @@
 #include "runtime/recorder.h"
 #include "runtime/running_marker.h"
 #include "runtime/runtime_state.h"
+#include "runtime/signals_blocked.h"
 #include "runtime/stack_capture.h"
 
 using lockscope::format::ExitPath;
 using lockscope::runtime::real;
 using lockscope::runtime::runtime;
-
+using lockscope::runtime::SignalsBlocked;
 
 extern char** environ;
 
@@ -60,32 +61,16 @@ bool is_profiled_process() {
   return static_cast<uint32_t>(pid) == rt.pid;
 }
 
-// Every catchable signal blocked for the final write: a signal whose default action ends the
-// process, arriving while the profile is written, ended it half-way through the write, and the
-// profile was lost (a multiprocessing pool sends SIGTERM to its workers as they exit; plain, they
-// are gone before it comes). `restore`: the mask comes back afterwards: before an exec (whose new
-// image inherits it), in a signal handler (where it is full anyway), and at exit(), after which
-// other libraries' destructors and stdio's flush still run (a flush into a closed pipe must still
-// die of SIGPIPE, a hang there still yield to Ctrl-C); a signal that came meanwhile then acts, on
-// a process whose profile is written. Only at _exit does the process end next: the signal stays
-// pending and the process ends with its own status, as plain, where it would have come later.
-class SignalsHeld {
- public:
-  explicit SignalsHeld(bool restore) : restore_(restore) {
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &previous_);
-  }
-  ~SignalsHeld() {
-    if (restore_) pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-  }
-  SignalsHeld(const SignalsHeld&) = delete;
-  SignalsHeld& operator=(const SignalsHeld&) = delete;
-
- private:
-  sigset_t previous_;
-  bool restore_;
-};
+// Every catchable signal blocked for the final write (SignalsBlocked): a signal whose default
+// action ends the process, arriving while the profile is written, ended it half-way through the
+// write, and the profile was lost (a multiprocessing pool sends SIGTERM to its workers as they
+// exit; plain, they are gone before it comes). The mask comes back afterwards: before an exec
+// (whose new image inherits it), in a signal handler (where it is full anyway), and at exit(),
+// after which other libraries' destructors and stdio's flush still run (a flush into a closed pipe
+// must still die of SIGPIPE, a hang there still yield to Ctrl-C); a signal that came meanwhile
+// then acts, on a process whose profile is written. Only at _exit does the process end next: the
+// signal stays pending and the process ends with its own status, as plain, where it would have
+// come later.
 
 // A fatal signal delivered to another thread than the one writing the final profile: it must not
 // end the process half-way through the write. It waits for the write (bounded: a server's takes
@@ -112,7 +97,7 @@ void wait_for_final_write(uint32_t tid) {
 bool write_once(ExitPath path, int status, char* written, bool from_signal = false) {
   if (!is_profiled_process()) return false;
   auto& rt = runtime();
-  const SignalsHeld held(path != ExitPath::kUnderscoreExit || from_signal);
+  const SignalsBlocked held(path != ExitPath::kUnderscoreExit || from_signal);
   const auto tid = static_cast<uint32_t>(syscall(SYS_gettid));
   if (rt.profile_written.exchange(true)) {
     if (from_signal) wait_for_final_write(tid);
@@ -204,6 +189,7 @@ void lockscope::runtime::write_profile_on_signal(int signal_number) {
 void lockscope::runtime::write_profile_snapshot() {
   if (!is_profiled_process() || runtime().profile_written.load(std::memory_order_acquire)) return;
   char written[4096];
+  const SignalsBlocked held;  // a handler neither ends the process nor stalls it half-way
   lockscope::runtime::write_profile(ExitPath::kSnapshot, -1, written);
 }
 

@@ -27,6 +27,7 @@ extern char** environ;
 #include "runtime/real_functions.h"
 #include "runtime/recorder.h"
 #include "runtime/running_marker.h"
+#include "runtime/signals_blocked.h"
 
 namespace lockscope::runtime {
 
@@ -192,21 +193,25 @@ void reset_process_identity(Runtime& rt) {
 ThreadState* register_thread() {
   Runtime& rt = g_runtime;
   uint64_t dropped = 0;
-  // Not for ever: a snapshot's writer interrupted by a handler of its own thread that never
-  // returns holds the lock (it ends the process with exit(), whose atexit handler starts a thread
-  // that locks, and joins it). Waited for once, at most that long; then the thread's calls pass
-  // through unrecorded (counted) and it tries again every kRegistrationRetrySeconds, without
-  // waiting, so that a thread that came during a long profile write is recorded from then on.
-  if (!(tls_registration_retry_ticks == 0 ? rt.merge_lock.lock_within(kMaxPauseNs)
-                                          : rt.merge_lock.try_lock())) {
-    tls_registration_retry_ticks =
-        rt.clock.now() +
-        static_cast<uint64_t>(rt.clock.ticks_per_second * kRegistrationRetrySeconds);
-    return nullptr;
+  // Not for ever: a profile's writer may hold the lock long (its open() of the file may be the
+  // program's own, or slow; no signal handler runs inside it since its signals are blocked).
+  // Waited for once, at most kMaxPauseNs; then the thread's calls pass through unrecorded
+  // (counted) and it tries again every kRegistrationRetrySeconds, without waiting, so that a
+  // thread that came during a long profile write is recorded from then on.
+  ThreadState* self;
+  {
+    const SignalsBlocked held;  // no handler runs while the lock is held (signals_blocked.h)
+    if (!(tls_registration_retry_ticks == 0 ? rt.merge_lock.lock_within(kMaxPauseNs)
+                                            : rt.merge_lock.try_lock())) {
+      tls_registration_retry_ticks =
+          rt.clock.now() +
+          static_cast<uint64_t>(rt.clock.ticks_per_second * kRegistrationRetrySeconds);
+      return nullptr;
+    }
+    tls_registration_retry_ticks = 0;
+    self = rt.threads.claim(rt.merged, dropped);
+    rt.merge_lock.unlock();
   }
-  tls_registration_retry_ticks = 0;
-  ThreadState* self = rt.threads.claim(rt.merged, dropped);
-  rt.merge_lock.unlock();
   if (dropped) rt.count(format::Counter::kDroppedSites, dropped);
   if (!self) {
     rt.count(format::Counter::kDroppedThreads);
@@ -236,9 +241,9 @@ void thread_exit_destructor(void* value) {
   InsideLockscope inside;
   prctl(PR_GET_NAME, self->name);  // the calling thread's own name, in one system call
   sink().thread_event(*self, format::TraceKind::kThreadExit);
-  // Not for ever: a snapshot's writer interrupted by a handler of its own thread that never
-  // returns holds the lock (it ends the process with exit(), whose atexit handler joins this
-  // thread). Then the lock's next holder marks it.
+  // Not for ever: a profile's writer may hold the lock long (see register_thread). Then the
+  // lock's next holder marks it.
+  const SignalsBlocked held;  // no handler runs while the lock is held (signals_blocked.h)
   if (!rt.merge_lock.lock_within(kMaxPauseNs)) return rt.threads.mark_exiting_later(*self);
   rt.threads.take_late_exits();
   rt.threads.mark_exiting(*self);

@@ -14,6 +14,7 @@
 #include "runtime/interpose.h"
 #include "runtime/module_map.h"
 #include "runtime/runtime_state.h"
+#include "runtime/signals_blocked.h"
 #include "runtime/thread_pause.h"
 
 namespace lockscope::runtime {
@@ -65,11 +66,10 @@ LOCKSCOPE_EXPORT int dlclose(void* handle) {
   if (known && result == 0) {
     const int saved_errno = errno;
     lockscope::runtime::InsideLockscope inside;
-    // Never against itself, and not for ever: a signal handler that ends the process (exit(),
-    // whose atexit handlers unload plugins) on a thread that was writing a snapshot holds the
-    // lock already, and one on another thread holds it for as long as its handler runs. Then
-    // the module goes unnoted: its sites are not symbolized (and that snapshot's thread writes
-    // no profile in any case).
+    const lockscope::runtime::SignalsBlocked held;  // no handler inside the hold
+    // Never against itself, and not for ever: no handler runs inside the lock's holds (their
+    // signals are blocked), but a fault's or a writer's that takes long might; then the module
+    // goes unnoted: its sites are not symbolized.
     if (!lockscope::runtime::find_loaded(module.load_bias, module.path, nullptr) &&
         !rt.merge_lock.held_by_this_thread() &&
         rt.merge_lock.lock_within(lockscope::runtime::kMaxPauseNs)) {
