@@ -1,6 +1,9 @@
 // The calling thread's catchable signals blocked for a scope: a signal that comes meanwhile stays
 // pending and its handler runs when the scope ends (pthread_sigmask leaves glibc's own
-// cancellation and set*id signals unblocked).
+// cancellation and set*id signals unblocked). Not the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+// SIGTRAP, SIGSYS): one cannot wait, and the kernel kills a thread that faults with its fault's
+// signal blocked without running any handler (the program's crash reporter, the runtime's
+// stand-in that writes the profile).
 //
 // Used around the final profile write (process_exit.cpp) and around every hold of the runtime's
 // merge lock (a snapshot's write, a thread's registration and exit, a dlclose's note): a program's
@@ -20,6 +23,8 @@ class SignalsBlocked {
   explicit SignalsBlocked(bool restore = true) : restore_(restore) {
     sigset_t all;
     sigfillset(&all);
+    for (const int fault : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS})
+      sigdelset(&all, fault);
     pthread_sigmask(SIG_BLOCK, &all, &previous_);
   }
   ~SignalsBlocked() {

@@ -66,15 +66,16 @@ LOCKSCOPE_EXPORT int dlclose(void* handle) {
   if (known && result == 0) {
     const int saved_errno = errno;
     lockscope::runtime::InsideLockscope inside;
-    const lockscope::runtime::SignalsBlocked held;  // no handler inside the hold
     // Never against itself, and not for ever: no handler runs inside the lock's holds (their
-    // signals are blocked), but a fault's or a writer's that takes long might; then the module
-    // goes unnoted: its sites are not symbolized.
-    if (!lockscope::runtime::find_loaded(module.load_bias, module.path, nullptr) &&
-        !rt.merge_lock.held_by_this_thread() &&
-        rt.merge_lock.lock_within(lockscope::runtime::kMaxPauseNs)) {
-      lockscope::runtime::g_unloaded.append([&](LoadedModule& into) { into = module; });
-      rt.merge_lock.unlock();
+    // signals are blocked), but a writer may hold it long (its open() of the profile may be the
+    // program's own, or slow); then the module goes unnoted: its sites are not symbolized.
+    if (!lockscope::runtime::find_loaded(module.load_bias, module.path, nullptr)) {
+      const lockscope::runtime::SignalsBlocked held;  // no handler inside the hold
+      if (!rt.merge_lock.held_by_this_thread() &&
+          rt.merge_lock.lock_within(lockscope::runtime::kMaxPauseNs)) {
+        lockscope::runtime::g_unloaded.append([&](LoadedModule& into) { into = module; });
+        rt.merge_lock.unlock();
+      }
     }
     errno = saved_errno;
   }

@@ -347,6 +347,9 @@ TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
       ASSERT_FALSE(bounded.timed_out) << how << ": still running after 30 s\n"
                                       << bounded.result.err;
       EXPECT_EQ(bounded.result.exit_status, 3) << how << "\n" << bounded.result.err;
+      EXPECT_NE(bounded.result.err.find("raised inside the runtime's open"), std::string::npos)
+          << how << " " << phase << ": the signal came from elsewhere\n"
+          << bounded.result.err;
       EXPECT_EQ(bounded.result.err.find("not written"), std::string::npos)
           << how << " " << phase << "\n"
           << bounded.result.err;
