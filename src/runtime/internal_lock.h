@@ -29,8 +29,7 @@ class InternalLock {
  public:
   void lock() { lock_within(kForever); }
   // lock(), waiting for another holder at most `ns`: false if it did not let go by then (a thread
-  // leaving while a snapshot's writer, interrupted by a handler of its own thread, holds the lock
-  // for as long as that handler runs).
+  // leaving while a snapshot's writer that stalled holds the lock).
   bool lock_within(uint64_t ns) {
     Changing changing(this);
     uint32_t expected = 0;

@@ -650,9 +650,10 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   ModuleList modules;
   modules.collect();
   append_unloaded_modules(modules);
-  // A signal handler that ends the process (_exit, exit) on a thread that was writing a snapshot,
-  // or registering itself, holds the lock already: it would wait for itself. That book-keeping's
-  // end is never reached.
+  // A handler that ends the process (_exit, exit) on a thread that was writing a snapshot, or
+  // registering itself, holds the lock already: it would wait for itself, and that book-keeping's
+  // end is never reached. Those holds block the thread's signals (signals_blocked.h), so only a
+  // fault's handler can come here so.
   if (rt.merge_lock.held_by_this_thread() || rt.file_lock.held_by_this_thread()) {
     // In the file's phase: the snapshot's temporary file would be left behind, half written.
     char temporary[4200];

@@ -30,11 +30,11 @@ inline constexpr uint32_t kPauseEpochBit = 0x40000000u;
 inline constexpr uint64_t kPauseWaitNs = 20'000'000;
 // The longest a thread stays paused for one pause: then it lets every paused thread go on, the
 // pause given up (the writer's later resume finds it gone, and its snapshot counts the threads
-// that made calls while it was written as not paused). A writer interrupted by a signal handler of
-// its own thread may never resume them: a handler that ends the process with exit(), whose atexit
-// handler joins a paused thread, or one that waits for another thread to do something, waited for
-// ever. Far longer than a snapshot's pause takes (a memcached-sized profile's whole write: ~100
-// ms). A thread's exit waits for the merge lock no longer either (thread_exit_destructor).
+// that made calls while it was written as not paused). A writer that stalls may resume them late
+// or never: no signal handler runs inside its write (signals_blocked.h), but it calls the
+// program's own open(), if the program defines one, and a slow filesystem's. Far longer than a
+// snapshot's pause takes (a memcached-sized profile's whole write: ~100 ms). A thread's exit
+// waits for the merge lock no longer either (thread_exit_destructor).
 inline constexpr uint64_t kMaxPauseNs = 1'000'000'000;
 
 // Called with the merge lock held (threads register and leave under it, so the slots hold still;
