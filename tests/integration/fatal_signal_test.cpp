@@ -369,7 +369,7 @@ TEST(Snapshots, AHandlerThatEndsTheProcessDuringASnapshotEndsIt) {
 }
 
 // A snapshot that holds the other threads paused longer than a paused thread waits (its writer's
-// thread sleeps 2.5 s in the program's own `open`, as in a long signal handler): the paused
+// thread sleeps 2.5 s in the program's own `open`, as on a hung filesystem): the paused
 // threads go on, and their numbers stay true. Once they went on, every hold they took was left
 // untimed (the pause bit stayed in their epochs: 15,463 acquisitions, 4,981 holds, "exact"), and
 // a thread that left meanwhile, whose exit gave up waiting for the writer's lock, was reported as
@@ -427,6 +427,36 @@ TEST(Snapshots, ThreadsGoOnAfterAPauseThatLastsTooLongAndTheirNumbersStayTrue) {
   ASSERT_EQ(stalled_profile.processes.size(), 1u);
   EXPECT_EQ(stalled_profile.processes[0].exit_path, format::ExitPath::kSnapshot);
   EXPECT_EQ(stalled_profile.processes[0].counter(format::Counter::kThreadsNotPaused), 2u);
+}
+
+// A thread whose registration was deferred (its first lock call came while a stalled snapshot's
+// writer held the runtime's lock) forks: its child, where that lock is free, records its calls
+// from the first. The deferral's retry stamp is reset in the child (34ddb66); without that, the
+// child's calls within 10 ms of the deferral passed through unrecorded (all 100 pairs here).
+TEST(Snapshots, AChildForkedByAThreadWhoseRegistrationWasDeferredRecordsItsFirstCall) {
+  TemporaryDirectory dir;
+  const CommandResult recorded =
+      run_lockscope({"record", "-o", dir.path(), "--snapshot-interval", "0.1", "--",
+                     fixture("slow_snapshot"), "-", "fork"});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  ASSERT_NE(recorded.out.find("child pairs 100"), std::string::npos) << recorded.out;
+  ASSERT_NE(recorded.out.find("slow snapshot 1"), std::string::npos) << recorded.out;
+  Profile profile = load_profile(dir.path());
+  ASSERT_EQ(profile.processes.size(), 2u) << recorded.err;
+  const bool first_is_parent = profile.processes[1].ppid == profile.processes[0].pid;
+  const ProcessProfile& parent = profile.processes[first_is_parent ? 0 : 1];
+  const ProcessProfile& child = profile.processes[first_is_parent ? 1 : 0];
+  ASSERT_EQ(child.ppid, parent.pid);
+  ASSERT_GT(parent.counter(format::Counter::kCallsBeforeRegistration), 0u)
+      << "the forking thread's registration was not deferred: the test tests nothing";
+  EXPECT_EQ(child.counter(format::Counter::kCallsBeforeRegistration), 0u);
+  const FoundSite lock = find_site(child, "slow_snapshot", "late-lock", format::Operation::kLock);
+  const FoundSite unlock =
+      find_site(child, "slow_snapshot", "late-unlock", format::Operation::kUnlock);
+  ASSERT_NE(lock.site, nullptr);
+  ASSERT_NE(unlock.site, nullptr);
+  EXPECT_EQ(lock.site->count, 100u);
+  EXPECT_EQ(unlock.site->count, 100u);
 }
 
 TEST(Snapshots, AnExitAfterSnapshotsIsTheFinalProfile) {
