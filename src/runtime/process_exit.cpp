@@ -61,17 +61,6 @@ bool is_profiled_process() {
   return static_cast<uint32_t>(pid) == rt.pid;
 }
 
-// Every catchable signal blocked for the final write (SignalsBlocked): a signal whose default
-// action ends the process, arriving while the profile is written, ended it half-way through the
-// write, and the profile was lost (a multiprocessing pool sends SIGTERM to its workers as they
-// exit; plain, they are gone before it comes). The mask comes back afterwards: before an exec
-// (whose new image inherits it), in a signal handler (where it is full anyway), and at exit(),
-// after which other libraries' destructors and stdio's flush still run (a flush into a closed pipe
-// must still die of SIGPIPE, a hang there still yield to Ctrl-C); a signal that came meanwhile
-// then acts, on a process whose profile is written. Only at _exit does the process end next: the
-// signal stays pending and the process ends with its own status, as plain, where it would have
-// come later.
-
 // A fatal signal delivered to another thread than the one writing the final profile: it must not
 // end the process half-way through the write. It waits for the write (bounded: a server's takes
 // ~0.1 s); when the process ends with that write, it then waits for that end, which comes with the
@@ -94,6 +83,16 @@ void wait_for_final_write(uint32_t tid) {
 // Writes the profile once per process image; returns true if this call wrote it. Unless the image
 // is only being replaced (exec), this is the process's end: its running marker goes (after the
 // write, so that a CLI waiting for it finds the file), written or not.
+//
+// Every catchable signal but the faults is blocked for the write (SignalsBlocked): a signal whose
+// default action ends the process, arriving while the profile is written, ended it half-way through
+// the write, and the profile was lost (a multiprocessing pool sends SIGTERM to its workers as they
+// exit; plain, they are gone before it comes). The mask comes back afterwards: before an exec
+// (whose new image inherits it), in a signal handler (where it is full anyway), and at exit(),
+// after which other libraries' destructors and stdio's flush still run (a flush into a closed pipe
+// must still die of SIGPIPE, a hang there still yield to Ctrl-C); a signal that came meanwhile then
+// acts, on a process whose profile is written. Only at _exit does the process end next: the signal
+// stays pending and the process ends with its own status, as plain, where it would have come later.
 bool write_once(ExitPath path, int status, char* written, bool from_signal = false) {
   if (!is_profiled_process()) return false;
   auto& rt = runtime();
