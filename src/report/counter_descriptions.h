@@ -72,8 +72,8 @@ constexpr CounterDescription describe_counter(format::Counter counter) {
     case Counter::kCallsBeforeRegistration:
       return {"calls_before_registration",
               "calls passed through unrecorded: their thread's first call found lockscope's "
-              "own lock held for over a second (a snapshot stalled in a signal handler); it "
-              "tried again every 10 ms until it was registered"};
+              "own lock held for over a second (a profile write that stalled: the program's own "
+              "open(), a slow filesystem); it tried again every 10 ms until it was registered"};
   }
   return {};
 }

@@ -56,8 +56,8 @@ class ThreadRegistry {
   // The thread passed its exit destructor; it may still record until it is gone.
   void mark_exiting(ThreadState& thread);
   // The same without the merge lock, for a thread that could not get it in time (a writer holds
-  // it for as long as a signal handler of its own thread runs): flagged exited at once, marked
-  // exiting by the lock's next holder (take_late_exits), so the slot is still reused.
+  // it while it stalls: in the program's own open(), on a slow filesystem): flagged exited at once,
+  // marked exiting by the lock's next holder (take_late_exits), so the slot is still reused.
   void mark_exiting_later(ThreadState& thread);
   // Under the merge lock: marks exiting the threads that mark_exiting_later noted.
   void take_late_exits();
