@@ -6,7 +6,7 @@
 
 namespace lockscope {
 
-ElfSymbolIndex::ElfSymbolIndex(Dwfl_Module* module) {
+ElfSymbolIndex::ElfSymbolIndex(Dwfl_Module* module, ElfSymbolKind kind) {
   int count = dwfl_module_getsymtab(module);
   for (int i = 1; i < count; ++i) {
     GElf_Sym symbol;
@@ -17,7 +17,9 @@ ElfSymbolIndex::ElfSymbolIndex(Dwfl_Module* module) {
     const char* name = dwfl_module_getsym_info(module, i, &symbol, &address, &section, &elf, &bias);
     if (name == nullptr || *name == '\0' || section == SHN_UNDEF) continue;
     int type = GELF_ST_TYPE(symbol.st_info);
-    if (type != STT_FUNC && type != STT_GNU_IFUNC) continue;
+    if (kind == ElfSymbolKind::kFunctions ? type != STT_FUNC && type != STT_GNU_IFUNC
+                                          : type != STT_OBJECT || symbol.st_size == 0)
+      continue;  // a sizeless object covers nothing we could name a lock after
     bool global = GELF_ST_BIND(symbol.st_info) != STB_LOCAL;
     symbols_.push_back({address, symbol.st_size, name, global});
   }

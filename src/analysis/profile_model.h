@@ -147,6 +147,15 @@ struct SideSummary {
 // over them. For an rwlock the read and write sides are also kept apart; for a condvar, semaphore
 // or barrier "acquisitions" are completed waits. A mutex's wait totals include its re-acquisitions
 // after condition waits (reacquire_*).
+// How a lock's name was found (lock_names.h), best first.
+enum class LockNameSource : uint8_t {
+  kSymbol,       // the data object whose bytes hold it: "account_a", "cache+0x40"
+  kInitSite,     // its *_init call: "Statistics kvcache.cpp:32"
+  kFirstUse,     // its first acquire or wait (heap and stack locks, every std::mutex)
+  kBusiestSite,  // the acquire site with the most calls (older profiles, which lack the first use)
+  kAddress,      // nothing better: "0x7f12a0"
+};
+
 struct LockSummary : SideSummary {
   uint64_t address = 0;
   uint32_t generation = 0;
@@ -155,6 +164,12 @@ struct LockSummary : SideSummary {
   uint32_t flags = 0;
   uint32_t capacity = 0;  // barrier count, semaphore initial value
   CodeLocation init_site;
+  CodeLocation first_use_site;  // no init seen: the site of its generation's first acquire or wait
+  // What a person calls it, filled in by symbolization (lock_names.h): never empty once
+  // symbolized, and the same in every format and in every run of the same build of the program.
+  std::string name;
+  LockNameSource name_source = LockNameSource::kAddress;
+  uint32_t same_name_locks = 1;  // locks of its process with this name, itself included
   uint64_t owner_changes = 0;
   std::vector<SiteSummary> sites;
   uint64_t releases = 0;
@@ -182,6 +197,18 @@ struct ThreadSummary {
   LatencyHistogram waits_only;  // contended acquisitions only
   std::array<uint64_t, format::kPrimitiveSlots> wait_ns_by_primitive{};  // never summed together
   uint64_t barrier_last_arrivals = 0;
+  // Where the profile holds them (lifetime_known, cpu_known, sched_known): the thread's life in ns
+  // since the process's runtime started (end_ns 0: still running when the file was written), the
+  // CPU time it used, and its scheduling policy (SCHED_OTHER, SCHED_FIFO, SCHED_RR...) and
+  // priority when last seen.
+  bool lifetime_known = false;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  bool cpu_known = false;
+  uint64_t cpu_ns = 0;
+  bool sched_known = false;
+  int32_t sched_policy = 0;
+  int32_t sched_priority = 0;
 };
 
 struct ModuleSummary {
@@ -272,6 +299,7 @@ struct ProcessProfile {
                                   // exec ("FILE is statically linked"); "" if it was, or older file
   std::string executable;
   std::vector<std::string> arguments;
+  uint32_t online_cpus = 0;  // CPUs the process could run on; 0: not known (older files)
   std::vector<ModuleSummary> modules;
   std::vector<ThreadSummary> threads;
   std::vector<LockSummary> locks;

@@ -369,7 +369,8 @@ ProcessProfile decode(const SectionSet& file) {
     lock.kind = static_cast<format::MutexKind>(l.kind);
     lock.flags = l.flags;
     if (l.init_module != format::kNoModule || l.init_offset != 0)
-      lock.init_site = location(l.init_module, l.init_offset, out.modules.size());
+      (l.flags & format::kLockFirstUseSite ? lock.first_use_site : lock.init_site) =
+          location(l.init_module, l.init_offset, out.modules.size());
     lock.owner_changes = l.owner_changes;
     out.locks.push_back(std::move(lock));
   }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "analysis/lock_names.h"
 #include "analysis/symbolizer.h"
 
 namespace lockscope {
@@ -94,6 +95,7 @@ template <typename Visit>
 void for_each_location(ProcessProfile& process, Visit&& visit) {
   for (LockSummary& lock : process.locks) {
     if (lock.init_site.known()) visit(lock.init_site);
+    if (lock.first_use_site.known()) visit(lock.first_use_site);
     for (SiteSummary& site : lock.sites) {
       visit(site.location);
       for (Blame& blame : site.blame)
@@ -123,6 +125,7 @@ void symbolize_profile(Profile& profile, const SymbolizeProgress& progress) {
       symbolize(where, process, symbolizer);
       if (progress && ++done % 256 == 0 && done < total) progress(done, total);
     });
+  name_locks(profile, symbolizer);
   if (progress) progress(total, total);
 }
 

@@ -73,6 +73,7 @@ struct LoadedModule {
   std::optional<DwarfUnitRanges> unit_ranges;
   std::unordered_map<Dwarf_Off, std::unique_ptr<DwarfScopeIndex>> scopes_by_unit;
   std::optional<ElfSymbolIndex> symbols;
+  std::optional<ElfSymbolIndex> objects;  // data objects, for lock names
   std::unordered_map<uint64_t, SymbolizedAddress> by_address;
 };
 
@@ -276,6 +277,17 @@ SymbolizedAddress Symbolizer::symbolize(const ModuleIdentity& module, uint64_t e
   SymbolizedAddress result = look_up(data, elf_vaddr);
   data.by_address.emplace(elf_vaddr, result);
   return result;
+}
+
+std::optional<DataSymbol> Symbolizer::data_symbol(const ModuleIdentity& module,
+                                                  uint64_t elf_vaddr) {
+  ModuleData& data = module_data(module);
+  if (data.module == nullptr)
+    return std::nullopt;  // untrusted: its symbols could be another build's
+  if (!data.objects) data.objects.emplace(data.module, ElfSymbolKind::kObjects);
+  std::optional<ElfSymbolHit> hit = data.objects->find(elf_vaddr + data.elf_bias);
+  if (!hit) return std::nullopt;
+  return DataSymbol{demangle_symbol(hit->name), hit->offset};
 }
 
 }  // namespace lockscope

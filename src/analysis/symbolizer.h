@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,12 @@ struct ModuleIdentity {
   std::string build_id_hex;  // may be empty; when given, a file whose build-id differs is not trusted
 };
 
+// A data object's symbol (from .symtab, else .dynsym), demangled, and the offset into it.
+struct DataSymbol {
+  std::string name;
+  uint64_t offset = 0;
+};
+
 class Symbolizer {
  public:
   Symbolizer();
@@ -53,6 +60,9 @@ class Symbolizer {
   Symbolizer& operator=(const Symbolizer&) = delete;
 
   SymbolizedAddress symbolize(const ModuleIdentity& module, uint64_t elf_vaddr);
+  // The sized data object (STT_OBJECT) whose bytes cover `elf_vaddr`: what a global lock is
+  // called in the source. nullopt when none does, or the file is not trusted.
+  std::optional<DataSymbol> data_symbol(const ModuleIdentity& module, uint64_t elf_vaddr);
 
  private:
   struct ModuleData;

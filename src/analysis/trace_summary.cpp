@@ -111,6 +111,7 @@ class Summarizer {
         lock.flags = known->second->flags;
         lock.capacity = known->second->capacity;
         lock.init_site = known->second->init_site;
+        lock.first_use_site = known->second->first_use_site;
       }
     }
     return it->second;

@@ -70,6 +70,8 @@ void repair_process(ProcessProfile& process, StringRepair& repair) {
   for (ThreadSummary& thread : process.threads) repair(thread.name);
   for (LockSummary& lock : process.locks) {
     repair(lock.init_site);
+    repair(lock.first_use_site);
+    repair(lock.name);
     for (SiteSummary& site : lock.sites) {
       repair(site.location);
       for (Blame& blame : site.blame) repair(blame.holder_site);

@@ -159,13 +159,16 @@ enum class MutexKind : uint32_t {
 };
 
 enum LockFlags : uint32_t {
-  kLockDestroyed = 1u << 0,    // pthread_mutex_destroy seen for this generation
-  kLockInitSeen = 1u << 1,     // pthread_mutex_init seen (init site valid)
+  kLockDestroyed = 1u << 0,  // pthread_mutex_destroy seen for this generation
+  kLockInitSeen = 1u << 1,   // pthread_mutex_init seen (init site valid)
   kLockProcessShared = 1u << 2,
   kLockRobust = 1u << 3,
   kLockPriorityInherit = 1u << 4,
   kLockPriorityProtect = 1u << 5,
-  kLockOwnerDied = 1u << 6,    // a robust mutex acquired with EOWNERDEAD: its owner died holding it
+  kLockOwnerDied = 1u << 6,  // a robust mutex acquired with EOWNERDEAD: its owner died holding it
+  // No init seen: LockRecord's init site is the call site of the generation's first use (the
+  // first acquire or wait), what names a heap or stack lock (every std::mutex) in a report.
+  kLockFirstUseSite = 1u << 7,
 };
 
 struct LockRecord {

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <utility>
 
-#include "report/duration_format.h"
+#include "analysis/duration_format.h"
 #include "report/location_text.h"
 
 namespace lockscope {

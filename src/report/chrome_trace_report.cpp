@@ -230,7 +230,8 @@ class ProcessTimeline {
 class ChromeTraceReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile& profile, const ReportOptions&, ReportSink& sink) override {
+  void write(const ProfileViews& views, const ReportOptions&, ReportSink& sink) override {
+    const Profile& profile = views.profile();
     uint64_t first_start = UINT64_MAX;
     for (const ProcessProfile& process : profile.processes)
       if (process.trace.present) first_start = std::min(first_start, process.start_realtime_ns);

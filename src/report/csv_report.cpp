@@ -113,7 +113,8 @@ void write_sites(const std::vector<LockRow>& rows, std::ostream& out) {
 class CsvReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
+  void write(const ProfileViews& views, const ReportOptions& options, ReportSink& sink) override {
+    const Profile& profile = views.profile();
     const std::vector<LockRow> rows = sorted_lock_rows(profile, options.sort_key, options.all);
     if (options.table == "sites")
       write_sites(rows, sink.stream());

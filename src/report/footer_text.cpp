@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "analysis/debug_info_hint.h"
+#include "analysis/duration_format.h"
 #include "analysis/program_loadability.h"
 #include "report/counter_descriptions.h"
-#include "report/duration_format.h"
 #include "report/trace_text.h"
 
 namespace lockscope {

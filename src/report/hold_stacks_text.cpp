@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "report/duration_format.h"
+#include "analysis/duration_format.h"
 #include "report/location_text.h"
 
 namespace lockscope {

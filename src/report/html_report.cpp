@@ -231,7 +231,8 @@ void timeline(JsonWriter& w, const ProcessProfile& process) {
 class HtmlReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
+  void write(const ProfileViews& views, const ReportOptions& options, ReportSink& sink) override {
+    const Profile& profile = views.profile();
     std::ostringstream notes;
     write_footer(profile, notes);
     write_html_page(sink.stream(), [&](JsonWriter& w) {

@@ -393,7 +393,8 @@ void process_value(JsonWriter& w, const ProcessProfile& process, const ReportOpt
 class JsonReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
+  void write(const ProfileViews& views, const ReportOptions& options, ReportSink& sink) override {
+    const Profile& profile = views.profile();
     // The CLI repairs every string before (repair_profile_strings); a string that still is not
     // UTF-8 (a caller that did not) gets U+FFFD rather than an exception and no report.
     JsonWriter w(sink.stream(), {.indent = 2});

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "analysis/duration_format.h"
 #include "analysis/weighted_stacks.h"
-#include "report/duration_format.h"
 
 namespace lockscope {
 namespace {

@@ -209,7 +209,8 @@ std::string gzipped(const std::string& bytes) {
 class PprofReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
+  void write(const ProfileViews& views, const ReportOptions& options, ReportSink& sink) override {
+    const Profile& profile = views.profile();
     PprofBuilder builder;
     builder.set_value_types(options.weight);
     builder.add_comment(fmt::format("lockscope: lock {} of {}", stack_weight_name(options.weight),

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/duration_format.h"
 #include "analysis/weighted_stacks.h"
-#include "report/duration_format.h"
 #include "report/text_table.h"
 
 namespace lockscope {

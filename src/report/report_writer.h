@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/profile_model.h"
+#include "analysis/profile_views.h"
 #include "analysis/wait_attribution.h"
 #include "analysis/weighted_stacks.h"
 
@@ -73,11 +74,22 @@ struct ReportOptions {
   std::string table = "locks";              // --table: which table csv writes ("locks", "sites")
 };
 
+// A writer renders the views of one profile (analysis/profile_views.h: its derived figures and
+// findings, computed once) and computes nothing itself.
 class ReportWriter {
  public:
   virtual ~ReportWriter() = default;
-  virtual void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) = 0;
+  virtual void write(const ProfileViews& views, const ReportOptions& options, ReportSink& sink) = 0;
   // The same to a stream the caller owns.
+  void write(const ProfileViews& views, const ReportOptions& options, std::ostream& out) {
+    ReportSink sink(out);
+    write(views, options, sink);
+  }
+  // The same, building the views of `profile` first.
+  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) {
+    const ProfileViews views(profile);
+    write(views, options, sink);
+  }
   void write(const Profile& profile, const ReportOptions& options, std::ostream& out) {
     ReportSink sink(out);
     write(profile, options, sink);

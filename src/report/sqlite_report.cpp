@@ -285,7 +285,8 @@ class SqliteWriter {
 class SqliteReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile& profile, const ReportOptions&, ReportSink& sink) override {
+  void write(const ProfileViews& views, const ReportOptions&, ReportSink& sink) override {
+    const Profile& profile = views.profile();
     if (!sink.is_file())
       throw std::invalid_argument(
           "the sqlite format writes a database file, not a stream, a device or a FIFO: name a "

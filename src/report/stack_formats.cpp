@@ -35,7 +35,8 @@ std::string folded_name(std::string name) {
 class CollapsedReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
+  void write(const ProfileViews& views, const ReportOptions& options, ReportSink& sink) override {
+    const Profile& profile = views.profile();
     std::map<std::string, uint64_t> lines;
     for (const ProcessProfile& process : profile.processes) {
       const std::string root = folded_name(process_frame_name(process));
@@ -109,7 +110,8 @@ void process_profile(JsonWriter& w, const ProcessProfile& process, StackWeight w
 class SpeedscopeReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
+  void write(const ProfileViews& views, const ReportOptions& options, ReportSink& sink) override {
+    const Profile& profile = views.profile();
     // Streamed, compact, members in name order: the profiles come before the frames they share.
     // A name that is not UTF-8 (a path in another encoding) is written with U+FFFD, not refused.
     JsonWriter w(sink.stream(), {.indent = -1});

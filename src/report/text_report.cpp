@@ -14,9 +14,9 @@
 #include <unordered_set>
 #include <utility>
 
+#include "analysis/duration_format.h"
 #include "analysis/weighted_stacks.h"
 #include "report/blame_text.h"
-#include "report/duration_format.h"
 #include "report/footer_text.h"
 #include "report/hold_stacks_text.h"
 #include "report/location_text.h"
@@ -298,7 +298,8 @@ void write_legend(std::ostream& out) {
 class TextReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile& profile, const ReportOptions& options, ReportSink& sink) override {
+  void write(const ProfileViews& views, const ReportOptions& options, ReportSink& sink) override {
+    const Profile& profile = views.profile();
     std::ostream& out = sink.stream();
     size_t threads = 0;
     for (const ProcessProfile& p : profile.processes) threads += p.threads.size();

@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include "report/duration_format.h"
+#include "analysis/duration_format.h"
 
 namespace lockscope {
 

@@ -88,8 +88,14 @@ LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation o
   const uint32_t identity_epoch = rt.identity_epoch.load(std::memory_order_acquire);
   LockSlot& slot = rt.locks.slot(slot_index);
   if (!slot.used.load(std::memory_order_relaxed) &&
-      format::operation_class(op) != format::OperationClass::kRelease)
+      format::operation_class(op) != format::OperationClass::kRelease) {
     slot.used.store(true, std::memory_order_relaxed);
+    // Once per lock generation: where it was first used names a lock that no init named (an
+    // init's site, stored first, wins; an init after use starts a new generation).
+    uintptr_t none = 0;
+    if (slot.init_site.compare_exchange_strong(none, site, std::memory_order_relaxed))
+      slot.flags.fetch_or(format::kLockFirstUseSite, std::memory_order_relaxed);
+  }
   // A plain unlock does not name the kind: it is also an rwlock's whose side was not seen taken
   // (the writer calls a lock that nothing else names a mutex).
   if (slot.primitive.load(std::memory_order_relaxed) == 0 && op != format::Operation::kUnlock)

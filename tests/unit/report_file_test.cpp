@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 class HalfWayFailingWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile&, const ReportOptions&, ReportSink& sink) override {
+  void write(const ProfileViews&, const ReportOptions&, ReportSink& sink) override {
     sink.stream() << "half a report";
     throw std::runtime_error("the writer's own failure");
   }
@@ -23,7 +23,7 @@ class HalfWayFailingWriter final : public ReportWriter {
 class CompleteWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
-  void write(const Profile&, const ReportOptions&, ReportSink& sink) override {
+  void write(const ProfileViews&, const ReportOptions&, ReportSink& sink) override {
     sink.stream() << "the whole report\n";
   }
 };

@@ -1,4 +1,4 @@
-#include "report/duration_format.h"
+#include "analysis/duration_format.h"
 
 #include <fmt/core.h>
 

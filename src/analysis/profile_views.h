@@ -1,0 +1,59 @@
+// Views: every figure derived from a profile, computed once, for every writer and for the
+// diagnosis. Writers read views and print; none computes (DESIGN.md, "writers render, analysis
+// concludes"). Built once per report, after symbolization (lock names, sites) and before any
+// writer runs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/diagnosis/finding.h"
+#include "analysis/lock_order_cycles.h"
+#include "analysis/profile_model.h"
+
+namespace lockscope {
+
+// The figures of one process that no single record holds.
+struct ProcessView {
+  const ProcessProfile* process = nullptr;
+  // Lock-order inversions (potential deadlocks), searched once.
+  std::vector<LockOrderInversion> inversions;
+  // Its threads' lock waits added up: mutexes, rwlocks, condvar re-acquires (ThreadSummary's
+  // wait_sum_ns) and spinning (wait_ns_by_primitive[spinlock]).
+  uint64_t lock_wait_ns = 0;
+  // Its threads' lifetimes added up: what lock_wait_ns is a share of. A thread whose lifetime the
+  // profile does not hold counts the process's whole run (thread_time_bounded: the share is then
+  // a lower bound).
+  uint64_t thread_time_ns = 0;
+  bool thread_time_bounded = false;
+};
+
+class ProfileViews {
+ public:
+  // `profile` must outlive the views.
+  explicit ProfileViews(const Profile& profile);
+  ProfileViews(const ProfileViews&) = delete;
+  ProfileViews& operator=(const ProfileViews&) = delete;
+
+  const Profile& profile() const { return *profile_; }
+  // One per process, in the profile's order.
+  const std::vector<ProcessView>& processes() const { return processes_; }
+  // Every rule's findings, ranked (diagnosis/rule_table.h): the verdict first.
+  const std::vector<Finding>& findings() const { return findings_; }
+
+  const LockSummary& lock(const FindingLock& which) const {
+    return profile_->processes[which.process].locks[which.lock];
+  }
+
+ private:
+  const Profile* profile_;
+  std::vector<ProcessView> processes_;
+  std::vector<Finding> findings_;
+};
+
+// A thread's lifetime as the profile knows it: its end (or the process's) less its start; the
+// process's whole run when the profile does not hold it (`known` false).
+uint64_t thread_lifetime_ns(const ProcessProfile& process, const ThreadSummary& thread,
+                            bool& known);
+
+}  // namespace lockscope
