@@ -1,6 +1,8 @@
 #include "analysis/lock_names.h"
 
 #include <fmt/core.h>
+#include <pthread.h>
+#include <semaphore.h>
 
 #include <map>
 
@@ -16,14 +18,37 @@ const ModuleSummary* module_holding(const ProcessProfile& process, uint64_t addr
   return nullptr;
 }
 
+// The size of the primitive's object in this ABI (the profile's and the report's: x86-64 glibc),
+// where a member path stops descending.
+uint64_t object_size(format::Primitive primitive) {
+  switch (primitive) {
+    case format::Primitive::kMutex:
+      return sizeof(pthread_mutex_t);
+    case format::Primitive::kRwLock:
+      return sizeof(pthread_rwlock_t);
+    case format::Primitive::kCondVar:
+      return sizeof(pthread_cond_t);
+    case format::Primitive::kSpinLock:
+      return sizeof(pthread_spinlock_t);
+    case format::Primitive::kSemaphore:
+      return sizeof(sem_t);
+    case format::Primitive::kBarrier:
+      return sizeof(pthread_barrier_t);
+  }
+  return 1;
+}
+
 std::optional<std::string> symbol_name(const ProcessProfile& process, const LockSummary& lock,
                                        Symbolizer& symbolizer) {
   const ModuleSummary* module = module_holding(process, lock.address);
   if (module == nullptr || lock.address < module->load_bias) return std::nullopt;
-  std::optional<DataSymbol> symbol = symbolizer.data_symbol(
-      ModuleIdentity{module->path, module->build_id_hex}, lock.address - module->load_bias);
+  std::optional<DataSymbol> symbol =
+      symbolizer.data_symbol(ModuleIdentity{module->path, module->build_id_hex},
+                             lock.address - module->load_bias, object_size(lock.primitive));
   if (!symbol || symbol->name.empty()) return std::nullopt;
-  return symbol->offset == 0 ? symbol->name : fmt::format("{}+{:#x}", symbol->name, symbol->offset);
+  if (symbol->offset == 0) return symbol->name;
+  if (!symbol->member.empty()) return symbol->name + symbol->member;
+  return fmt::format("{}+{:#x}", symbol->name, symbol->offset);
 }
 
 // The acquire (or wait) site with the most calls: what names a lock whose first use is not known.

@@ -1,7 +1,9 @@
 // Lock names: what a person calls a synchronization object, in place of its address. A lock is
 // named, best first, after
 //   1. the data object whose bytes hold it, from the module's symbol table: a global or static
-//      lock, or a member of one, with its offset ("account_a", "cache+0x40");
+//      lock, or a member of one, named by DWARF where the module has its types
+//      ("account_a", "_PyRuntime.ceval.gil.mutex", "stripes[2].lock"), else by its offset
+//      ("cache+0x40");
 //   2. its *_init call, function and file:line ("Statistics kvcache_demo.cpp:32");
 //   3. the call site of its first acquire or wait, for heap and stack locks that no init named
 //      (every std::mutex): "serve_requests kvcache_demo.cpp:83";

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/dwarf_member_path.h"
 #include "analysis/dwarf_scope_index.h"
 #include "analysis/elf_symbol_index.h"
 #include "analysis/regular_file.h"
@@ -74,6 +75,7 @@ struct LoadedModule {
   std::unordered_map<Dwarf_Off, std::unique_ptr<DwarfScopeIndex>> scopes_by_unit;
   std::optional<ElfSymbolIndex> symbols;
   std::optional<ElfSymbolIndex> objects;  // data objects, for lock names
+  std::optional<DwarfGlobals> globals;    // ... and the members of those that hold a lock
   std::unordered_map<uint64_t, SymbolizedAddress> by_address;
 };
 
@@ -279,15 +281,22 @@ SymbolizedAddress Symbolizer::symbolize(const ModuleIdentity& module, uint64_t e
   return result;
 }
 
-std::optional<DataSymbol> Symbolizer::data_symbol(const ModuleIdentity& module,
-                                                  uint64_t elf_vaddr) {
+std::optional<DataSymbol> Symbolizer::data_symbol(const ModuleIdentity& module, uint64_t elf_vaddr,
+                                                  uint64_t object_size) {
   ModuleData& data = module_data(module);
   if (data.module == nullptr)
     return std::nullopt;  // untrusted: its symbols could be another build's
   if (!data.objects) data.objects.emplace(data.module, ElfSymbolKind::kObjects);
-  std::optional<ElfSymbolHit> hit = data.objects->find(elf_vaddr + data.elf_bias);
+  const Dwarf_Addr dwfl_addr = elf_vaddr + data.elf_bias;
+  std::optional<ElfSymbolHit> hit = data.objects->find(dwfl_addr);
   if (!hit) return std::nullopt;
-  return DataSymbol{demangle_symbol(hit->name), hit->offset};
+  DataSymbol symbol{demangle_symbol(hit->name), hit->offset, {}};
+  if (hit->offset != 0) {
+    if (!data.globals) data.globals.emplace(module_dwarf(data), data.dwarf_bias);
+    symbol.member =
+        data.globals->member_path(dwfl_addr - hit->offset, hit->offset, object_size).value_or("");
+  }
+  return symbol;
 }
 
 }  // namespace lockscope

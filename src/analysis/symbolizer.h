@@ -50,6 +50,9 @@ struct ModuleIdentity {
 struct DataSymbol {
   std::string name;
   uint64_t offset = 0;
+  // Where DWARF describes the variable's type, the member at `offset`: ".ceval.gil.mutex",
+  // "[2]", ".lock"; empty when it does not (or offset is 0).
+  std::string member;
 };
 
 class Symbolizer {
@@ -61,8 +64,10 @@ class Symbolizer {
 
   SymbolizedAddress symbolize(const ModuleIdentity& module, uint64_t elf_vaddr);
   // The sized data object (STT_OBJECT) whose bytes cover `elf_vaddr`: what a global lock is
-  // called in the source. nullopt when none does, or the file is not trusted.
-  std::optional<DataSymbol> data_symbol(const ModuleIdentity& module, uint64_t elf_vaddr);
+  // called in the source, and the member of it that is an object of `object_size` bytes (the
+  // lock). nullopt when none does, or the file is not trusted.
+  std::optional<DataSymbol> data_symbol(const ModuleIdentity& module, uint64_t elf_vaddr,
+                                        uint64_t object_size);
 
  private:
   struct ModuleData;

@@ -37,9 +37,13 @@ TEST_P(LockNames, EachLockIsNamedAsTheSourceNamesIt) {
   EXPECT_EQ(lock_name_phrase(*global), "mutex global_lock");
   EXPECT_EQ(global->same_name_locks, 1u);
 
-  const LockSummary* member = lock_named(process, "shared_cache+0x40");
+  // The members, from the fixture's DWARF types (a module without them: "shared_cache+0x40").
+  const LockSummary* member = lock_named(process, "shared_cache.lock");
   ASSERT_NE(member, nullptr);
   EXPECT_EQ(member->name_source, LockNameSource::kSymbol);
+  const LockSummary* element = lock_named(process, "stripes[2].lock");
+  ASSERT_NE(element, nullptr);
+  EXPECT_EQ(element->acquisitions, 1u);
 
   const int init_line = marker_line("lock_names", "init");
   const int first_use_line = marker_line("lock_names", "first-use");
