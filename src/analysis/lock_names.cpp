@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "analysis/profile_symbolization.h"
 #include "analysis/symbolizer.h"
 
 namespace lockscope {
@@ -46,9 +47,10 @@ std::optional<std::string> symbol_name(const ProcessProfile& process, const Lock
       symbolizer.data_symbol(ModuleIdentity{module->path, module->build_id_hex},
                              lock.address - module->load_bias, object_size(lock.primitive));
   if (!symbol || symbol->name.empty()) return std::nullopt;
-  if (symbol->offset == 0) return symbol->name;
-  if (!symbol->member.empty()) return symbol->name + symbol->member;
-  return fmt::format("{}+{:#x}", symbol->name, symbol->offset);
+  const std::string name = short_function_name(symbol->name);  // no "(anonymous namespace)::"
+  if (symbol->offset == 0) return name;
+  if (!symbol->member.empty()) return name + symbol->member;
+  return fmt::format("{}+{:#x}", name, symbol->offset);
 }
 
 // The acquire (or wait) site with the most calls: what names a lock whose first use is not known.
@@ -63,24 +65,70 @@ const SiteSummary* busiest_site(const LockSummary& lock) {
   return busiest;
 }
 
+// The first frame of the program's own code on the stacks through the lock's sites, weighted by
+// the waits (and holds) each stack stands for: where a lock whose sites all lie in the standard
+// library's code (std::mutex::lock out of line, as at -O0 and often at -O2: every std::mutex of
+// the program would share one name) is taken from. nullptr when no stack was captured.
+const CodeLocation* program_caller(const ProcessProfile& process, const LockSummary& lock) {
+  std::map<std::string, std::pair<uint64_t, const CodeLocation*>> callers;
+  auto add = [&](size_t stack, uint64_t weight) {
+    if (stack >= process.stacks.size()) return;
+    for (const CodeLocation& frame : process.stacks[stack]) {
+      if (frame.line > 0 && !frame.file.empty() && !is_system_file(frame.file)) {
+        auto& [total, where] = callers[frame.label];
+        total += weight;
+        where = &frame;
+        return;
+      }
+    }
+  };
+  for (const SiteSummary& site : lock.sites) {
+    for (const SiteStack& stack : site.stacks) add(stack.stack, stack.waits);
+    for (const SiteStack& stack : site.acquire_stacks) add(stack.stack, stack.waits);
+    for (const HoldStack& stack : site.hold_stacks) add(stack.stack, stack.holds);
+  }
+  const CodeLocation* best = nullptr;
+  uint64_t most = 0;
+  for (const auto& [label, caller] : callers)
+    if (best == nullptr || caller.first > most) {
+      best = caller.second;
+      most = caller.first;
+    }
+  return best;
+}
+
+bool in_system_code(const CodeLocation& where) {
+  return !where.file.empty() && is_system_file(where.file);
+}
+
 void name_lock(const ProcessProfile& process, LockSummary& lock, Symbolizer& symbolizer) {
+  const CodeLocation* site = nullptr;  // the call site it is named after, if any
   if (std::optional<std::string> symbol = symbol_name(process, lock, symbolizer)) {
     lock.name = *symbol;
     lock.name_source = LockNameSource::kSymbol;
   } else if (lock.init_site.known()) {
-    lock.name = lock.init_site.label;
+    site = &lock.init_site;
     lock.name_source = LockNameSource::kInitSite;
   } else if (lock.first_use_site.known()) {
-    lock.name = lock.first_use_site.label;
+    site = &lock.first_use_site;
     lock.name_source = LockNameSource::kFirstUse;
-  } else if (const SiteSummary* site = busiest_site(lock)) {
-    lock.name = site->location.label;
+  } else if (const SiteSummary* busiest = busiest_site(lock)) {
+    site = &busiest->location;
     lock.name_source = LockNameSource::kBusiestSite;
   } else {
-    lock.name = fmt::format("{:#x}", lock.address);
     lock.name_source = LockNameSource::kAddress;
   }
-  // A label of a site without a module is never empty either, but say so rather than print "".
+  if (site != nullptr) {
+    lock.name = site->label;
+    // A site inside the standard library (std::mutex::lock out of line) names no lock of the
+    // program's: the caller it was taken from does.
+    if (in_system_code(*site))
+      if (const CodeLocation* caller = program_caller(process, lock)) {
+        lock.name = caller->label;
+        lock.name_source = LockNameSource::kBusiestSite;
+      }
+  }
+  // A label is never empty once symbolized; a site without a module reads "0x… (no module)".
   if (lock.name.empty()) {
     lock.name = fmt::format("{:#x}", lock.address);
     lock.name_source = LockNameSource::kAddress;

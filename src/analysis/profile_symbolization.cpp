@@ -10,13 +10,6 @@
 namespace lockscope {
 namespace {
 
-// Toolchain and library headers: std::mutex::lock inlines __gthread_mutex_lock from
-// gthr-default.h, which is not where the user's code takes the lock.
-bool is_system_file(const std::string& file) {
-  return file.rfind("/usr/", 0) == 0 || file.find("/include/c++/") != std::string::npos ||
-         file.find("gthr-default.h") != std::string::npos;
-}
-
 std::string display_file(const std::string& file) {
   std::error_code error;
   const std::string cwd = std::filesystem::current_path(error).string() + "/";
@@ -70,6 +63,13 @@ void symbolize(CodeLocation& where, const ProcessProfile& process, Symbolizer& s
 }
 
 }  // namespace
+
+// std::mutex::lock inlines __gthread_mutex_lock from gthr-default.h, which is not where the
+// user's code takes the lock.
+bool is_system_file(const std::string& file) {
+  return file.rfind("/usr/", 0) == 0 || file.find("/include/c++/") != std::string::npos ||
+         file.find("gthr-default.h") != std::string::npos;
+}
 
 std::string short_function_name(std::string name) {
   const std::string anonymous = "(anonymous namespace)::";

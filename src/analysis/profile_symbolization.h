@@ -16,4 +16,7 @@ void symbolize_profile(Profile& profile, const SymbolizeProgress& progress = {})
 // A demangled name as labels show it: "ns::Class::method(int, std::string const&) const" ->
 // "ns::Class::method", "(anonymous namespace)::" left out.
 std::string short_function_name(std::string name);
+// Toolchain and library headers (/usr/..., .../include/c++/..., gthr-default.h): code that is
+// not where the program's own code took a lock.
+bool is_system_file(const std::string& file);
 }
