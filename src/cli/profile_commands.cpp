@@ -260,6 +260,9 @@ int run_run_command(const std::vector<std::string>& args) {
                "lockscope run");
   RecordSettings record_settings;
   ReportSettings report_settings;
+  report_settings.command = "run";
+  report_settings.output_option = "--report";
+  report_settings.to_stderr = true;
   add_record_options(app, record_settings);
   add_report_options(app, report_settings);
   app.add_option("--report", report_settings.output, "write the report to FILE instead of stderr");
@@ -270,12 +273,13 @@ int run_run_command(const std::vector<std::string>& args) {
     return 0;
   }
   command = target_command(app, command, "run");
+  check_report_settings(report_settings);
   const TargetOutcome outcome = record(record_settings, command, "run");
   if (outcome.not_started) exit_like(outcome);  // the error is said: no report to write
   try {
     if (!directory_has_profiles(record_settings.directory))
       throw CliError(why_no_profile(record_settings.directory, outcome));
-    write_report(record_settings.directory, report_settings, true);
+    write_report(record_settings.directory, report_settings);
   } catch (const CliError& error) {
     // The program ran: report the problem but keep its exit status.
     fmt::print(stderr, "lockscope: error: {}\n", error.what());
@@ -302,7 +306,8 @@ int run_report_command(const std::vector<std::string>& args) {
   } catch (const CLI::CallForHelp&) {
     return 0;
   }
-  write_report(directory, settings, false);
+  check_report_settings(settings);
+  write_report(directory, settings);
   return 0;
 }
 

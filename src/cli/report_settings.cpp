@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <stdexcept>
 
 #include "analysis/profile_reader.h"
 #include "analysis/profile_symbolization.h"
@@ -136,7 +137,23 @@ void add_report_options(CLI::App& app, ReportSettings& settings) {
           "REGEX"));
 }
 
-void write_report(const std::string& directory, const ReportSettings& settings, bool to_stderr) {
+void check_report_settings(ReportSettings& settings) {
+  if (settings.format.empty() && !settings.output.empty()) {
+    try {
+      settings.format = format_for_path(settings.output);
+    } catch (const std::invalid_argument& unknown) {
+      throw CliError(fmt::format("{}: {} {}: {}", settings.command, settings.output_option,
+                                 settings.output, unknown.what()),
+                     fmt::format("choose the format with -f FORMAT (then any name will do), or "
+                                 "end the name with one of: {}",
+                                 report_extensions()));
+    }
+  }
+  if (settings.format.empty()) settings.format = "text";
+  check_format_options(settings.format, settings);
+}
+
+void write_report(const std::string& directory, const ReportSettings& settings) {
   Profile profile;
   try {
     profile = read_profile_directory(directory);
@@ -165,18 +182,17 @@ void write_report(const std::string& directory, const ReportSettings& settings, 
     options.attribution =
         make_wait_attribution_rule(settings.caller_depth, settings.skip_frames, error);
   }
-  const std::string format = !settings.format.empty()   ? settings.format
-                             : !settings.output.empty() ? format_for_path(settings.output)
-                                                        : "text";
-  check_format_options(format, settings);
-  auto writer = make_report_writer(format);
+  auto writer = make_report_writer(settings.format);
   if (settings.output.empty() || settings.output == "-") {
-    writer->write(profile, options, to_stderr ? std::cerr : std::cout);
+    writer->write(profile, options, settings.to_stderr ? std::cerr : std::cout);
   } else {
     try {
       write_report_file(*writer, profile, options, settings.output);
     } catch (const ReportFileError& error) {
-      throw CliError(error.what(), error.file_problem() ? "choose another file with -o FILE" : "");
+      throw CliError(error.what(),
+                     error.file_problem()
+                         ? fmt::format("choose another file with {} FILE", settings.output_option)
+                         : "");
     }
   }
   for (const ProfileProblem& problem : profile.problems)

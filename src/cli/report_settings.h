@@ -14,7 +14,12 @@ class App;
 namespace lockscope {
 
 struct ReportSettings {
-  std::string format;  // empty: from the output's extension, else text
+  // Where the command takes them: `report` (-o FILE, else stdout), `run` (--report FILE, else
+  // stderr); the errors name the command and its option.
+  std::string command = "report";
+  std::string output_option = "-o";
+  bool to_stderr = false;
+  std::string format;  // empty: from the output's extension, else text (check_report_settings)
   std::string output;  // empty: stdout (report) / stderr (run)
   ReportOptions options;
   bool attribute_waits = false;  // --caller-depth or --skip-frames given
@@ -24,8 +29,13 @@ struct ReportSettings {
 };
 
 void add_report_options(CLI::App& app, ReportSettings& settings);
-// Reads, symbolizes and writes the profile in `directory` as `settings` say: to -o's file, else
-// to stderr (`run`) or stdout. Throws CliError.
-void write_report(const std::string& directory, const ReportSettings& settings, bool to_stderr);
+// Settles the format (-f, else the report file's extension, else text) and refuses what could not
+// be written as asked, before anything runs (`run` checks before it starts the program, so that
+// the run is not lost): an extension no format has, an option the format does not read. Throws
+// CliError.
+void check_report_settings(ReportSettings& settings);
+// Reads, symbolizes and writes the profile in `directory` as the checked `settings` say: to the
+// report file, else to stderr (`run`) or stdout. Throws CliError.
+void write_report(const std::string& directory, const ReportSettings& settings);
 
 }  // namespace lockscope

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 namespace lockscope {
@@ -41,7 +42,7 @@ void ReportSink::finish() {
 const std::vector<ReportFormat>& report_format_table() {
   static const std::vector<ReportFormat> formats = {
       {"text",
-       {".txt"},
+       {".txt", ".out", ".log"},
        make_text_report_writer,
        "the report for people: processes, threads, locks, call sites, stacks, blame (default)",
        {}},
@@ -107,19 +108,37 @@ std::unique_ptr<ReportWriter> make_report_writer(const std::string& format) {
                                           fmt::join(report_formats(), ", ")));
 }
 
-std::string format_for_path(const std::string& path) {
-  std::string lower = path;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
+const ReportFormat* format_with_extension(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const ReportFormat* best = nullptr;
   size_t best_length = 0;
   for (const ReportFormat& format : report_format_table())
     for (const std::string& extension : format.extensions)
-      if (lower.ends_with(extension) && extension.size() > best_length) {
+      if (name.ends_with(extension) && extension.size() > best_length) {
         best = &format;
         best_length = extension.size();
       }
-  return best ? best->name : "text";
+  return best;
+}
+
+std::string format_for_path(const std::string& path) {
+  if (const ReportFormat* format = format_with_extension(path)) return format->name;
+  // The extension is what follows the name's last dot; a leading dot (".report") or a trailing
+  // one ("report.") makes none.
+  const std::string name = std::filesystem::path(path).filename().string();
+  const size_t dot = name.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) return "text";
+  throw std::invalid_argument(fmt::format("no report format has the extension '{}' (formats: {})",
+                                          name.substr(dot), fmt::join(report_formats(), ", ")));
+}
+
+std::string report_extensions() {
+  std::vector<std::string> extensions;
+  for (const ReportFormat& format : report_format_table())
+    extensions.insert(extensions.end(), format.extensions.begin(), format.extensions.end());
+  return fmt::format("{}", fmt::join(extensions, " "));
 }
 
 std::string report_formats_help() {

@@ -1,0 +1,94 @@
+// A report asked for in a way that cannot be met as asked is refused with one line and a hint,
+// exit status 125, and by `run` before the program starts (so that no run is lost): a report
+// file whose extension no format has. The errors_test.cpp cases' sequel (suite Errors).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "lockscope_harness.h"
+
+namespace lockscope::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+// The error's line is `message` exactly and the next is a hint starting with `hint`.
+void expect_refusal(const CommandResult& result, const std::string& message,
+                    const std::string& hint) {
+  EXPECT_EQ(result.exit_status, 125) << result.err;
+  EXPECT_EQ(first_line(result.err), "lockscope: error: " + message) << result.err;
+  EXPECT_EQ(result.err.find("\nhint: " + hint), first_line(result.err).size()) << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 2) << result.err;
+}
+
+// A program that leaves a file behind when it runs: the refusals come before it.
+std::vector<std::string> marking_program(const std::string& marker) {
+  return {"/bin/sh", "-c", "touch '" + marker + "'"};
+}
+
+std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// `-o x.svg` wrote the text report into x.svg, and `-o x.json.gz` text into a file that claims
+// gzip. A name without an extension, `.txt`, `.out`, `.log`, `-`, and the names of devices and
+// descriptors are text as before; with -f, any name takes the format asked for.
+TEST(Errors, AReportFileWithAnExtensionNoFormatHasIsRefused) {
+  TemporaryDirectory dir;
+  ASSERT_EQ(run_lockscope({"record", "-o", dir / "p", "--", fixture("counter_threads"), "1", "1"})
+                .exit_status,
+            0);
+  const std::string formats =
+      "(formats: text, json, collapsed, speedscope, pprof, csv, sqlite, chrome, html)";
+  const std::string hint =
+      "choose the format with -f FORMAT (then any name will do), or end the name with one of: "
+      ".txt .out .log .json .collapsed .folded .speedscope.json .pb.gz .pprof .csv .db .sqlite "
+      ".sqlite3 .trace.json .html .htm";
+  for (const auto& [name, extension] : {std::pair{"x.svg", ".svg"}, {"x.json.gz", ".gz"}}) {
+    const std::string file = dir / name;
+    expect_refusal(run_lockscope({"report", dir / "p", "-o", file}),
+                   fmt::format("report: -o {}: no report format has the extension '{}' {}", file,
+                               extension, formats),
+                   hint);
+    EXPECT_FALSE(fs::exists(file));
+  }
+  const std::string marker = dir / "ran";
+  expect_refusal(run_lockscope(joined({"run", "-o", dir / "q", "--report", dir / "r.svg", "--"},
+                                      marking_program(marker))),
+                 fmt::format("run: --report {}: no report format has the extension '.svg' {}",
+                             dir / "r.svg", formats),
+                 hint);
+  EXPECT_FALSE(fs::exists(marker)) << "the program must not have been started";
+  EXPECT_FALSE(fs::exists(dir / "q"));
+
+  for (const char* name : {"plain", "r.txt", "report.out", "lockscope.log"}) {
+    const CommandResult text = run_lockscope({"report", dir / "p", "-o", dir / name});
+    EXPECT_EQ(text.exit_status, 0) << name << ": " << text.err;
+    EXPECT_EQ(slurp(dir / name).rfind("lockscope report of", 0), 0u) << name;
+  }
+  for (const char* name : {"-", "/dev/stdout"}) {
+    const CommandResult text = run_lockscope({"report", dir / "p", "-o", name});
+    EXPECT_EQ(text.exit_status, 0) << name << ": " << text.err;
+    EXPECT_EQ(text.out.rfind("lockscope report of", 0), 0u) << name;
+  }
+  const CommandResult to_null = run_lockscope({"report", dir / "p", "-o", "/dev/null"});
+  EXPECT_EQ(to_null.exit_status, 0) << to_null.err;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  const CommandResult chosen =
+      run_lockscope({"report", dir / "p", "-f", "json", "-o", dir / "j.svg"});
+  EXPECT_EQ(chosen.exit_status, 0) << chosen.err;
+  EXPECT_NO_THROW(nlohmann::json::parse(slurp(dir / "j.svg")));
+}
+
+}  // namespace
+}  // namespace lockscope::testing
