@@ -22,6 +22,7 @@
 #include "cli/target_program.h"
 #include "common/profile_format.h"
 #include "common/runtime_config.h"
+#include "report/report_writer.h"
 
 namespace lockscope {
 namespace {
@@ -198,11 +199,29 @@ bool directory_has_profiles(const std::string& directory) {
   return false;
 }
 
+// `-o x.html` names the profile directory, which a report's name there made (a directory
+// `x.html`, and no report): refused before the program runs, pointing to the report's option.
+void check_profile_directory_name(const std::string& directory, const std::string& name) {
+  const ReportFormat* format = format_with_extension(directory);
+  if (!format) return;
+  throw CliError(
+      fmt::format("{}: -o {} names the profile directory, not the {} report's file", name,
+                  directory, format->name),
+      name == "run"
+          ? fmt::format("-o names the profile directory; to write the {} report, give --report {} "
+                        "(and -o DIR for the profile, default {})",
+                        format->name, directory, config::kDefaultDirectory)
+          : fmt::format("-o names the profile directory, and record writes no report: lockscope "
+                        "record -o DIR -- CMD, then lockscope report DIR -o {}",
+                        directory));
+}
+
 TargetOutcome record(const RecordSettings& settings, const std::vector<std::string>& command,
                      const std::string& name) {
   if (command.empty())
     throw CliError(fmt::format("{}: no command to profile", name),
                    fmt::format("usage: lockscope {} [options] -- CMD [ARGS...]", name));
+  check_profile_directory_name(settings.directory, name);
   LaunchSettings launch;
   launch.executable = resolve_command(command[0]);
   check_preloadable(launch.executable);

@@ -1,6 +1,7 @@
 // A report asked for in a way that cannot be met as asked is refused with one line and a hint,
-// exit status 125, and by `run` before the program starts (so that no run is lost): a report
-// file whose extension no format has. The errors_test.cpp cases' sequel (suite Errors).
+// exit status 125, and by `run` before the program starts (so that no run is lost): a profile
+// directory named like a report file, a report file whose extension no format has. The
+// errors_test.cpp cases' sequel (suite Errors).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -38,6 +39,42 @@ std::vector<std::string> marking_program(const std::string& marker) {
 std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+
+// `-o x.html` made a profile directory named x.html and no report (run printed it to stderr).
+TEST(Errors, AProfileDirectoryNamedLikeAReportFileIsRefusedBeforeTheProgramRuns) {
+  TemporaryDirectory dir;
+  const std::string marker = dir / "ran";
+  const std::pair<const char*, const char*> names[] = {
+      {"x.html", "html"},        {"x.HTM", "html"},          {"x.json", "json"},
+      {"x.pb.gz", "pprof"},      {"x.db", "sqlite"},         {"x.csv", "csv"},
+      {"x.folded", "collapsed"}, {"x.trace.json", "chrome"}, {"x.speedscope.json", "speedscope"},
+      {"x.txt", "text"}};
+  for (const auto& [name, format] : names) {
+    SCOPED_TRACE(name);
+    const std::string profile = dir / name;
+    expect_refusal(
+        run_lockscope(joined({"run", "-o", profile, "--"}, marking_program(marker))),
+        fmt::format("run: -o {} names the profile directory, not the {} report's file", profile,
+                    format),
+        fmt::format("-o names the profile directory; to write the {} report, give --report {} "
+                    "(and -o DIR for the profile, default lockscope.prof)",
+                    format, profile));
+    expect_refusal(
+        run_lockscope(joined({"record", "-o", profile, "--"}, marking_program(marker))),
+        fmt::format("record: -o {} names the profile directory, not the {} report's file", profile,
+                    format),
+        fmt::format("-o names the profile directory, and record writes no report: lockscope "
+                    "record -o DIR -- CMD, then lockscope report DIR -o {}",
+                    profile));
+    EXPECT_FALSE(fs::exists(profile));
+    EXPECT_FALSE(fs::exists(marker)) << "the program must not have been started";
+  }
+  // A name without a report's extension is a directory as before.
+  const CommandResult plain =
+      run_lockscope(joined({"record", "-o", dir / "p.v2"}, marking_program(marker)));
+  EXPECT_EQ(plain.exit_status, 0) << plain.err;
+  EXPECT_TRUE(fs::is_directory(dir / "p.v2"));
 }
 
 // `-o x.svg` wrote the text report into x.svg, and `-o x.json.gz` text into a file that claims
