@@ -151,6 +151,18 @@ void check_report_settings(ReportSettings& settings) {
   }
   if (settings.format.empty()) settings.format = "text";
   check_format_options(settings.format, settings);
+  // A binary format, or one made for a viewer, is refused on a terminal as gzip refuses to write
+  // compressed data to one: it would only flood the screen. The terminal is the report's stream
+  // when it goes to one of lockscope's own (no file, `-`, /dev/stdout, /dev/stderr).
+  const ReportFormat& format = *find_report_format(settings.format);
+  int descriptor = standard_descriptor_named(settings.output);
+  if (settings.output.empty() || settings.output == "-")
+    descriptor = settings.to_stderr ? STDERR_FILENO : STDOUT_FILENO;
+  if (!format.not_for_terminal.empty() && descriptor >= 0 && isatty(descriptor))
+    throw CliError(fmt::format("{}: refusing to write {} to a terminal ({})", settings.command,
+                               format.name, format.not_for_terminal),
+                   fmt::format("write it to a file: {} report{}", settings.output_option,
+                               format.extensions.front()));
 }
 
 void write_report(const std::string& directory, const ReportSettings& settings) {

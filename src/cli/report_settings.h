@@ -31,8 +31,8 @@ struct ReportSettings {
 void add_report_options(CLI::App& app, ReportSettings& settings);
 // Settles the format (-f, else the report file's extension, else text) and refuses what could not
 // be written as asked, before anything runs (`run` checks before it starts the program, so that
-// the run is not lost): an extension no format has, an option the format does not read. Throws
-// CliError.
+// the run is not lost): an extension no format has, an option the format does not read, a
+// binary format to a terminal. Throws CliError.
 void check_report_settings(ReportSettings& settings);
 // Reads, symbolizes and writes the profile in `directory` as the checked `settings` say: to the
 // report file, else to stderr (`run`) or stdout. Throws CliError.

@@ -90,6 +90,9 @@ struct ReportFormat {
   std::function<std::unique_ptr<ReportWriter>()> make;
   std::string help;                     // one line, for --help
   std::vector<std::string> options;     // the format-specific options it reads ("--weight")
+  // Empty when the format is for reading on a terminal; else what it is instead ("gzip-compressed
+  // protobuf"), for the CLI's refusal to write it to one.
+  std::string not_for_terminal;
 };
 
 // Every format, in the order --help lists them; "text" first (the default).

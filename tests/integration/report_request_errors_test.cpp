@@ -1,7 +1,7 @@
 // A report asked for in a way that cannot be met as asked is refused with one line and a hint,
 // exit status 125, and by `run` before the program starts (so that no run is lost): a profile
-// directory named like a report file, a report file whose extension no format has. The
-// errors_test.cpp cases' sequel (suite Errors).
+// directory named like a report file, a report file whose extension no format has, a binary or
+// viewer's format written to a terminal. The errors_test.cpp cases' sequel (suite Errors).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -125,6 +125,67 @@ TEST(Errors, AReportFileWithAnExtensionNoFormatHasIsRefused) {
       run_lockscope({"report", dir / "p", "-f", "json", "-o", dir / "j.svg"});
   EXPECT_EQ(chosen.exit_status, 0) << chosen.err;
   EXPECT_NO_THROW(nlohmann::json::parse(slurp(dir / "j.svg")));
+}
+
+// What the terminal showed, without the \r its line discipline adds.
+std::string shown_lines(std::string shown) {
+  std::erase(shown, '\r');
+  return shown;
+}
+
+// `report -f html` on a terminal poured a page of HTML and script over it (pprof: gzip's bytes).
+// The terminal is a real one, a pseudo-terminal on stdout; the same report into a pipe is written.
+TEST(Errors, BinaryAndViewerFormatsAreRefusedOnATerminal) {
+  TemporaryDirectory dir;
+  ASSERT_EQ(run_lockscope({"record", "-o", dir / "p", "--", fixture("counter_threads"), "1", "1"})
+                .exit_status,
+            0);
+  const std::tuple<const char*, const char*, const char*> refused[] = {
+      {"html", "a web page for a browser", ".html"},
+      {"pprof", "gzip-compressed protobuf", ".pb.gz"},
+      {"sqlite", "an SQLite database file", ".db"},
+      {"chrome", "Trace Event JSON for a trace viewer", ".trace.json"},
+      {"speedscope", "JSON for speedscope to draw", ".speedscope.json"}};
+  for (const auto& [format, what, extension] : refused)
+    for (const std::vector<std::string>& output :
+         {std::vector<std::string>{}, {"-o", "-"}, {"-o", "/dev/stdout"}}) {
+      SCOPED_TRACE(fmt::format("{} {}", format, fmt::join(output, " ")));
+      TerminalCommand command = start_on_terminal(
+          joined({LOCKSCOPE_CLI, "report", dir / "p", "-f", format}, output), dir, false);
+      bool timed_out = false;
+      const CommandResult result = finish_on_terminal(command, 60, &timed_out);
+      ASSERT_FALSE(timed_out);
+      expect_refusal(result,
+                     fmt::format("report: refusing to write {} to a terminal ({})", format, what),
+                     fmt::format("write it to a file: -o report{}", extension));
+      EXPECT_EQ(result.out, "") << "the terminal showed: " << result.out.substr(0, 200);
+    }
+  // Text a person reads is written to the terminal.
+  for (const char* format : {"text", "json", "csv", "collapsed"}) {
+    TerminalCommand command =
+        start_on_terminal({LOCKSCOPE_CLI, "report", dir / "p", "-f", format}, dir, false);
+    bool timed_out = false;
+    const CommandResult result = finish_on_terminal(command, 60, &timed_out);
+    EXPECT_EQ(result.exit_status, 0) << format << ": " << result.err;
+    if (std::string(format) != "collapsed")  // no contended wait here: no folded stack
+      EXPECT_NE(result.out, "") << format;
+  }
+  const CommandResult piped = run_lockscope({"report", dir / "p", "-f", "html"});
+  EXPECT_EQ(piped.exit_status, 0) << piped.err;
+  EXPECT_EQ(piped.out.rfind("<!DOCTYPE html>", 0), 0u) << piped.out.substr(0, 100);
+
+  // `run` writes its report to stderr: refused when that is the terminal, before the program runs.
+  const std::string marker = dir / "ran";
+  TerminalCommand run = start_on_terminal(
+      joined({LOCKSCOPE_CLI, "run", "-o", dir / "q", "-f", "pprof", "--"}, marking_program(marker)),
+      dir, true);
+  bool timed_out = false;
+  const CommandResult result = finish_on_terminal(run, 60, &timed_out);
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_EQ(shown_lines(result.out),
+            "lockscope: error: run: refusing to write pprof to a terminal (gzip-compressed "
+            "protobuf)\nhint: write it to a file: --report report.pb.gz\n");
+  EXPECT_FALSE(fs::exists(marker)) << "the program must not have been started";
 }
 
 }  // namespace
