@@ -90,8 +90,11 @@ void add_report_options(CLI::App& app, ReportSettings& settings) {
                  "sort the locks by this column: its title, lower-case, '-' for a space (wait, "
                  "hold: WAIT TOTAL, HOLD TOTAL; le-1us ... gt-1ms: the ≤1µs ... >1ms columns)")
       ->transform(CLI::Validator(
-          [](std::string& key) {
-            if (!find_lock_column(key)) return fmt::format("'{}' is not a column's key", key);
+          [sort_keys](std::string& key) {
+            // The keys on the error's line: --help has them too, but a typo wants them at once.
+            if (!find_lock_column(key))
+              return fmt::format("'{}' is not a column's key (keys: {})", key,
+                                 fmt::join(sort_keys, ", "));
             key = canonical_sort_key(key);
             return std::string();
           },

@@ -1,7 +1,8 @@
 // A report asked for in a way that cannot be met as asked is refused with one line and a hint,
 // exit status 125, and by `run` before the program starts (so that no run is lost): a profile
 // directory named like a report file, a report file whose extension no format has, a binary or
-// viewer's format written to a terminal. The errors_test.cpp cases' sequel (suite Errors).
+// viewer's format written to a terminal, a --sort key that is no column's. The errors_test.cpp
+// cases' sequel (suite Errors).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -185,6 +186,23 @@ TEST(Errors, BinaryAndViewerFormatsAreRefusedOnATerminal) {
   EXPECT_EQ(shown_lines(result.out),
             "lockscope: error: run: refusing to write pprof to a terminal (gzip-compressed "
             "protobuf)\nhint: write it to a file: --report report.pb.gz\n");
+  EXPECT_FALSE(fs::exists(marker)) << "the program must not have been started";
+}
+
+// The error listed no key: `--help` has them, but a mistyped key wants them on its line.
+TEST(Errors, AnUnknownSortKeyListsTheKeys) {
+  TemporaryDirectory dir;
+  const std::string keys =
+      "(keys: lock, acquired, contended, failed, handoffs, cross-cpu, le-1us, le-10us, le-100us, "
+      "le-1ms, gt-1ms, wait, wait-max, wait-p99, hold, hold-error, hold-max)";
+  expect_refusal(run_lockscope({"report", dir.path(), "--sort", "bogus"}),
+                 "report: --sort: 'bogus' is not a column's key " + keys,
+                 "see `lockscope report --help`");
+  const std::string marker = dir / "ran";
+  expect_refusal(run_lockscope(joined({"run", "-o", dir / "p", "--sort", "waits", "--"},
+                                      marking_program(marker))),
+                 "run: --sort: 'waits' is not a column's key " + keys,
+                 "see `lockscope run --help`");
   EXPECT_FALSE(fs::exists(marker)) << "the program must not have been started";
 }
 
