@@ -16,6 +16,7 @@
 #include <iostream>
 
 #include "cli/cli_error.h"
+#include "cli/interrupted_report.h"
 #include "cli/profile_directory.h"
 #include "cli/report_settings.h"
 #include "cli/target_launch.h"
@@ -298,6 +299,7 @@ int run_run_command(const std::vector<std::string>& args) {
   try {
     if (!directory_has_profiles(record_settings.directory))
       throw CliError(why_no_profile(record_settings.directory, outcome));
+    const InterruptedReportNote note(record_settings.directory, outcome);  // a second Ctrl-C
     write_report(record_settings.directory, report_settings);
   } catch (const CliError& error) {
     // The program ran: report the problem but keep its exit status.
