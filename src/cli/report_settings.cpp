@@ -214,6 +214,19 @@ void write_report(const std::string& directory, const ReportSettings& settings) 
     fmt::print(stderr, "lockscope: warning: {}: {} ({})\n", problem.file, problem.message,
                problem.file.ends_with(format::kTraceSuffix) ? "its events are left out"
                                                             : "its process is left out");
+  if (options.attribution) {
+    const SkipFramesMatches matches = skip_frames_matches(profile, *options.attribution);
+    const size_t depth = options.attribution->caller_depth;
+    if (matches.stacks > 0 && matches.matched == 0)
+      fmt::print(stderr,
+                 "lockscope: warning: --skip-frames '{}' matched no frame of the {} stack{} of "
+                 "contended waits: waits are attributed to {}\n",
+                 settings.skip_frames, matches.stacks, matches.stacks == 1 ? "" : "s",
+                 depth == 0 ? std::string("their innermost frame")
+                            : fmt::format("the frame {} call{} out from their call site "
+                                          "(--caller-depth {})",
+                                          depth, depth == 1 ? "" : "s", depth));
+  }
 }
 
 }  // namespace lockscope
