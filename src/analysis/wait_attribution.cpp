@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analysis/profile_symbolization.h"
 
@@ -86,6 +87,30 @@ const CodeLocation& attributed_frame(const std::vector<CodeLocation>& frames,
   size_t at = rule.caller_depth;
   while (at < frames.size() && skipped_by_name(frames[at], rule)) ++at;
   return frames[std::min(at, frames.size() - 1)];
+}
+
+SkipFramesMatches skip_frames_matches(const Profile& profile, const WaitAttributionRule& rule) {
+  SkipFramesMatches matches;
+  if (rule.skip_frames.empty()) return matches;
+  for (const ProcessProfile& process : profile.processes) {
+    std::set<size_t> seen;
+    for (const LockSummary& lock : process.locks)
+      for (const SiteSummary& site : lock.sites) {
+        if (!counts_as_acquisition(site.operation) || site.contended == 0) continue;
+        for (const SiteStack& stack : site.stacks) {
+          if (stack.stack >= process.stacks.size() || process.stacks[stack.stack].empty() ||
+              !seen.insert(stack.stack).second)
+            continue;
+          ++matches.stacks;
+          const std::vector<CodeLocation> frames = logical_frames(process.stacks[stack.stack]);
+          if (std::any_of(frames.begin(), frames.end(), [&rule](const CodeLocation& frame) {
+                return skipped_by_name(frame, rule);
+              }))
+            ++matches.matched;
+        }
+      }
+  }
+  return matches;
 }
 
 WaitAttribution attribute_waits(const ProcessProfile& process,

@@ -70,4 +70,15 @@ std::vector<std::vector<CodeLocation>> physical_frame_groups(
 const CodeLocation& attributed_frame(const std::vector<CodeLocation>& frames,
                                      const WaitAttributionRule& rule);
 
+// Whether --skip-frames named anything: of the captured stacks of every process's contended waits
+// (the stacks attribute_waits reads), how many have a frame it matches. None says the pattern names
+// no function of the program (a typo, a wrapper inlined away or named otherwise), so every wait
+// stays at the frame --caller-depth gives, its innermost by default: worth saying, as the rows
+// look the same as a pattern that matched.
+struct SkipFramesMatches {
+  size_t stacks = 0;   // distinct stacks of contended waits, over the processes
+  size_t matched = 0;  // those with a frame the pattern matches
+};
+SkipFramesMatches skip_frames_matches(const Profile& profile, const WaitAttributionRule& rule);
+
 }  // namespace lockscope

@@ -1,9 +1,9 @@
 // `lockscope run`, `record` and `report`: option parsing and orchestration only; the work lives in
-// target_program, target_launch, profile_directory (CLI) and the analysis and report libraries.
+// target_program, target_launch, profile_directory, report_settings (CLI) and the analysis and
+// report libraries.
 #include "cli/profile_commands.h"
 
 #include <fmt/core.h>
-#include <fmt/ranges.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -15,19 +15,14 @@
 #include <filesystem>
 #include <iostream>
 
-#include "analysis/profile_reader.h"
-#include "analysis/profile_symbolization.h"
-#include "analysis/utf8_repair.h"
-#include "analysis/wait_attribution.h"
 #include "cli/cli_error.h"
+#include "cli/interrupted_report.h"
 #include "cli/profile_directory.h"
+#include "cli/report_settings.h"
 #include "cli/target_launch.h"
 #include "cli/target_program.h"
 #include "common/profile_format.h"
 #include "common/runtime_config.h"
-#include "common/trace_format.h"
-#include "report/lock_rows.h"
-#include "report/report_file.h"
 #include "report/report_writer.h"
 
 namespace lockscope {
@@ -40,94 +35,6 @@ std::string size_text(uint64_t bytes) {
   for (const auto& [unit, suffix] : kUnits)
     if (bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
   return std::to_string(bytes);
-}
-
-struct ReportSettings {
-  std::string format;  // empty: from the output's extension, else text
-  std::string output;  // empty: stdout (report) / stderr (run)
-  ReportOptions options;
-  bool attribute_waits = false;  // --caller-depth or --skip-frames given
-  unsigned caller_depth = 0;
-  std::string skip_frames;
-  std::vector<std::string> format_options;  // the format-specific options given ("--weight")
-};
-
-void add_report_options(CLI::App& app, ReportSettings& settings) {
-  app.add_option("-f,--format", settings.format,
-                 "report format (see Formats below; default: from the report file's extension, "
-                 "else text)")
-      ->check(CLI::IsMember(report_formats()));
-  app.add_option_function<std::string>(
-         "--weight",
-         [&settings](const std::string& weight) {
-           parse_stack_weight(weight, settings.options.weight);
-           settings.format_options.push_back("--weight");
-         },
-         "what the stack formats (collapsed, speedscope, pprof) weigh: wait (lock wait time, "
-         "default) or hold (lock hold time, by acquire site)")
-      ->check(CLI::IsMember({"wait", "hold"}))
-      ->default_str("wait");
-  app.add_option_function<std::string>(
-         "--table",
-         [&settings](const std::string& table) {
-           settings.options.table = table;
-           settings.format_options.push_back("--table");
-         },
-         "which table -f csv writes: locks (default) or sites (every call site of every lock)")
-      ->check(CLI::IsMember({"locks", "sites"}))
-      ->default_str("locks");
-  const std::string footer = app.get_footer();
-  app.footer((footer.empty() ? "" : footer + "\n\n") + report_formats_help());
-  const std::vector<std::string> sort_keys = lock_sort_keys();
-  app.add_option("--sort", settings.options.sort_key,
-                 "sort the locks by this column: its title, lower-case, '-' for a space (wait, "
-                 "hold: WAIT TOTAL, HOLD TOTAL; le-1us ... gt-1ms: the ≤1µs ... >1ms columns)")
-      ->transform(CLI::Validator(
-          [](std::string& key) {
-            if (!find_lock_column(key)) return fmt::format("'{}' is not a column's key", key);
-            key = canonical_sort_key(key);
-            return std::string();
-          },
-          fmt::format("{{{}}}", fmt::join(sort_keys, ","))))
-      ->default_str(kDefaultSortKey);
-  app.add_option("--top", settings.options.top,
-                 "locks listed in detail, and threads in the threads table (--all: every one)")
-      ->transform(CLI::Validator(
-          [](const std::string& number) {
-            const bool digits = !number.empty() && number.size() <= 9 &&
-                                number.find_first_not_of("0123456789") == std::string::npos;
-            return digits ? std::string()
-                          : fmt::format("'{}' is not a whole number from 0 to 999999999", number);
-          },
-          "N"))
-      ->default_str("10");
-  app.add_flag("--all", settings.options.all, "list every lock, including never-acquired ones");
-  app.add_option_function<unsigned>(
-         "--caller-depth",
-         [&settings](const unsigned& depth) {
-           settings.caller_depth = depth;
-           settings.attribute_waits = true;
-         },
-         "attribute each contended wait with a stack to the frame N calls out from its call site "
-         "(0: the call site), then past --skip-frames")
-      ->check(CLI::Range(0u, 64u))
-      ->default_str("0");
-  app.add_option_function<std::string>(
-         "--skip-frames",
-         [&settings](const std::string& pattern) {
-           settings.skip_frames = pattern;
-           settings.attribute_waits = true;
-         },
-         "attribute each contended wait with a stack to its first frame (innermost first) whose "
-         "function name does not match this ECMAScript regex: the caller of your lock wrappers")
-      ->check(CLI::Validator(
-          [](std::string& pattern) {
-            std::string error;
-            return make_wait_attribution_rule(0, pattern, error)
-                       ? std::string()
-                       : fmt::format("not a valid regular expression: '{}' ({})", pattern, error);
-          },
-          "REGEX"));
 }
 
 // CLI11 errors (unknown option, bad value) become one-line CliErrors.
@@ -192,89 +99,6 @@ std::string why_no_profile(const std::string& directory, const TargetOutcome& ou
       directory,
       outcome.signaled ? fmt::format("signal {}", strsignal(outcome.signal))
                        : fmt::format("exit status {}", outcome.exit_status));
-}
-
-// A format-specific option (--weight, --table) given with a format that does not read it is a
-// mistake to say, not to ignore.
-void check_format_options(const std::string& format, const ReportSettings& settings) {
-  const ReportFormat* chosen = find_report_format(format);
-  for (const std::string& option : settings.format_options) {
-    if (std::find(chosen->options.begin(), chosen->options.end(), option) != chosen->options.end())
-      continue;
-    std::vector<std::string> takers;
-    for (const ReportFormat& other : report_format_table())
-      if (std::find(other.options.begin(), other.options.end(), option) != other.options.end())
-        takers.push_back(other.name);
-    throw CliError(fmt::format("{} applies to -f {}, not to the {} format", option,
-                               fmt::join(takers, ", "), format),
-                   "choose the format with -f, or leave the option out");
-  }
-}
-
-// On a terminal, a large profile's symbolization shows a progress line on stderr (never stdout,
-// which may be the report), erased when done.
-SymbolizeProgress symbolize_progress_line() {
-  if (!isatty(STDERR_FILENO)) return {};
-  return [shown = false](size_t done, size_t total) mutable {
-    constexpr size_t kWorthShowing = 2000;  // code locations; fewer take well under a second
-    if (total < kWorthShowing) return;
-    if (done < total) {
-      fmt::print(stderr, "\rlockscope: symbolizing {} of {} code locations", done, total);
-      shown = true;
-    } else if (shown) {
-      fmt::print(stderr, "\r\033[K");
-    }
-    std::fflush(stderr);
-  };
-}
-
-void write_report(const std::string& directory, const ReportSettings& settings, bool to_stderr) {
-  Profile profile;
-  try {
-    profile = read_profile_directory(directory);
-  } catch (const std::runtime_error& error) {
-    throw CliError(error.what(), "give the directory written by `lockscope record -o DIR`");
-  }
-  if (profile.processes.empty() && profile.problems.empty())
-    throw CliError(fmt::format("no profile in '{}' (no *.lsprof file)", directory),
-                   "the program may have been killed before exiting, or cleared LD_PRELOAD");
-  if (profile.processes.empty()) {
-    const ProfileProblem& first = profile.problems.front();
-    throw CliError(fmt::format("no readable profile in '{}': {}: {}", directory, first.file,
-                               first.message),
-                   profile.problems.size() > 1
-                       ? fmt::format("{} more damaged file(s)", profile.problems.size() - 1)
-                       : "");
-  }
-  // On a terminal, libdw's debuginfod client shows the progress of its downloads (unless the
-  // user set DEBUGINFOD_PROGRESS already); stdout may be the report, so it writes to stderr.
-  if (isatty(STDERR_FILENO)) setenv("DEBUGINFOD_PROGRESS", "1", /*overwrite=*/0);
-  symbolize_profile(profile, symbolize_progress_line());
-  repair_profile_strings(profile);
-  ReportOptions options = settings.options;
-  if (settings.attribute_waits) {
-    std::string error;  // the pattern was checked when parsed
-    options.attribution =
-        make_wait_attribution_rule(settings.caller_depth, settings.skip_frames, error);
-  }
-  const std::string format = !settings.format.empty()   ? settings.format
-                             : !settings.output.empty() ? format_for_path(settings.output)
-                                                        : "text";
-  check_format_options(format, settings);
-  auto writer = make_report_writer(format);
-  if (settings.output.empty() || settings.output == "-") {
-    writer->write(profile, options, to_stderr ? std::cerr : std::cout);
-  } else {
-    try {
-      write_report_file(*writer, profile, options, settings.output);
-    } catch (const ReportFileError& error) {
-      throw CliError(error.what(), error.file_problem() ? "choose another file with -o FILE" : "");
-    }
-  }
-  for (const ProfileProblem& problem : profile.problems)
-    fmt::print(stderr, "lockscope: warning: {}: {} ({})\n", problem.file, problem.message,
-               problem.file.ends_with(format::kTraceSuffix) ? "its events are left out"
-                                                             : "its process is left out");
 }
 
 // Every default is the runtime's own (runtime_config.h), and --help shows it.
@@ -376,11 +200,29 @@ bool directory_has_profiles(const std::string& directory) {
   return false;
 }
 
+// `-o x.html` names the profile directory, which a report's name there made (a directory
+// `x.html`, and no report): refused before the program runs, pointing to the report's option.
+void check_profile_directory_name(const std::string& directory, const std::string& name) {
+  const ReportFormat* format = format_with_extension(directory);
+  if (!format) return;
+  throw CliError(
+      fmt::format("{}: -o {} names the profile directory, not the {} report's file", name,
+                  directory, format->name),
+      name == "run"
+          ? fmt::format("-o names the profile directory; to write the {} report, give --report {} "
+                        "(and -o DIR for the profile, default {})",
+                        format->name, directory, config::kDefaultDirectory)
+          : fmt::format("-o names the profile directory, and record writes no report: lockscope "
+                        "record -o DIR -- CMD, then lockscope report DIR -o {}",
+                        directory));
+}
+
 TargetOutcome record(const RecordSettings& settings, const std::vector<std::string>& command,
                      const std::string& name) {
   if (command.empty())
     throw CliError(fmt::format("{}: no command to profile", name),
                    fmt::format("usage: lockscope {} [options] -- CMD [ARGS...]", name));
+  check_profile_directory_name(settings.directory, name);
   LaunchSettings launch;
   launch.executable = resolve_command(command[0]);
   check_preloadable(launch.executable);
@@ -438,6 +280,9 @@ int run_run_command(const std::vector<std::string>& args) {
                "lockscope run");
   RecordSettings record_settings;
   ReportSettings report_settings;
+  report_settings.command = "run";
+  report_settings.output_option = "--report";
+  report_settings.to_stderr = true;
   add_record_options(app, record_settings);
   add_report_options(app, report_settings);
   app.add_option("--report", report_settings.output, "write the report to FILE instead of stderr");
@@ -448,12 +293,14 @@ int run_run_command(const std::vector<std::string>& args) {
     return 0;
   }
   command = target_command(app, command, "run");
+  check_report_settings(report_settings);
   const TargetOutcome outcome = record(record_settings, command, "run");
   if (outcome.not_started) exit_like(outcome);  // the error is said: no report to write
   try {
     if (!directory_has_profiles(record_settings.directory))
       throw CliError(why_no_profile(record_settings.directory, outcome));
-    write_report(record_settings.directory, report_settings, true);
+    const InterruptedReportNote note(record_settings.directory, outcome);  // a second Ctrl-C
+    write_report(record_settings.directory, report_settings);
   } catch (const CliError& error) {
     // The program ran: report the problem but keep its exit status.
     fmt::print(stderr, "lockscope: error: {}\n", error.what());
@@ -480,7 +327,8 @@ int run_report_command(const std::vector<std::string>& args) {
   } catch (const CLI::CallForHelp&) {
     return 0;
   }
-  write_report(directory, settings, false);
+  check_report_settings(settings);
+  write_report(directory, settings);
   return 0;
 }
 

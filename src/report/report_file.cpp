@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
@@ -35,8 +36,8 @@ bool names_a_descriptor(const std::string& path) {
 }
 
 ReportTarget report_target(const std::string& output) {
-  if (output == "/dev/stdout") return {ReportTarget::kStdout, output};
-  if (output == "/dev/stderr") return {ReportTarget::kStderr, output};
+  if (standard_descriptor_named(output) == STDOUT_FILENO) return {ReportTarget::kStdout, output};
+  if (standard_descriptor_named(output) == STDERR_FILENO) return {ReportTarget::kStderr, output};
   if (names_a_descriptor(output)) return {ReportTarget::kInto, output};
   // A symbolic link is followed to the file it names, which then gets the report (the link stays
   // a link), even a file not there yet (a dangling link).
@@ -72,6 +73,12 @@ class PipeSignalIgnored {
 };
 
 }  // namespace
+
+int standard_descriptor_named(const std::string& output) {
+  if (output == "/dev/stdout") return STDOUT_FILENO;
+  if (output == "/dev/stderr") return STDERR_FILENO;
+  return -1;
+}
 
 void write_report_file(ReportWriter& writer, const Profile& profile, const ReportOptions& options,
                        const std::string& output) {

@@ -32,4 +32,8 @@ class ReportFileError : public std::runtime_error {
 void write_report_file(ReportWriter& writer, const Profile& profile, const ReportOptions& options,
                        const std::string& output);
 
+// STDOUT_FILENO for /dev/stdout, STDERR_FILENO for /dev/stderr (lockscope's own, which
+// write_report_file writes to as streams); -1 for any other name.
+int standard_descriptor_named(const std::string& output);
+
 }  // namespace lockscope

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 namespace lockscope {
@@ -38,53 +39,66 @@ void ReportSink::finish() {
   }
 }
 
+// Refused on a terminal (not_for_terminal): the binary formats, whose bytes garble the screen
+// (pprof is gzip, sqlite a database file), and those made for a viewer, one line of JSON or a page
+// of script that runs to megabytes nobody reads there (speedscope, chrome, html). text, json, csv
+// and collapsed are text a person does read on a terminal, or pipes on (`| jq`: no terminal).
 const std::vector<ReportFormat>& report_format_table() {
   static const std::vector<ReportFormat> formats = {
       {"text",
-       {".txt"},
+       {".txt", ".out", ".log"},
        make_text_report_writer,
        "the report for people: processes, threads, locks, call sites, stacks, blame (default)",
+       {},
        {}},
       {"json",
        {".json"},
        make_json_report_writer,
        "everything, under a versioned schema (docs/json-schema.md): the contract for scripts",
+       {},
        {}},
       {"collapsed",
        {".collapsed", ".folded"},
        make_collapsed_report_writer,
        "folded stacks for flamegraph.pl and inferno: 'pid;frame;...;lock NS', by --weight",
-       {"--weight"}},
+       {"--weight"},
+       {}},
       {"speedscope",
        {".speedscope.json"},
        make_speedscope_report_writer,
        "speedscope's file format: one sampled profile per process, by --weight",
-       {"--weight"}},
+       {"--weight"},
+       "JSON for speedscope to draw"},
       {"pprof",
        {".pb.gz", ".pprof"},
        make_pprof_report_writer,
        "gzipped profile.proto for go tool pprof: contentions and delay, or holds, by --weight",
-       {"--weight"}},
+       {"--weight"},
+       "gzip-compressed protobuf"},
       {"csv",
        {".csv"},
        make_csv_report_writer,
        "the locks table, or with --table sites the call sites table, for spreadsheets",
-       {"--table"}},
+       {"--table"},
+       {}},
       {"sqlite",
        {".db", ".sqlite", ".sqlite3"},
        make_sqlite_report_writer,
        "an SQLite database of every table, stack and traced event (docs/sqlite-schema.md)",
-       {}},
+       {},
+       "an SQLite database file"},
       {"chrome",
        {".trace.json"},
        make_chrome_trace_report_writer,
        "Trace Event JSON for Perfetto and chrome://tracing: waits, holds, handoffs (--trace)",
-       {}},
+       {},
+       "Trace Event JSON for a trace viewer"},
       {"html",
        {".html", ".htm"},
        make_html_report_writer,
        "one self-contained page: flame graphs, locks with histograms, blame, timeline (--trace)",
-       {"--weight"}},
+       {"--weight"},
+       "a web page for a browser"},
   };
   return formats;
 }
@@ -107,19 +121,37 @@ std::unique_ptr<ReportWriter> make_report_writer(const std::string& format) {
                                           fmt::join(report_formats(), ", ")));
 }
 
-std::string format_for_path(const std::string& path) {
-  std::string lower = path;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
+const ReportFormat* format_with_extension(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const ReportFormat* best = nullptr;
   size_t best_length = 0;
   for (const ReportFormat& format : report_format_table())
     for (const std::string& extension : format.extensions)
-      if (lower.ends_with(extension) && extension.size() > best_length) {
+      if (name.ends_with(extension) && extension.size() > best_length) {
         best = &format;
         best_length = extension.size();
       }
-  return best ? best->name : "text";
+  return best;
+}
+
+std::string format_for_path(const std::string& path) {
+  if (const ReportFormat* format = format_with_extension(path)) return format->name;
+  // The extension is what follows the name's last dot; a leading dot (".report") or a trailing
+  // one ("report.") makes none.
+  const std::string name = std::filesystem::path(path).filename().string();
+  const size_t dot = name.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) return "text";
+  throw std::invalid_argument(fmt::format("no report format has the extension '{}' (formats: {})",
+                                          name.substr(dot), fmt::join(report_formats(), ", ")));
+}
+
+std::string report_extensions() {
+  std::vector<std::string> extensions;
+  for (const ReportFormat& format : report_format_table())
+    extensions.insert(extensions.end(), format.extensions.begin(), format.extensions.end());
+  return fmt::format("{}", fmt::join(extensions, " "));
 }
 
 std::string report_formats_help() {

@@ -102,6 +102,9 @@ struct ReportFormat {
   std::function<std::unique_ptr<ReportWriter>()> make;
   std::string help;                     // one line, for --help
   std::vector<std::string> options;     // the format-specific options it reads ("--weight")
+  // Empty when the format is for reading on a terminal; else what it is instead ("gzip-compressed
+  // protobuf"), for the CLI's refusal to write it to one.
+  std::string not_for_terminal;
 };
 
 // Every format, in the order --help lists them; "text" first (the default).
@@ -110,9 +113,16 @@ const ReportFormat* find_report_format(const std::string& name);
 // Throws std::invalid_argument naming the known formats when `format` is not one.
 std::unique_ptr<ReportWriter> make_report_writer(const std::string& format);
 std::vector<std::string> report_formats();
-// The format whose extension `path` ends with (the longest that matches: "x.speedscope.json" is
-// speedscope, "x.json" json); "text" for any other path.
+// The format whose extension the file name of `path` ends with (the longest that matches:
+// "x.speedscope.json" is speedscope, "x.json" json); nullptr when none does.
+const ReportFormat* format_with_extension(const std::string& path);
+// The format a report file named `path` gets without -f: its extension's, and text for a name
+// without an extension ("report", "-", /dev/stdout, /dev/fd/3). A name whose extension no format
+// has ("x.svg", "x.json.gz") throws std::invalid_argument naming the extension and the formats:
+// text written under it would mislead whoever opens the file by its name.
 std::string format_for_path(const std::string& path);
+// Every format's extensions, in the table's order: ".txt .out .log .json ...", for a hint.
+std::string report_extensions();
 // "Formats (-f NAME, or from -o FILE's extension):" and a line per format, for --help.
 std::string report_formats_help();
 

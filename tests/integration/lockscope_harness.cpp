@@ -83,6 +83,89 @@ CommandResult kill_when_ready(const StartedCommand& started, int after_ms, int* 
   return finish_command(started, status);
 }
 
+TerminalCommand start_on_terminal(const std::vector<std::string>& argv,
+                                  const TemporaryDirectory& capture, bool stderr_on_terminal) {
+  TerminalCommand command;
+  command.terminal = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (command.terminal < 0 || grantpt(command.terminal) != 0 || unlockpt(command.terminal) != 0)
+    throw std::runtime_error("no pseudo-terminal: " + std::generic_category().message(errno));
+  const std::string terminal_path = ptsname(command.terminal);
+  if (!stderr_on_terminal) command.err_path = capture / "terminal.err";
+  // Everything the child needs is made before fork: after it, only async-signal-safe calls.
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  command.pid = fork();
+  if (command.pid < 0) throw std::runtime_error("fork failed");
+  if (command.pid == 0) {
+    // A new session; its first terminal opened becomes its controlling terminal, and the
+    // session's process group (this one) its foreground group.
+    setsid();
+    const int slave = open(terminal_path.c_str(), O_RDWR);
+    if (slave < 0) _exit(120);
+    dup2(slave, 0);
+    dup2(slave, 1);
+    if (stderr_on_terminal) {
+      dup2(slave, 2);
+    } else {
+      const int err = open(command.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(err, 2);
+    }
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  fcntl(command.terminal, F_SETFL, fcntl(command.terminal, F_GETFL) | O_NONBLOCK);
+  return command;
+}
+
+void watch_terminal(TerminalCommand& command, int ms, const std::string& until) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    char buffer[4096];
+    const ssize_t n = read(command.terminal, buffer, sizeof(buffer));
+    if (n > 0) {
+      command.shown.append(buffer, static_cast<size_t>(n));
+      if (!until.empty() && command.shown.find(until) != std::string::npos) return;
+      continue;
+    }
+    // EAGAIN: nothing yet; EIO: every descriptor of the terminal's other side is closed.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+void type_on_terminal(const TerminalCommand& command, const std::string& keys) {
+  if (write(command.terminal, keys.data(), keys.size()) != static_cast<ssize_t>(keys.size()))
+    ADD_FAILURE() << "typing on the terminal failed: " << std::generic_category().message(errno);
+}
+
+CommandResult finish_on_terminal(TerminalCommand& command, double timeout_s, bool* timed_out) {
+  *timed_out = false;
+  int status = 0;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(int(timeout_s * 1000));
+  for (;;) {
+    watch_terminal(command, 20);
+    const pid_t ended = waitpid(command.pid, &status, WNOHANG);
+    if (ended == command.pid || (ended < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(command.pid, SIGKILL);
+      while (waitpid(command.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      *timed_out = true;
+      break;
+    }
+  }
+  watch_terminal(command, 50);  // what it showed last
+  close(command.terminal);
+  command.terminal = -1;
+  CommandResult result;
+  if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.out = command.shown;
+  if (!command.err_path.empty()) result.err = slurp(command.err_path);
+  return result;
+}
+
 CommandResult run_command(const std::vector<std::string>& argv,
                           const std::vector<std::string>* environment) {
   TemporaryDirectory capture;

@@ -71,6 +71,26 @@ CommandResult finish_command(const StartedCommand& started, int status);
 CommandResult kill_when_ready(const StartedCommand& started, int after_ms, int* pid_out);
 std::string slurp(const std::string& path);  // a whole file ("" when unreadable)
 
+// A command started in a session of its own whose controlling terminal is a new pseudo-terminal,
+// as a shell's foreground job: stdin and stdout are the terminal (stderr too when
+// `stderr_on_terminal`, else a file in `capture`), and its process group the terminal's
+// foreground group, so that typing Ctrl-C sends SIGINT to the command and to every process it
+// starts, from the kernel, as a terminal does.
+struct TerminalCommand {
+  pid_t pid = -1;
+  int terminal = -1;     // the pseudo-terminal's master side: what is shown, what is typed
+  std::string err_path;  // "" when stderr is the terminal
+  std::string shown;     // what the terminal has shown so far (with its \r\n line ends)
+};
+TerminalCommand start_on_terminal(const std::vector<std::string>& argv,
+                                  const TemporaryDirectory& capture, bool stderr_on_terminal);
+// Reads what the terminal shows for `ms` milliseconds (or until `until` shows, when given).
+void watch_terminal(TerminalCommand& command, int ms, const std::string& until = "");
+void type_on_terminal(const TerminalCommand& command, const std::string& keys);  // "\x03": Ctrl-C
+// Waits up to `timeout_s` for the command's end, reading the terminal meanwhile; a command still
+// running then is killed (SIGKILL) and `timed_out` set. `out` is what the terminal showed.
+CommandResult finish_on_terminal(TerminalCommand& command, double timeout_s, bool* timed_out);
+
 Profile load_profile(const std::string& directory);  // read + symbolize
 std::vector<std::string> profile_files(const std::string& directory);
 

@@ -149,6 +149,7 @@ void expect_waits_attributed_to_worker(const std::vector<std::string>& options) 
   args[2] = "text";
   const CommandResult text = run_lockscope(args);
   ASSERT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_EQ(text.err.find("matched no frame"), std::string::npos) << text.err;
   const size_t at = text.out.find("contended waits by caller outside the wrappers");
   ASSERT_NE(at, std::string::npos) << text.out;
   const std::string section = text.out.substr(at, text.out.find("\n\n", at) - at);
@@ -177,6 +178,44 @@ TEST(Stacks, CallerDepthThreeAttributesEveryWaitToTheThreadFunction) {
 // Two levels out, then past the one wrapper left: the same frame.
 TEST(Stacks, CallerDepthThenSkipFramesCombine) {
   expect_waits_attributed_to_worker({"--caller-depth", "2", "--skip-frames", "^guarded_"});
+}
+
+// A --skip-frames pattern that names no function of the program (a typo: `^with_lok$`) left
+// every wait at its innermost frame, the wrapper, in rows that look like a pattern's that worked.
+// One warning line says so, after the report, for `report` in any format and for `run`.
+TEST(Stacks, SkipFramesThatMatchesNoFrameSaysSo) {
+  TemporaryDirectory dir;
+  const ProcessProfile process = record_unchanged(dir, "wrapped_locks", {"100"});
+  std::map<size_t, uint64_t> waits_by_stack;  // the stacks of contended waits
+  for (const LockSummary& lock : process.locks)
+    for (const SiteSummary& site : lock.sites)
+      if (site.contended > 0 && counts_as_acquisition(site.operation))
+        for (const SiteStack& row : site.stacks) waits_by_stack[row.stack] += row.waits;
+  const size_t stacks = waits_by_stack.size();
+  ASSERT_GT(stacks, 0u);
+  const std::string warning = fmt::format(
+      "lockscope: warning: --skip-frames '^with_lok$' matched no frame of the {} stack{} of "
+      "contended waits: waits are attributed to ",
+      stacks, stacks == 1 ? "" : "s");
+  for (const char* format : {"text", "json"}) {
+    const CommandResult report =
+        run_lockscope({"report", dir.path(), "-f", format, "--skip-frames", "^with_lok$"});
+    EXPECT_EQ(report.exit_status, 0) << report.err;
+    EXPECT_EQ(report.err, warning + "their innermost frame\n") << format;
+  }
+  const CommandResult deeper =
+      run_lockscope({"report", dir.path(), "--caller-depth", "2", "--skip-frames", "^with_lok$"});
+  EXPECT_EQ(deeper.err,
+            warning + "the frame 2 calls out from their call site (--caller-depth 2)\n");
+  // `run`: the line comes after the report, on the same stderr.
+  TemporaryDirectory again;
+  const CommandResult run = run_lockscope({"run", "-o", again.path(), "--skip-frames", "^with_lok$",
+                                           "--", fixture("wrapped_locks"), "100"});
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_NE(run.err.find("contended waits by caller outside the wrappers"), std::string::npos);
+  const size_t at = run.err.find("lockscope: warning: --skip-frames '^with_lok$' matched no frame");
+  ASSERT_NE(at, std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find('\n', at), run.err.size() - 1) << "the last line: " << run.err;
 }
 
 // A coroutine's stack, mmap'd below the thread's, with a guard region above it and the frame

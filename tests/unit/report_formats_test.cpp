@@ -26,8 +26,32 @@ TEST(ReportFormats, ExtensionsPickTheLongestMatch) {
   EXPECT_EQ(format_for_path("r.html"), "html");
   EXPECT_EQ(format_for_path("R.HTM"), "html");
   EXPECT_EQ(format_for_path("r.txt"), "text");
+  EXPECT_EQ(format_for_path("r.out"), "text");
   EXPECT_EQ(format_for_path("report"), "text");
-  EXPECT_EQ(format_for_path("r.json.bak"), "text");
+}
+
+// A name without an extension is text (stdout, devices, descriptors, a directory's dots aside); an
+// extension no format has is refused, naming it and the formats, where it was written as text.
+TEST(ReportFormats, NoExtensionIsTextAndAnUnknownOneIsRefused) {
+  for (const char* path : {"-", "/dev/stdout", "/dev/null", "/dev/fd/3", "/proc/self/fd/1",
+                           "dir.v2/report", ".report", "report."})
+    EXPECT_EQ(format_for_path(path), "text") << path;
+  for (const auto& [path, extension] : {std::pair{"x.svg", ".svg"},
+                                        {"r.json.gz", ".gz"},
+                                        {"r.json.bak", ".bak"},
+                                        {"dir/R.PDF", ".PDF"}}) {
+    try {
+      format_for_path(path);
+      ADD_FAILURE() << path << ": no exception";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_EQ(error.what(), "no report format has the extension '" + std::string(extension) +
+                                  "' (formats: text, json, collapsed, speedscope, pprof, csv, "
+                                  "sqlite, chrome, html)");
+    }
+  }
+  EXPECT_EQ(format_with_extension("x.svg"), nullptr);
+  EXPECT_EQ(format_with_extension("x.pb.gz"), find_report_format("pprof"));
+  EXPECT_EQ(report_extensions().substr(0, 21), ".txt .out .log .json ");
 }
 
 TEST(ReportFormats, EveryFormatIsMadeAndListedInTheHelp) {
