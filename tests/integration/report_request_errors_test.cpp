@@ -168,8 +168,9 @@ TEST(Errors, BinaryAndViewerFormatsAreRefusedOnATerminal) {
     bool timed_out = false;
     const CommandResult result = finish_on_terminal(command, 60, &timed_out);
     EXPECT_EQ(result.exit_status, 0) << format << ": " << result.err;
-    if (std::string(format) != "collapsed")  // no contended wait here: no folded stack
+    if (std::string(format) != "collapsed") {  // no contended wait here: no folded stack
       EXPECT_NE(result.out, "") << format;
+    }
   }
   const CommandResult piped = run_lockscope({"report", dir / "p", "-f", "html"});
   EXPECT_EQ(piped.exit_status, 0) << piped.err;
