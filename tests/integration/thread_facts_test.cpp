@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "lockscope_harness.h"
@@ -166,6 +167,32 @@ TEST(ThreadFacts, OnlineCpusAreThoseTheProcessMayRunOnNotTheMachines) {
   ASSERT_EQ(sched_setaffinity(0, sizeof(all), &all), 0);
   EXPECT_EQ(recorded.measured.cpus, 1);
   EXPECT_EQ(recorded.process.online_cpus, 1u) << "the machine has " << CPU_COUNT(&all);
+}
+
+TEST(ThreadFacts, TheJsonReportCarriesThem) {
+  TemporaryDirectory dir;
+  const auto [process, m] = record_thread_facts(dir);
+  const CommandResult json_run = run_lockscope({"report", dir.path(), "-f", "json"});
+  ASSERT_EQ(json_run.exit_status, 0) << json_run.err;
+  const auto document = nlohmann::json::parse(json_run.out);
+  const auto& process_json = document["processes"][0];
+  EXPECT_EQ(process_json["online_cpus"], process.online_cpus);
+  int checked = 0;
+  for (const auto& thread : process_json["threads"]) {
+    const ThreadSummary* model = thread_with_tid(process, thread["tid"].get<uint32_t>());
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(thread["start_ns"], model->start_ns);
+    EXPECT_EQ(thread["end_ns"], model->end_ns);
+    EXPECT_EQ(thread["cpu_ns"], model->cpu_ns);
+    EXPECT_EQ(thread["sched_priority"], model->sched_priority);
+    const uint32_t tid = model->tid;
+    const char* policy = tid == m.batch                        ? "SCHED_BATCH"
+                         : tid == m.fifo && m.fifo_result == 0 ? "SCHED_FIFO"
+                                                               : "SCHED_OTHER";
+    EXPECT_EQ(thread["sched_policy"], policy) << tid;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
 }
 
 }  // namespace

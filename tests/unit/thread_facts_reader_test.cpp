@@ -1,16 +1,20 @@
 // The thread and process facts sections (kThreadFacts, kProcessFacts): files without them (older
 // writers) still read, with every fact not known; files with them fill the model, a thread
-// without a record stays not known, and bad references are damage.
+// without a record stays not known, and bad references are damage. The JSON report then carries
+// only what is known.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "analysis/profile_reader.h"
 #include "common/profile_format.h"
 #include "profile_file_builder.h"
+#include "report/report_writer.h"
 
 namespace lockscope {
 namespace {
@@ -163,6 +167,35 @@ TEST_F(ThreadFactsReader, BadReferencesAreDamage) {
   wrong_size.extra_sections.push_back(
       {static_cast<uint32_t>(SectionType::kThreadFacts), 32, std::string(32, '\0')});
   EXPECT_EQ(read_error(wrong_size), "section 'thread facts' has records of 32 bytes, expected 40");
+}
+
+TEST_F(ThreadFactsReader, TheJsonReportCarriesOnlyWhatIsKnown) {
+  ProfileFileBuilder b = two_threads();
+  add_section(b, SectionType::kThreadFacts, std::vector{worker_facts()});
+  add_section(b, SectionType::kProcessFacts, std::vector{ProcessFactsRecord{6, 0}});
+  Profile with;
+  with.processes.push_back(read_ok(b));
+  Profile without;
+  without.processes.push_back(read_ok(two_threads(3)));
+  auto json_of = [](const Profile& profile) {
+    std::ostringstream out;
+    make_report_writer("json")->write(profile, ReportOptions{}, out);
+    return nlohmann::json::parse(out.str())["processes"][0];
+  };
+  const auto known = json_of(with);
+  EXPECT_EQ(known["online_cpus"], 6);
+  const auto& worker = known["threads"][1];
+  EXPECT_EQ(worker["start_ns"], 20'000'000);
+  EXPECT_EQ(worker["end_ns"], 130'000'000);
+  EXPECT_EQ(worker["cpu_ns"], 50'000'000);
+  EXPECT_EQ(worker["sched_policy"], "SCHED_FIFO");
+  EXPECT_EQ(worker["sched_priority"], 7);
+  for (const auto& process : {known, json_of(without)}) {
+    const auto& unknown = process["threads"][0];
+    for (const char* key : {"start_ns", "end_ns", "cpu_ns", "sched_policy", "sched_priority"})
+      EXPECT_FALSE(unknown.contains(key)) << key;
+  }
+  EXPECT_FALSE(json_of(without).contains("online_cpus"));
 }
 
 }  // namespace
