@@ -13,9 +13,12 @@
 #   record-sysbench, record-git: the same sysbench, and git repack -a -f -d of a generated
 #              3,000-commit repository, under each build's `lockscope record` (CPU of the whole
 #              command, the CLI's own included, as a ratio to plain)
-# Usage: ab_builds.sh [-n ROUNDS] BUILD_A BUILD_B micro|heavy|memcached|sysbench|record-sysbench|record-git...
-# (a BUILD is a build directory with bin/lockscope and lib/liblockscope.so; micro and heavy take
-# their benchmark binaries from BUILD_B)
+#   threads:   10,000 short-lived threads, 4 at a time (fixture_scale threads 10000), runtime
+#              preloaded directly: what a thread's registration and exit cost (wall and CPU as
+#              ratios to plain, medians and min…max)
+# Usage: ab_builds.sh [-n ROUNDS] BUILD_A BUILD_B micro|heavy|memcached|sysbench|record-sysbench|record-git|threads...
+# (a BUILD is a build directory with bin/lockscope and lib/liblockscope.so; micro, heavy and
+# threads take their benchmark binaries from BUILD_B)
 set -euo pipefail
 rounds=9
 while getopts "n:" opt; do
@@ -34,6 +37,8 @@ trap 'rm -rf "$work"' EXIT
 
 # median_of COLUMN: the median of that column of stdin.
 median_of() { sort -g -k"$1","$1" | awk -v c="$1" '{ v[NR] = $c } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+# spread_of COLUMN: "min…max" of that column of stdin.
+spread_of() { sort -g -k"$1","$1" | awk -v c="$1" '{ v[NR] = $c } END { printf "%.3f…%.3f", v[1], v[NR] }'; }
 
 pair_ns() {  # pair_ns [RUNTIME]: CPU ns of one uncontended pair
   local bench="$b/bin/lockscope_overhead_bench" filter='pthread_mutex_pair$'
@@ -97,6 +102,15 @@ in_turn() {
   echo "${results[0]} ${results[1]} ${results[2]}"
 }
 
+threads_run() {  # threads_run [BUILD]: "WALL,CPU" seconds of 10,000 short-lived threads
+  local lib=${1:-} TIMEFORMAT='%3R %3U %3S'
+  local command=("$b/tests/integration/fixtures/fixture_scale" threads 10000)
+  rm -rf "$work/p" && mkdir -p "$work/p"
+  if [ -z "$lib" ]; then { time "${command[@]}" >/dev/null 2>&1; } 2>&1
+  else { time LD_PRELOAD="$lib/lib/liblockscope.so" LOCKSCOPE_CONFIG="dir=$work/p" "${command[@]}" >/dev/null 2>&1; } 2>&1
+  fi | awk '{ print $1 "," $2 + $3 }'
+}
+
 tps() {  # tps [BUILD]: memcached's throughput under memcaslap, plain or recorded
   local port=$((20000 + RANDOM % 20000)) command server
   command=(memcached -t 4 -p "$port" -U 0 -l 127.0.0.1)
@@ -144,6 +158,14 @@ for part in "$@"; do
       "$(dirname "$0")/make_git_repo.sh" "$work/repo" 3000 >/dev/null 2>&1
       git -C "$work/repo" repack -a -f -d -q  # warm the page cache and settle the pack layout
       record_part "git repack -a -f -d (3,000 commits)" git -C "$work/repo" repack -a -f -d -q ;;
-    *) echo "ab_builds.sh: unknown part '$part' (micro, heavy, memcached, sysbench, record-sysbench, record-git)" >&2; exit 2 ;;
+    threads)
+      for ((i = 0; i < rounds; ++i)); do in_turn threads_run "$i"; done | tr ',' ' ' |
+        awk '{ print $3 / $1, $5 / $1, $4 / $2, $6 / $2, $1, $3, $5, $2, $4, $6 }' >"$work/rows"
+      echo "== 10,000 short-lived threads (4 at a time), runtime preloaded: ratio to plain, median (min…max) of $rounds rounds"
+      echo "wall: A $(median_of 1 <"$work/rows")x ($(spread_of 1 <"$work/rows"))   B $(median_of 2 <"$work/rows")x ($(spread_of 2 <"$work/rows"))"
+      echo "CPU:  A $(median_of 3 <"$work/rows")x ($(spread_of 3 <"$work/rows"))   B $(median_of 4 <"$work/rows")x ($(spread_of 4 <"$work/rows"))"
+      echo "wall s: plain $(median_of 5 <"$work/rows") ($(spread_of 5 <"$work/rows"))   A $(median_of 6 <"$work/rows") ($(spread_of 6 <"$work/rows"))   B $(median_of 7 <"$work/rows") ($(spread_of 7 <"$work/rows"))"
+      echo "CPU s:  plain $(median_of 8 <"$work/rows") ($(spread_of 8 <"$work/rows"))   A $(median_of 9 <"$work/rows") ($(spread_of 9 <"$work/rows"))   B $(median_of 10 <"$work/rows") ($(spread_of 10 <"$work/rows"))" ;;
+    *) echo "ab_builds.sh: unknown part '$part' (micro, heavy, memcached, sysbench, record-sysbench, record-git, threads)" >&2; exit 2 ;;
   esac
 done

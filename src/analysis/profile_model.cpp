@@ -268,4 +268,17 @@ std::string trace_kind_name(format::TraceKind kind) {
   return "unknown";
 }
 
+std::string sched_policy_name(int32_t policy) {
+  // Linux's values (<linux/sched.h>), spelled out: the report reads profiles of any machine.
+  switch (policy) {
+    case 0: return "SCHED_OTHER";
+    case 1: return "SCHED_FIFO";
+    case 2: return "SCHED_RR";
+    case 3: return "SCHED_BATCH";
+    case 5: return "SCHED_IDLE";
+    case 6: return "SCHED_DEADLINE";
+  }
+  return "SCHED_" + std::to_string(policy);
+}
+
 }  // namespace lockscope

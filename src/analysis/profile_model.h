@@ -339,5 +339,8 @@ std::string primitive_name(format::Primitive primitive);
 std::string lock_kind_name(const LockSummary& lock);
 std::string exit_path_name(format::ExitPath path);
 std::string trace_kind_name(format::TraceKind kind);
+// "SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_IDLE", "SCHED_DEADLINE" for
+// ThreadSummary::sched_policy (Linux's numbers); "SCHED_<n>" for a number Linux does not define.
+std::string sched_policy_name(int32_t policy);
 
 }  // namespace lockscope

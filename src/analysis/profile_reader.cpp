@@ -39,6 +39,8 @@ constexpr const char* section_name(uint32_t type) {
     case SectionType::kBlameStacks: return "blame stacks";
     case SectionType::kSiteHoldStacks: return "hold stacks";
     case SectionType::kSiteAcquireStacks: return "acquire stacks";
+    case SectionType::kThreadFacts: return "thread facts";
+    case SectionType::kProcessFacts: return "process facts";
     case SectionType::kEnd: return "end";
   }
   return "unknown";
@@ -308,6 +310,38 @@ std::string hex(const uint8_t* bytes, uint32_t size) {
   return out;
 }
 
+// The threads' lifetimes, CPU times and policies, and the process's CPUs (optional sections: a
+// file without them, or a thread without a record, leaves them not known).
+void decode_facts(const SectionSet& file, ProcessProfile& out) {
+  std::vector<bool> seen(out.threads.size());
+  for (const auto& f : file.records<format::ThreadFactsRecord>(SectionType::kThreadFacts, false)) {
+    if (f.thread >= out.threads.size())
+      throw BadFile("a thread facts record refers to a missing thread");
+    if (seen[f.thread]) throw BadFile("a thread has two thread facts records");
+    seen[f.thread] = true;
+    ThreadSummary& thread = out.threads[f.thread];
+    // An end before the start is no lifetime. Times past the file's write are the TSC's rate
+    // against CLOCK_MONOTONIC's (the duration's) over the run, microseconds: capped there.
+    thread.lifetime_known =
+        (f.known & format::kThreadLifetimeKnown) != 0 && (f.end_ns == 0 || f.end_ns >= f.start_ns);
+    if (thread.lifetime_known) {
+      thread.start_ns = std::min(f.start_ns, out.duration_ns);
+      thread.end_ns =
+          f.end_ns == 0 ? 0 : std::max<uint64_t>(1, std::min(f.end_ns, out.duration_ns));
+    }
+    thread.cpu_known = (f.known & format::kThreadCpuKnown) != 0;
+    if (thread.cpu_known) thread.cpu_ns = f.cpu_ns;
+    thread.sched_known = (f.known & format::kThreadSchedKnown) != 0;
+    if (thread.sched_known) {
+      thread.sched_policy = f.sched_policy;
+      thread.sched_priority = f.sched_priority;
+    }
+  }
+  const auto process = file.records<format::ProcessFactsRecord>(SectionType::kProcessFacts, false);
+  if (process.size() > 1) throw BadFile("the process facts section must hold one record at most");
+  if (process.size() == 1) out.online_cpus = process[0].online_cpus;
+}
+
 ProcessProfile decode(const SectionSet& file) {
   ProcessProfile out;
   const auto process = file.records<format::ProcessRecord>(SectionType::kProcess);
@@ -516,6 +550,7 @@ ProcessProfile decode(const SectionSet& file) {
       throw BadFile("a lock-order stack refers to a missing edge or stack");
     out.lock_order[s.edge].stack = s.stack;
   }
+  decode_facts(file, out);
   out.unknown_sections = file.unknown_sections();
   for (const auto& c : file.records<format::CounterRecord>(SectionType::kCounters, false))
     out.counters[static_cast<format::Counter>(c.id)] += c.value;

@@ -50,10 +50,13 @@ enum class SectionType : uint32_t {
                             // (optional; files without it have none)
   kSiteAcquireStacks = 18,  // version 3: --stacks all: acquisitions by site and call stack
                             // (optional; files without it have none)
+  kThreadFacts = 19,        // version 4: each thread's lifetime, CPU time and scheduling policy
+                            // (optional: files without it do not know them)
+  kProcessFacts = 20,       // version 4: the CPUs the process could run on (optional, as above)
   // New types go here and move kLast: the writer's section table must then list it
   // (profile_writer.cpp) and the reader's section names name it (profile_reader.cpp), or neither
   // compiles.
-  kLast = kSiteAcquireStacks,
+  kLast = kProcessFacts,
   kEnd = 0xFFFF,
 };
 inline constexpr uint32_t kSectionTypes = static_cast<uint32_t>(SectionType::kLast);  // kEnd aside
@@ -328,6 +331,40 @@ enum ThreadFlags : uint32_t {
   kThreadMain = 1u << 0,
   kThreadExited = 1u << 1,  // finished before the file was written
 };
+
+// kThreadFacts: what the runtime knows of a thread besides its lock calls, one record per kThreads
+// record at most (a thread without one: none of it known). Its own section, not fields of
+// ThreadRecord, so that files of version 4 without it still read (and readers before it skip it).
+enum ThreadFactFlags : uint32_t {
+  kThreadLifetimeKnown = 1u << 0,  // start_ns, end_ns
+  kThreadCpuKnown = 1u << 1,       // cpu_ns
+  kThreadSchedKnown = 1u << 2,     // sched_policy, sched_priority
+};
+struct ThreadFactsRecord {
+  uint32_t thread;  // index into kThreads
+  uint32_t known;   // ThreadFactFlags
+  // ns since the runtime started in this image (ProcessRecord::start_realtime_ns): the thread's
+  // registration (its first interposed call; the main thread: 0, it ran from the start), and its
+  // exit (its pthread key destructor), 0 when it still ran when the file was written.
+  uint64_t start_ns;
+  uint64_t end_ns;
+  // CPU time it used (CLOCK_THREAD_CPUTIME_ID): read by the thread at its exit, or by the writer
+  // for a thread still running.
+  uint64_t cpu_ns;
+  int32_t sched_policy;    // SCHED_OTHER 0, SCHED_FIFO 1, SCHED_RR 2, SCHED_BATCH 3, SCHED_IDLE 5,
+                           // SCHED_DEADLINE 6 (Linux's numbers), as last seen: at registration, at
+                           // exit, or at the write for a thread still running
+  int32_t sched_priority;  // its sched_param.sched_priority (0 for the non-real-time policies)
+};
+static_assert(sizeof(ThreadFactsRecord) == 40);
+
+// kProcessFacts: exactly one record.
+struct ProcessFactsRecord {
+  uint32_t online_cpus;  // CPUs it could run on at runtime start (sched_getaffinity's count, or
+                         // the online CPUs when that fails); 0: not known
+  uint32_t reserved;
+};
+static_assert(sizeof(ProcessFactsRecord) == 8);
 
 enum class Counter : uint32_t {
   kDroppedSites = 1,       // events not recorded: a site table was full (hot path or merge)

@@ -242,7 +242,14 @@ void thread_value(JsonWriter& w, const ThreadSummary& t) {
   w.object("waits_by_primitive_ns");
   for (uint32_t p = 1; p <= static_cast<uint32_t>(format::Primitive::kLast); ++p)
     w.field(primitive_name(static_cast<format::Primitive>(p)), t.wait_ns_by_primitive[p]);
-  w.end_object().field("barrier_last_arrivals", t.barrier_last_arrivals).end_object();
+  w.end_object().field("barrier_last_arrivals", t.barrier_last_arrivals);
+  // What the profile knows of the thread's life, CPU and scheduling (absent when it does not).
+  if (t.lifetime_known) w.field("start_ns", t.start_ns).field("end_ns", t.end_ns);
+  if (t.cpu_known) w.field("cpu_ns", t.cpu_ns);
+  if (t.sched_known)
+    w.field("sched_policy", sched_policy_name(t.sched_policy))
+        .field("sched_priority", t.sched_priority);
+  w.end_object();
 }
 
 // Edges name locks by their index in the process's "locks"; each inversion lists its edges (indices
@@ -367,6 +374,7 @@ void process_value(JsonWriter& w, const ProcessProfile& process, const ReportOpt
       .field("clock", process.clock_source == format::ClockSource::kTsc ? "tsc" : "monotonic")
       .field("ticks_per_second", process.ticks_per_second)
       .field("hold_sample_period", process.hold_sample_period);
+  if (process.online_cpus != 0) w.field("online_cpus", process.online_cpus);
   w.object("counters");
   for (uint32_t id = 1; id <= kLastCounterId; ++id) {
     const auto counter = static_cast<format::Counter>(id);

@@ -29,7 +29,9 @@ namespace {
 using format::SectionType;
 
 struct Sections {
-  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame, cpu_handoffs, frames, stacks, site_stacks, order_stacks, blame_stacks, hold_stacks, acquire_stacks;
+  ByteBuffer strings, process, modules, threads, locks, sites, histograms, counters, order, blame,
+      cpu_handoffs, frames, stacks, site_stacks, order_stacks, blame_stacks, hold_stacks,
+      acquire_stacks, thread_facts, process_facts;
 
   format::StringRef add_string(const char* text, size_t length) {
     format::StringRef ref{static_cast<uint32_t>(strings.size()), static_cast<uint32_t>(length)};
@@ -83,6 +85,8 @@ constexpr SectionLayout kSectionLayout[] = {
     {SectionType::kSiteHoldStacks, sizeof(format::SiteHoldStackRecord), &Sections::hold_stacks},
     {SectionType::kSiteAcquireStacks, sizeof(format::SiteAcquireStackRecord),
      &Sections::acquire_stacks},
+    {SectionType::kThreadFacts, sizeof(format::ThreadFactsRecord), &Sections::thread_facts},
+    {SectionType::kProcessFacts, sizeof(format::ProcessFactsRecord), &Sections::process_facts},
 };
 static_assert(format::lists_each_value_in_order<SectionType>(kSectionLayout, &SectionLayout::type),
               "one row per SectionType 1..kLast, in order");
@@ -174,6 +178,7 @@ void fill_process(Sections& out, const Runtime& rt, format::ExitPath exit_path, 
     record.command_line = out.add_string(text, length);
   }
   out.process.append_record(record);
+  out.process_facts.append_record(format::ProcessFactsRecord{rt.online_cpus, 0});
 }
 
 void fill_modules(Sections& out, const ModuleList& list) {
@@ -401,6 +406,7 @@ bool records_now(const ThreadState& t) {
 // totals, what it is blocked in or holding, and how many calls its table had then.
 struct LiveThread {
   format::ThreadRecord record;
+  format::ThreadFactsRecord facts;
   uint64_t calls_at_snapshot;
   uint32_t slot;
   int extra_wait_bucket;  // the in-progress lock wait's bucket, -1 when none
@@ -480,7 +486,8 @@ uint64_t snapshot_threads(Runtime& rt, SiteTable& all, ByteBuffer& live,
     ThreadState& t = rt.threads.slot(i);
     if (!records_now(t)) continue;
     if (!(t.flags & format::kThreadExited)) read_thread_name(t.tid, t.name);
-    LiveThread thread{thread_record_of(t), calls_in(t.sites), static_cast<uint32_t>(i), -1};
+    LiveThread thread{thread_record_of(t), thread_facts_record(rt, t), calls_in(t.sites),
+                      static_cast<uint32_t>(i), -1};
     dropped += merge_thread_sites(all, t);  // a sample in progress counts as itself alone
     add_in_progress(rt, t, all, thread, now, counters);
     live.append_record(thread);
@@ -509,6 +516,13 @@ uint32_t threads_active_since_paused(Runtime& rt) {
   return active;
 }
 
+// A thread's row and its facts' (only when the row was written: facts never name a missing row).
+void add_thread(Sections& out, const format::ThreadRecord& record,
+                format::ThreadFactsRecord facts) {
+  facts.thread = static_cast<uint32_t>(out.threads.size() / sizeof(format::ThreadRecord));
+  if (out.threads.append_record(record)) out.thread_facts.append_record(facts);
+}
+
 // Threads that still hold a slot (as snapshot), then those long gone.
 uint64_t fill_threads(Sections& out, Runtime& rt, ByteBuffer& live) {
   uint64_t running = 0;
@@ -518,7 +532,7 @@ uint64_t fill_threads(Sections& out, Runtime& rt, ByteBuffer& live) {
     if (!(thread.record.flags & format::kThreadExited)) ++running;
     thread.record.wait_histogram = out.add_histogram(rt.threads.slot(thread.slot).wait_histogram);
     if (thread.extra_wait_bucket >= 0) out.add_bin(thread.record.wait_histogram, thread.extra_wait_bucket, 1);
-    out.threads.append_record(thread.record);
+    add_thread(out, thread.record, thread.facts);
   }
   for (size_t i = 0; i < rt.threads.finished_count(); ++i) {
     format::ThreadRecord record = rt.threads.finished(i);
@@ -528,7 +542,7 @@ uint64_t fill_threads(Sections& out, Runtime& rt, ByteBuffer& live) {
       out.add_bin(ref, static_cast<int>(bin.bucket), bin.count);
     }
     record.wait_histogram = ref;
-    out.threads.append_record(record);
+    add_thread(out, record, rt.threads.finished_facts(i));
   }
   return running;
 }

@@ -187,6 +187,7 @@ void reset_process_identity(Runtime& rt) {
   rt.start_monotonic_ns = Clock::monotonic_ns();
   rt.start_ticks = rt.clock.now();
   rt.shared_stack_ticks.store(0, std::memory_order_relaxed);
+  rt.online_cpus = usable_cpu_count();  // a fork child's: its forking thread's, inherited
 }
 
 // Called marked inside lockscope (current_thread_slow), so the merge lock is signal-safe here.
@@ -220,10 +221,13 @@ ThreadState* register_thread() {
   self->tid = static_cast<uint32_t>(syscall(SYS_gettid));
   self->owner_token = owner_token(self->tid, rt.fork_generation);
   self->handle = pthread_self();
-  self->first_ticks = rt.clock.now();
+  self->first_ticks = rt.clock.now();  // also its start in the profile (thread_facts.h)
   self->stack_ticks = 0;
   self->hold_stack_ticks = 0;
   if (self->tid == rt.pid) self->flags |= format::kThreadMain;
+  // Its policy as it starts (pthread_attr_setschedpolicy); its exit and the profile's writer read
+  // it again, so a later change shows.
+  read_thread_sched(0, self->facts);
   // The name is read at the thread's exit and, for threads still running, when the profile is
   // written: a read here would cost a third of a short-lived thread's start.
   rt.count(format::Counter::kThreadsSeen);
@@ -239,6 +243,7 @@ void thread_exit_destructor(void* value) {
   Runtime& rt = g_runtime;
   if (!self || static_cast<uint32_t>(getpid()) != rt.pid) return;
   InsideLockscope inside;
+  note_thread_exit(*self);  // its end, CPU time and policy, before the rest of its exit adds any
   prctl(PR_GET_NAME, self->name);  // the calling thread's own name, in one system call
   sink().thread_event(*self, format::TraceKind::kThreadExit);
   // Not for ever: a profile's writer may hold the lock long (see register_thread). Then the
@@ -291,6 +296,8 @@ void reset_child_tables(Runtime& rt, ThreadState* self) {
   self->owner_token = owner_token(self->tid, rt.fork_generation);
   self->handle = pthread_self();
   self->flags = format::kThreadMain;
+  self->facts = ThreadFacts{};
+  read_thread_sched(0, self->facts);
   self->epoch = own_epoch(*self) + 1;
   self->paused.store(0, std::memory_order_relaxed);
   self->held_depth = depth;

@@ -27,6 +27,7 @@
 #include "runtime/lock_order.h"
 #include "runtime/lock_table.h"
 #include "runtime/site_table.h"
+#include "runtime/thread_facts.h"
 #include "runtime/thread_pause.h"
 #include "runtime/thread_registry.h"
 #include "runtime/trace_writer.h"
@@ -181,6 +182,9 @@ struct ThreadState {
   uint64_t calls_when_paused;
   // Trace mode: the thread's file (kept across a slot's clear: closed when the thread is gone).
   TraceBuffer trace;
+  // Its end, CPU time and scheduling policy (thread_facts.h; zeroed when the slot is claimed).
+  // Last, so that the fields the fast paths use keep their offsets.
+  ThreadFacts facts;
 };
 // The calls a thread has made, by its totals.
 inline uint64_t calls_made(const ThreadState& t) {
@@ -233,6 +237,7 @@ struct Runtime {
   uint64_t start_realtime_ns = 0;
   uint64_t start_monotonic_ns = 0;
   uint64_t start_ticks = 0;  // the clock at start_monotonic_ns (trace time 0)
+  uint32_t online_cpus = 0;  // CPUs the process could run on at start (usable_cpu_count)
   // The stack captures of timed holds and of new lock-order edges, of every thread together: within
   // a budget of the process's time (StackBudget), besides each thread's own (capture_stack_at).
   std::atomic<uint64_t> shared_stack_ticks{0};

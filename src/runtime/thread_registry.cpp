@@ -26,6 +26,7 @@ void clear_slot(ThreadState& thread) {
   std::memset(static_cast<void*>(&thread), 0, offsetof(ThreadState, sites));
   std::memset(static_cast<void*>(&thread.epoch), 0,
               offsetof(ThreadState, state) - offsetof(ThreadState, epoch));
+  thread.facts = ThreadFacts{};
 }
 
 }  // namespace
@@ -135,7 +136,8 @@ void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& drop
     if (!finished_bins_.append([&](format::HistogramBin& into) { into = bin; })) break;
     ++record.wait_histogram.count;
   }
-  if (!finished_.append([&](format::ThreadRecord& into) { into = record; }))
+  const format::ThreadFactsRecord facts = thread_facts_record(g_runtime, thread);
+  if (!finished_.append([&](FinishedThread& into) { into = FinishedThread{record, facts}; }))
     dropped += thread.acquisitions + thread.releases;
 }
 

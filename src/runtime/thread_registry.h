@@ -68,7 +68,9 @@ class ThreadRegistry {
   size_t slot_count() const { return slots_.size(); }
   ThreadState& slot(size_t i) const { return slots_[i]; }
   size_t finished_count() const { return finished_.size(); }
-  const format::ThreadRecord& finished(size_t i) const { return finished_[i]; }
+  const format::ThreadRecord& finished(size_t i) const { return finished_[i].record; }
+  // Its lifetime, CPU time and policy (its `thread` index is the writer's to set).
+  const format::ThreadFactsRecord& finished_facts(size_t i) const { return finished_[i].facts; }
   // The bins of finished records: their wait_histogram refers to these.
   const format::HistogramBin& finished_bin(size_t i) const { return finished_bins_[i]; }
 
@@ -80,7 +82,12 @@ class ThreadRegistry {
   IndexStack free_;
   IndexStack exiting_;
   std::atomic<uint32_t> late_exits_{0};  // the latest noted slot's index + 1, 0: none
-  ChunkedArray<format::ThreadRecord, 8> finished_;
+  // A gone thread's row and its facts, together: one is never kept without the other.
+  struct FinishedThread {
+    format::ThreadRecord record;
+    format::ThreadFactsRecord facts;
+  };
+  ChunkedArray<FinishedThread, 8> finished_;
   ChunkedArray<format::HistogramBin, 10> finished_bins_;
 };
 
