@@ -135,15 +135,19 @@ TEST(FindingsEvents, SpinBurnNamesTheSpinlockAndCountsTheSpinningTheFixtureTimed
   EXPECT_LE(finding->time_at_stake_ns, uint64_t(spun));
   EXPECT_GE(double(finding->time_at_stake_ns), 0.9 * double(spun));
   EXPECT_EQ(evidence_value(*finding, "spin_ns"), double(lock.wait_sum_ns));
-  // Compared with CPU time where the profile has it (at least what the fixture's threads measured
-  // of their own), else with their thread time, which the evidence then names.
+  // Compared with CPU time where the profile has it: that of the burners that spun, at most what
+  // all of them measured of their own (and their exit's few microseconds); else with their thread
+  // time, which the evidence then names.
   const ProcessProfile& process = recorded.profile.processes.front();
   const bool cpu_known = std::all_of(process.threads.begin(), process.threads.end(),
                                      [](const ThreadSummary& t) { return t.cpu_known; });
   if (cpu_known) {
-    EXPECT_GE(evidence_value(*finding, "cpu_ns"), double(printed_one(recorded.run.out, "cpu_ns")));
+    EXPECT_GT(evidence_value(*finding, "cpu_ns"), 0);
+    EXPECT_LE(evidence_value(*finding, "cpu_ns"),
+              1.1 * double(printed_one(recorded.run.out, "cpu_ns")) + 5e6);
   } else {
-    EXPECT_GE(evidence_value(*finding, "thread_time_ns"), double(finding->time_at_stake_ns) / 3);
+    // No thread spins longer than it lives.
+    EXPECT_GE(evidence_value(*finding, "thread_time_ns"), double(finding->time_at_stake_ns));
   }
   EXPECT_GE(evidence_value(*finding, "share"), 0.10);
 }
