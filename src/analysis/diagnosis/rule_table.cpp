@@ -27,6 +27,58 @@ const std::vector<Rule>& rule_table() {
        "(kVerdictMinor, kVerdictMajor: verdict_rule.cpp)",
        "none: the findings below it say what to change", "lock wait and thread time, per process",
        detect_verdict},
+      // The event rules: the choice of primitive, wake-ups, deadlocks and priorities.
+      {"spin-burn", "spinning burns CPU",
+       "a spinlock whose spinning is a large share of the CPU time of the threads that spun",
+       "spinning on the lock at least 10 % of the spinning threads' CPU time (their thread time "
+       "while the profile lacks it), and at least 1 ms (kSpinBurnShare, kSpinBurnMinNs: "
+       "primitive_rules.cpp)",
+       "spin briefly, then park (a futex or an adaptive mutex), or use a mutex outright",
+       "the time spun, the spinning threads' CPU (or thread) time, the share, the holder's site",
+       detect_spin_burn},
+      {"lost-signals", "signals that wake nobody",
+       "a condvar most of whose signals and broadcasts found no thread waiting",
+       "more than 50 % of its signals and broadcasts, and at least 100 of them (kLostSignalShare, "
+       "kLostSignalsMin: wakeup_rules.cpp)",
+       "signal only when the state a waiter waits for changes", "signals with and without a waiter",
+       detect_lost_signals},
+      {"thundering-herd", "broadcasts that wake a crowd",
+       "a condvar whose broadcasts wake many waiters at once, which then queue for the mutex",
+       "at least 10 broadcasts that found waiters, 3 or more waits woken per broadcast, at least "
+       "50 % of the mutex re-acquisitions at its wait sites contended (kHerdMinBroadcasts, "
+       "kHerdMinWokenPerBroadcast, kHerdContendedShare: wakeup_rules.cpp)",
+       "signal one waiter per piece of work, or use one condvar per condition",
+       "broadcasts, waits woken per broadcast, the mutex re-acquisitions that waited and their "
+       "time",
+       detect_thundering_herd},
+      {"rwlock-write-heavy", "an rwlock that is mostly written",
+       "an rwlock whose writes dominate, so that readers seldom share it and its read side buys "
+       "nothing",
+       "writes at least 50 % of at least 100 acquisitions, at 1 acquisition/ms or more "
+       "(kWriteHeavyShare, kWriteHeavyMinAcquisitions, kWriteHeavyMinPerMs: primitive_rules.cpp)",
+       "use a plain mutex", "writes, reads, the write share, its waits by side",
+       detect_rwlock_write_heavy},
+      {"priority-inversion", "a real-time thread behind lower priority",
+       "a SCHED_FIFO/SCHED_RR thread waited for mutexes without priority inheritance, behind "
+       "holders that all had a lower priority",
+       "any such wait: every thread's policy known, the waiting thread above every other, every "
+       "mutex waited for in the process neither PTHREAD_PRIO_INHERIT/PROTECT nor process-shared "
+       "(deadlock_rules.cpp)",
+       "make the mutex PTHREAD_PRIO_INHERIT",
+       "the thread, its policy and its mutex waits; the mutexes", detect_priority_inversion},
+      {"lock-order-inversion", "locks taken in conflicting orders",
+       "a cycle of locks taken while holding one another in conflicting orders: a deadlock that "
+       "can happen (one that happened is the deadlock rule's)",
+       "any cycle whose acquisitions can wait for one another (lock_order_cycles.h)",
+       "take the locks in one order everywhere",
+       "each edge: the thread, both locks, both sites, the stack; the waits at the nested "
+       "acquisitions",
+       detect_lock_order_inversion},
+      {"deadlock", "a deadlock that happened",
+       "threads still blocked at exit in a cycle of holds: a lock-order cycle each of whose nested "
+       "acquisitions was still blocked when the profile was written",
+       "any such cycle (deadlock_rules.cpp)", "take the locks in one order everywhere",
+       "the cycle's edges, the blocked time, the waits in progress", detect_deadlock},
   };
   return rules;
 }

@@ -35,4 +35,13 @@ std::vector<Finding> diagnose(const ProfileViews& views);
 // The detectors, one per rule; each lives in the file of its family (rules_*.cpp).
 void detect_verdict(const ProfileViews& views, std::vector<Finding>& findings);
 
+// The event rules: primitive_rules.cpp, wakeup_rules.cpp, deadlock_rules.cpp.
+void detect_spin_burn(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_lost_signals(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_thundering_herd(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_rwlock_write_heavy(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_priority_inversion(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_lock_order_inversion(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_deadlock(const ProfileViews& views, std::vector<Finding>& findings);
+
 }  // namespace lockscope
