@@ -27,6 +27,65 @@ const std::vector<Rule>& rule_table() {
        "(kVerdictMinor, kVerdictMajor: verdict_rule.cpp)",
        "none: the findings below it say what to change", "lock wait and thread time, per process",
        detect_verdict},
+      // The contention family (contention_rules.cpp, placement_rules.cpp).
+      {"serial-bottleneck", "a lock the threads take turns on",
+       "a lock whose waits are a large share of the time of its threads, when no more specific "
+       "cause (long-hold, handoff-storm, oversubscribed) explains them",
+       "its waits >= 10 % of the time of the threads that took locks (the verdict's bottleneck "
+       "band) and >= 1 % of the process's thread time (kSerialShare, kMaterialShare)",
+       "shorten its critical sections, or split what it guards",
+       "its wait, its threads and their time, the share, its conflict rate and mean hold",
+       detect_serial_bottleneck},
+      {"long-hold", "one site's long holds",
+       "one acquire site's holds cause most of a lock's waits (the blame records), with holds far "
+       "longer than the lock's typical hold",
+       "> 50 % of the lock's wait behind that site's holds; its mean hold >= 10x the median hold "
+       "of the lock's other sites; that wait >= 1 % of thread time (kLongHoldBlameShare, "
+       "kLongHoldFactor)",
+       "move work out of the critical section at that site (its mean and max hold)",
+       "the wait behind the site, its waits, its mean and max hold, the lock's median hold",
+       detect_long_hold},
+      {"hot-lock", "the locking itself costs",
+       "very frequent acquisitions with little contention: the lock and unlock calls themselves "
+       "cost (acquisitions x this machine's uncontended pair, measured at report time)",
+       "conflict rate < 5 % and >= 1 acquisition/ms (SyncPerf's quadrants); acquisitions x pair "
+       ">= 1 % of thread time (kConflictRate, kFrequentPerMs, kMaterialShare)",
+       "batch work per acquisition, per-thread state, or atomics",
+       "acquisitions and rate, conflict rate, the measured pair price, the time in lock calls",
+       detect_hot_lock},
+      {"handoff-storm", "the lock's cache line ping-pongs",
+       "handoffs nearly as many as acquisitions, mostly from another CPU, with short holds: the "
+       "lock's cache line moves between CPUs on each acquisition",
+       "handoffs >= 50 % of acquisitions; >= 50 % of those whose CPU is known cross-CPU; median "
+       "hold <= 1 us; >= 1 acquisition/ms; its wait >= 1 % of thread time (kHandoffShare, "
+       "kCrossCpuShare, kShortHoldNs)",
+       "batch work per acquisition; try another lock (`lockscope bench c2c` gives the price)",
+       "handoffs, cross- and same-CPU ones, median hold, the wait for it", detect_handoff_storm},
+      {"asymmetric-contention", "a few locks of one name take the waits",
+       "locks of one name (same init or first-use site: a striped or hashed set) of which a few "
+       "take most of the waiting: striping or hashing imbalance",
+       "an instance is hot with >= 4x the mean wait of the others; the hot ones > 50 % of the "
+       "name's wait and >= 1 % of thread time (kHotInstanceFactor, kHotWaitShare)",
+       "the hot instances and their share: hash or stripe by another key",
+       "the locks of the name, each hot one's share of waits and acquisitions, conflict rates",
+       detect_asymmetric_contention},
+      {"oversubscribed", "holders preempted",
+       "waits far longer than the holds behind them: holders (or woken waiters) waited for a "
+       "CPU, more runnable threads than CPUs",
+       "> 50 % of the lock's wait in >= 10 waits longer than 10x a full queue of the holds behind "
+       "them and than 100 us; >= 1 hold over 100 us and 10x the mean; that time >= 1 % of thread "
+       "time (kWaitOverHold, kPreemptedWaitNs, kUnexplainedShare, kMinLongWaits, "
+       "kMinPreemptedHolds)",
+       "thread count against CPUs (or that the CPU count is not known)",
+       "mean wait, mean hold behind it, the long waits and their time, threads and CPUs",
+       detect_oversubscribed},
+      {"false-sharing", "two busy locks in one cache line",
+       "two often-used locks, taken by different threads, in one 64-byte line",
+       ">= 111 acquisitions/ms each (1 % of a ms at the lab's 90 ns line transfer); no thread took "
+       "as many locks as the two together (kSharedLinePerMs)",
+       "align or pad each to its own 64-byte line, naming both",
+       "both locks' addresses and rates, the line, the time in their lock calls",
+       detect_false_sharing},
       // The event rules: the choice of primitive, wake-ups, deadlocks and priorities.
       {"spin-burn", "spinning burns CPU",
        "a spinlock whose spinning is a large share of the CPU time of the threads that spun",

@@ -35,6 +35,14 @@ std::vector<Finding> diagnose(const ProfileViews& views);
 // The detectors, one per rule; each lives in the file of its family (rules_*.cpp).
 void detect_verdict(const ProfileViews& views, std::vector<Finding>& findings);
 
+// The contention family: contention_rules.cpp, placement_rules.cpp.
+void detect_serial_bottleneck(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_long_hold(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_hot_lock(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_handoff_storm(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_asymmetric_contention(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_oversubscribed(const ProfileViews& views, std::vector<Finding>& findings);
+void detect_false_sharing(const ProfileViews& views, std::vector<Finding>& findings);
 // The event rules: primitive_rules.cpp, wakeup_rules.cpp, deadlock_rules.cpp.
 void detect_spin_burn(const ProfileViews& views, std::vector<Finding>& findings);
 void detect_lost_signals(const ProfileViews& views, std::vector<Finding>& findings);
