@@ -48,8 +48,8 @@ std::optional<std::string> symbol_name(const ProcessProfile& process, const Lock
                              lock.address - module->load_bias, object_size(lock.primitive));
   if (!symbol || symbol->name.empty()) return std::nullopt;
   const std::string name = short_function_name(symbol->name);  // no "(anonymous namespace)::"
-  if (symbol->offset == 0) return name;
   if (!symbol->member.empty()) return name + symbol->member;
+  if (symbol->offset == 0) return name;
   return fmt::format("{}+{:#x}", name, symbol->offset);
 }
 
@@ -155,6 +155,20 @@ void name_locks(Profile& profile, Symbolizer& symbolizer) {
 
 std::string lock_name(const LockSummary& lock) {
   return lock.name.empty() ? fmt::format("{:#x}", lock.address) : lock.name;
+}
+
+std::string lock_family_name(const LockSummary& lock) {
+  std::string name = lock_name(lock);
+  if (lock.name_source != LockNameSource::kSymbol) return name;
+  std::string family;
+  for (size_t i = 0; i < name.size(); ++i) {
+    family += name[i];
+    if (name[i] != '[') continue;
+    size_t end = i + 1;
+    while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+    if (end > i + 1 && end < name.size() && name[end] == ']') i = end - 1;  // drop the digits
+  }
+  return family;
 }
 
 std::string lock_name_phrase(const LockSummary& lock) {

@@ -30,6 +30,11 @@ void name_locks(Profile& profile, Symbolizer& symbolizer);
 // Its name; a profile that was not symbolized (a test's hand-made one) has none: its address.
 std::string lock_name(const LockSummary& lock);
 
+// The set of locks a lock belongs to: its name, but for the elements of one global array, which
+// share "stripes[].lock" ("stripes[2].lock" is one of them): the striped or hashed sets that
+// asymmetric contention looks at are made by one init site or one array.
+std::string lock_family_name(const LockSummary& lock);
+
 // The name as prose says it, with what it is and how it was named: "mutex account_a", "mutex
 // initialised at Statistics kvcache_demo.cpp:32", "mutex first taken at serve_requests
 // kvcache_demo.cpp:83", "condvar first waited on at pop q.c:40".

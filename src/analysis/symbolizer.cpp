@@ -291,7 +291,7 @@ std::optional<DataSymbol> Symbolizer::data_symbol(const ModuleIdentity& module, 
   std::optional<ElfSymbolHit> hit = data.objects->find(dwfl_addr);
   if (!hit) return std::nullopt;
   DataSymbol symbol{demangle_symbol(hit->name), hit->offset, {}};
-  if (hit->offset != 0) {
+  {  // also at offset 0: a struct's first member ("counters.reads_lock", not "counters")
     if (!data.globals) data.globals.emplace(module_dwarf(data), data.dwarf_bias);
     symbol.member =
         data.globals->member_path(dwfl_addr - hit->offset, hit->offset, object_size).value_or("");

@@ -51,7 +51,7 @@ struct DataSymbol {
   std::string name;
   uint64_t offset = 0;
   // Where DWARF describes the variable's type, the member at `offset`: ".ceval.gil.mutex",
-  // "[2]", ".lock"; empty when it does not (or offset is 0).
+  // "[2]", ".lock"; empty when it does not, or the variable is the lock itself.
   std::string member;
 };
 

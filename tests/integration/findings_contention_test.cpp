@@ -1,7 +1,7 @@
 // The contention family's findings on real runs: each rule's fixture, recorded under the real
 // runtime, yields its finding about the lock a person finds in the fixture's source, at the
-// fixture's marked lines, with figures that agree with what the fixture measured itself. Then the
-// table: every fixture below x every rule of rule_table(): only the expected rules fire.
+// fixture's marked lines, with figures that agree with what the fixture measured itself. The
+// table of every fixture x every rule is findings_table_test.cpp.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -260,10 +260,13 @@ TEST(FindingsContention, FalseSharingNamesBothLocksOfTheLine) {
   const Finding* finding = only_finding(run, "false-sharing");
   ASSERT_NE(finding, nullptr);
   ASSERT_EQ(finding->locks.size(), 2u);
-  EXPECT_EQ(run.views->lock(finding->locks[0]).name, "counters");
-  EXPECT_EQ(run.views->lock(finding->locks[1]).name, "counters+0x28");
-  EXPECT_EQ(finding->title, "counters and counters+0x28 share one 64-byte cache line");
-  EXPECT_NE(finding->advice.find("counters and counters+0x28"), std::string::npos);
+  // Named by the struct's members (DWARF types): "counters" and "counters+0x28" without them.
+  EXPECT_EQ(run.views->lock(finding->locks[0]).name, "counters.reads_lock");
+  EXPECT_EQ(run.views->lock(finding->locks[1]).name, "counters.writes_lock");
+  EXPECT_EQ(finding->title,
+            "counters.reads_lock and counters.writes_lock share one 64-byte cache line");
+  EXPECT_NE(finding->advice.find("counters.reads_lock and counters.writes_lock"),
+            std::string::npos);
   ASSERT_EQ(finding->sites.size(), 2u);
   for (const CodeLocation& site : finding->sites)
     EXPECT_TRUE(at_marker(site, "rule_false_sharing", "count-lock"));
@@ -273,68 +276,6 @@ TEST(FindingsContention, FalseSharingNamesBothLocksOfTheLine) {
   const double pair_ns = uncontended_pair_ns(format::Primitive::kMutex);
   EXPECT_EQ(finding->time_at_stake_ns, uint64_t(2 * double(per_thread) * pair_ns));
 }
-
-// The table: fixtures (with their arguments) x every rule of rule_table(). A row says which rules
-// must fire (besides the verdict, always there) and which may: nothing else may. Other rule
-// families add their fixtures as rows here.
-struct TableRow {
-  std::string fixture;
-  std::vector<std::string> args;
-  std::set<std::string> expected;
-  // A cause a busy machine can add on its own: when the test machine has more runnable threads
-  // than CPUs (parallel builds), woken waiters and holders wait for a CPU, and oversubscribed is
-  // then right about this run.
-  std::set<std::string> tolerated = {};
-  size_t cpus_needed = 1;
-};
-
-const std::vector<TableRow>& table_rows() {
-  static const std::vector<TableRow> rows = {
-      {"rule_serial_bottleneck", {"30"}, {"serial-bottleneck"}},
-      {"rule_long_hold", {"10"}, {"long-hold"}},
-      {"rule_hot_lock", {"2000000"}, {"hot-lock"}},
-      {"rule_handoff_storm", {"20000"}, {"handoff-storm"}, {"oversubscribed"}, 2},
-      {"rule_asymmetric_contention", {"200"}, {"asymmetric-contention"}},
-      {"rule_oversubscribed", {"1000"}, {"oversubscribed"}},
-      {"rule_false_sharing", {"100000"}, {"false-sharing"}},
-      // Existing fixtures whose causes are certain: a holder that sleeps while the other waits.
-      {"sleepy_holder", {"20"}, {"long-hold"}},
-      {"cpu_handoffs", {"cross", "10"}, {"long-hold"}},
-  };
-  return rows;
-}
-
-class FindingsTable : public ::testing::TestWithParam<size_t> {};
-
-TEST_P(FindingsTable, OnlyTheExpectedRulesFire) {
-  const TableRow& row = table_rows()[GetParam()];
-  if (allowed_cpus() < row.cpus_needed)
-    GTEST_SKIP() << row.fixture << " needs " << row.cpus_needed << " CPUs";
-  RuleRun run(row.fixture, row.args);
-  std::set<std::string> fired;
-  for (const Finding& finding : run.findings()) fired.insert(finding.rule);
-  EXPECT_EQ(run.of("verdict").size(), 1u);
-  fired.erase("verdict");
-  for (const std::string& rule : row.expected)
-    EXPECT_TRUE(fired.count(rule)) << rule << " did not fire on " << row.fixture << ":\n"
-                                   << run.describe();
-  for (const std::string& rule : fired)
-    EXPECT_TRUE(row.expected.count(rule) || row.tolerated.count(rule))
-        << rule << " fired on " << row.fixture << ":\n"
-        << run.describe();
-  // Every rule that fired is one of the table's, and every finding ranks by its time at stake.
-  for (const std::string& rule : fired) EXPECT_NE(find_rule(rule), nullptr) << rule;
-  for (size_t i = 2; i < run.findings().size(); ++i)
-    EXPECT_GE(run.findings()[i - 1].time_at_stake_ns, run.findings()[i].time_at_stake_ns);
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, FindingsTable, ::testing::Range(size_t{0}, table_rows().size()),
-                         [](const ::testing::TestParamInfo<size_t>& row) {
-                           std::string name = table_rows()[row.param].fixture;
-                           for (const std::string& arg : table_rows()[row.param].args)
-                             name += "_" + arg;
-                           return name;
-                         });
 
 }  // namespace
 }  // namespace lockscope::testing

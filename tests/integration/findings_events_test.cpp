@@ -292,65 +292,6 @@ TEST(FindingsEvents, DeadlockNamesTheCycleOfThreadsStillBlockedAtExit) {
   EXPECT_EQ(evidence_value(*finding, "waits_in_progress"), 2);
 }
 
-// Every rule of rule_table() over each fixture: the rules that fire, and no other. The verdict
-// always does.
-struct FixtureRules {
-  std::string fixture;
-  std::vector<std::string> args;
-  std::set<std::string> rules;
-};
-
-const std::vector<FixtureRules>& fixture_rules() {
-  static const std::vector<FixtureRules> table = {
-      {"rule_spin_burn", {"3", "100", "100"}, {"verdict", "spin-burn"}},
-      {"rule_lost_signals", {"1000"}, {"verdict", "lost-signals"}},
-      {"rule_thundering_herd", {"8", "50"}, {"verdict", "thundering-herd"}},
-      {"rule_rwlock_write_heavy", {"3", "1000", "10"}, {"verdict", "rwlock-write-heavy"}},
-      // priority-inversion: only where the profile holds threads' policies (see its test).
-      {"rule_lock_order_inversion", {"20"}, {"verdict", "lock-order-inversion"}},
-      {"rule_deadlock", {"100"}, {"verdict", "deadlock"}},
-      // The existing fixtures. spin_counter's spinner spins 3 ms behind a holder that sleeps: a
-      // spin burn. signals_after_wake broadcasts 999 times to nobody: lost signals.
-      {"spin_counter", {"1000"}, {"verdict", "spin-burn"}},
-      {"signals_after_wake", {}, {"verdict", "lost-signals"}},
-      {"lock_order", {"inversion"}, {"verdict", "lock-order-inversion"}},
-      {"lock_order", {"wrapped"}, {"verdict", "lock-order-inversion"}},
-      {"lock_order", {"condwait"}, {"verdict", "lock-order-inversion"}},
-      {"lock_order", {"consistent"}, {"verdict"}},
-      {"condvar_wakeups", {"50"}, {"verdict"}},
-      {"condvar_split", {}, {"verdict"}},
-      {"rwlock_sides", {"3", "200"}, {"verdict"}},
-      {"blocked_at_exit", {}, {"verdict"}},
-      {"semaphores", {"100"}, {"verdict"}},
-      {"barrier_rounds", {"20"}, {"verdict"}},
-      {"counter_threads", {}, {"verdict"}},
-      {"handoffs", {"500"}, {"verdict"}},
-      {"cxx_primitives", {}, {"verdict"}},
-      {"wrapped_locks", {"100"}, {"verdict"}},
-      {"condvar_hold", {"contended"}, {"verdict"}},
-      {"blocking_holds", {"200", "20", "condvar"}, {"verdict"}},
-      {"recursive_blame", {"100"}, {"verdict"}},
-      {"cpu_handoffs", {"cross", "200"}, {"verdict"}},
-      {"rwlock_unseen_lock", {}, {"verdict"}},
-      {"many_threads", {}, {"verdict"}},
-  };
-  return table;
-}
-
-TEST(FindingsEvents, EachFixtureYieldsItsRulesAndNoOther) {
-  for (const FixtureRules& row : fixture_rules()) {
-    TemporaryDirectory dir;
-    const Recorded recorded = record_fixture(dir, row.fixture, row.args);
-    std::set<std::string> fired;
-    for (const Finding& finding : recorded.findings) fired.insert(finding.rule);
-    // Only the rules of the table are judged: each fired one is a row of it.
-    for (const std::string& rule : fired) EXPECT_NE(find_rule(rule), nullptr) << rule;
-    EXPECT_EQ(fired, row.rules) << row.fixture << " " << fmt::format("{}", fmt::join(row.args, " "))
-                                << ":\n"
-                                << describe(recorded.findings);
-  }
-}
-
 // The demo: contention on its std::mutex, none of the event rules' causes.
 TEST(FindingsEvents, TheDemoYieldsNoEventFinding) {
   TemporaryDirectory dir;

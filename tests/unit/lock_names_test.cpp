@@ -72,5 +72,21 @@ TEST(LockNames, AnInitSiteComesBeforeTheFirstUseAndAnUnnamedLockIsItsAddress) {
   EXPECT_EQ(lock_name(never_named), "0xbeef");  // a hand-made profile, not symbolized
 }
 
+TEST(LockNames, TheElementsOfOneGlobalArrayAreOneFamily) {
+  LockSummary element;
+  element.name = "stripes[12].lock";
+  element.name_source = LockNameSource::kSymbol;
+  EXPECT_EQ(lock_family_name(element), "stripes[].lock");
+  element.name = "grid[3][40]";
+  EXPECT_EQ(lock_family_name(element), "grid[][]");
+  element.name = "table";
+  EXPECT_EQ(lock_family_name(element), "table");
+  // A site's label is its own family: "[" there is no index.
+  LockSummary made;
+  made.name = "make_stripes s.c:25 [build-id mismatch]";
+  made.name_source = LockNameSource::kInitSite;
+  EXPECT_EQ(lock_family_name(made), made.name);
+}
+
 }  // namespace
 }  // namespace lockscope

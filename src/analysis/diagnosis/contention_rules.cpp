@@ -24,6 +24,10 @@ namespace {
 // serial-bottleneck: the verdict's "bottleneck" band (kVerdictMajor, verdict_rule.cpp) for one
 // lock: its waits alone are at least 10 % of the time of the threads that took locks.
 constexpr double kSerialShare = 0.10;
+// ... in a queue that formed again and again: a lock waited for a handful of times (a timed try
+// that ran out, a start-up race, threads blocked at exit) is no bottleneck, whatever share of a
+// short run those few waits are. Ten contended acquisitions is the same floor as oversubscribed's.
+constexpr uint64_t kSerialMinContended = 10;
 
 // long-hold: "most" of a lock's waits are behind one site's holds (more than half of its wait
 // time), and that site's mean hold is an order of magnitude above the lock's typical hold, the
@@ -384,7 +388,7 @@ void detect_oversubscribed(const ProfileViews& views, std::vector<Finding>& find
 
 void detect_serial_bottleneck(const ProfileViews& views, std::vector<Finding>& findings) {
   for_each_lock(views, [&](const ProcessProfile& process, const LockSummary& lock, FindingLock at) {
-    if (lock.wait_sum_ns == 0) return;
+    if (lock.wait_sum_ns == 0 || lock.contended < kSerialMinContended) return;
     const LockingThreads threads = locking_threads(process);
     if (threads.time_ns == 0) return;
     const double share = double(lock.wait_sum_ns) / double(threads.time_ns);

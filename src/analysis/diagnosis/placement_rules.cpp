@@ -60,7 +60,7 @@ std::vector<HotGroup> hot_groups(const ProfileViews& views, size_t p) {
   std::map<std::string, std::vector<size_t>> by_name;
   for (size_t l = 0; l < process.locks.size(); ++l) {
     const LockSummary& lock = process.locks[l];
-    if (is_lock_primitive(lock) && lock.same_name_locks > 1) by_name[lock_name(lock)].push_back(l);
+    if (is_lock_primitive(lock)) by_name[lock_family_name(lock)].push_back(l);
   }
   std::vector<HotGroup> groups;
   for (auto& [name, members] : by_name) {

@@ -156,14 +156,33 @@ std::vector<Finding> diagnose(const ProfileViews& views) {
     rules[row].detect(views, findings);
     rule_of.resize(findings.size(), row);
   }
-  std::vector<size_t> order(findings.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // A serial bottleneck is a symptom: where another rule names the same lock, that finding says
+  // why its threads queue (a long hold, a broadcast's herd, a spinner, a deadlock), and the
+  // lock's wait would otherwise be counted at stake twice.
+  std::vector<bool> dropped(findings.size(), false);
+  for (size_t i = 0; i < findings.size(); ++i) {
+    if (findings[i].rule != "serial-bottleneck" || findings[i].locks.empty()) continue;
+    for (size_t j = 0; j < findings.size() && !dropped[i]; ++j) {
+      if (j == i || findings[j].rule == "verdict" || findings[j].rule == "serial-bottleneck")
+        continue;
+      for (const FindingLock& lock : findings[j].locks)
+        if (lock == findings[i].locks.front()) dropped[i] = true;
+    }
+  }
+  std::vector<size_t> order;
+  for (size_t i = 0; i < findings.size(); ++i)
+    if (!dropped[i]) order.push_back(i);
   auto first_lock = [&](size_t i) {
     return findings[i].locks.empty() ? FindingLock{SIZE_MAX, SIZE_MAX} : findings[i].locks.front();
   };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const bool verdict_a = findings[a].rule == "verdict", verdict_b = findings[b].rule == "verdict";
     if (verdict_a != verdict_b) return verdict_a;
+    // Defects (a deadlock, one that can happen, a priority inversion) before costs: a potential
+    // deadlock that never waited has nothing at stake yet, and must still reach the first screen.
+    const bool error_a = findings[a].severity == Severity::kError;
+    const bool error_b = findings[b].severity == Severity::kError;
+    if (error_a != error_b) return error_a;
     if (findings[a].time_at_stake_ns != findings[b].time_at_stake_ns)
       return findings[a].time_at_stake_ns > findings[b].time_at_stake_ns;
     if (rule_of[a] != rule_of[b]) return rule_of[a] < rule_of[b];
@@ -171,7 +190,7 @@ std::vector<Finding> diagnose(const ProfileViews& views) {
     return la.process != lb.process ? la.process < lb.process : la.lock < lb.lock;
   });
   std::vector<Finding> ranked;
-  ranked.reserve(findings.size());
+  ranked.reserve(order.size());
   for (size_t i : order) ranked.push_back(std::move(findings[i]));
   return ranked;
 }

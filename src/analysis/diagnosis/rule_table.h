@@ -28,8 +28,9 @@ struct Rule {
 const std::vector<Rule>& rule_table();
 const Rule* find_rule(std::string_view id);
 
-// Every rule's findings: the verdict first, then by time at stake (most first; ties by rule order
-// then lock), so that the first five are what to look at.
+// Every rule's findings: the verdict first, then the defects (severity error), then by time at
+// stake (most first; ties by rule order then lock), so that the first five are what to look at.
+// A serial-bottleneck finding on a lock that another rule's finding names is left out.
 std::vector<Finding> diagnose(const ProfileViews& views);
 
 // The detectors, one per rule; each lives in the file of its family (rules_*.cpp).
