@@ -49,7 +49,7 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
                  "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, pprof, "
-                 "csv, sqlite, chrome, html)");
+                 "csv, sqlite, chrome, html, sarif)");
   }
 }
 
