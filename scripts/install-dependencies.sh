@@ -13,18 +13,30 @@ if [ "${1:-}" = "--test" ]; then
   # built by the packaging tests; debuginfod and curl: a local debuginfod server for the
   # stripped-binary test; sqlite3: the CLI the SQLite report tests query with; chromium: the
   # headless browser the html report tests open their pages in; git, binutils: fixtures and tests;
-  # clang and libclang-rt-14-dev: the libFuzzer targets of tests/fuzz.
+  # clang and libclang-rt-14-dev: the libFuzzer targets of tests/fuzz; npm: Microsoft's SARIF
+  # validator (installed below) for the sarif report's test.
   packages+=(llvm binutils git python3 python3-jsonschema golang-go libjemalloc2 memcached
-             dpkg-dev debuginfod curl sqlite3 chromium clang libclang-rt-14-dev)
+             dpkg-dev debuginfod curl sqlite3 chromium clang libclang-rt-14-dev npm)
 fi
+# With --test, once the packages are in: the SARIF validator, from the npm registry, into the
+# directory the test looks in (tests/integration/install_sarif_multitool.sh says where).
+install_test_tools() {
+  [ "${1:-}" = "--test" ] || return 0
+  "$(dirname "$0")/../tests/integration/install_sarif_multitool.sh" >/dev/null ||
+    echo "install-dependencies: no SARIF validator: the sarif report's test will be skipped" >&2
+}
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
     missing+=("$package")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  install_test_tools "${1:-}"
+  exit 0
+fi
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 echo "installing: ${missing[*]}"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+install_test_tools "${1:-}"

@@ -192,4 +192,20 @@ std::string lock_name_phrase(const LockSummary& lock) {
   return lock.name;
 }
 
+const char* lock_name_source_name(LockNameSource source) {
+  switch (source) {
+    case LockNameSource::kSymbol:
+      return "symbol";
+    case LockNameSource::kInitSite:
+      return "init";
+    case LockNameSource::kFirstUse:
+      return "first-use";
+    case LockNameSource::kBusiestSite:
+      return "busiest-site";
+    case LockNameSource::kAddress:
+      return "address";
+  }
+  return "address";
+}
+
 }  // namespace lockscope

@@ -40,4 +40,8 @@ std::string lock_family_name(const LockSummary& lock);
 // kvcache_demo.cpp:83", "condvar first waited on at pop q.c:40".
 std::string lock_name_phrase(const LockSummary& lock);
 
+// How the name was found, as the machine formats spell it (the JSON contract): "symbol", "init",
+// "first-use", "busiest-site", "address".
+const char* lock_name_source_name(LockNameSource source);
+
 }  // namespace lockscope

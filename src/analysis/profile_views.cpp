@@ -25,9 +25,20 @@ ProfileViews::ProfileViews(const Profile& profile) : profile_(&profile) {
       view.thread_time_ns += thread_lifetime_ns(process, thread, known);
       view.thread_time_bounded |= !known;
     }
+    if (process.trace.present) {
+      view.trace_intervals = trace_intervals(process.trace);
+      view.trace_names.emplace(process);
+    }
     processes_.push_back(std::move(view));
   }
   findings_ = diagnose(*this);
+}
+
+const ProcessProfile* finding_process(const ProfileViews& views, const Finding& finding) {
+  const std::vector<ProcessProfile>& processes = views.profile().processes;
+  if (!finding.locks.empty() && finding.locks.front().process < processes.size())
+    return &processes[finding.locks.front().process];
+  return processes.size() == 1 ? &processes.front() : nullptr;
 }
 
 }  // namespace lockscope

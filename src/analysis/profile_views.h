@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "analysis/diagnosis/finding.h"
 #include "analysis/lock_order_cycles.h"
 #include "analysis/profile_model.h"
+#include "analysis/trace_intervals.h"
 
 namespace lockscope {
 
@@ -26,6 +28,11 @@ struct ProcessView {
   // a lower bound).
   uint64_t thread_time_ns = 0;
   bool thread_time_bounded = false;
+  // record --trace: its waits, holds and handoffs as intervals, and the names its timelines give
+  // threads and locks (trace_intervals.h), for every timeline format (html, chrome, sqlite's
+  // events); empty, and no names, without a trace.
+  TraceIntervals trace_intervals;
+  std::optional<TraceNames> trace_names;
 };
 
 class ProfileViews {
@@ -55,5 +62,9 @@ class ProfileViews {
 // process's whole run when the profile does not hold it (`known` false).
 uint64_t thread_lifetime_ns(const ProcessProfile& process, const ThreadSummary& thread,
                             bool& known);
+
+// The process whose modules a finding's sites are in: its first lock's, else the profile's only
+// process; nullptr when neither (a finding about no lock of a profile of several processes).
+const ProcessProfile* finding_process(const ProfileViews& views, const Finding& finding);
 
 }  // namespace lockscope

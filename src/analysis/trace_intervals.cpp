@@ -157,9 +157,13 @@ TraceNames::TraceNames(const ProcessProfile& process) {
     if (name.empty()) name = "thread " + std::to_string(tid);
 }
 
-std::string TraceNames::lock(const TraceRecord& call, format::Operation operation) const {
+const LockSummary* TraceNames::lock_of(const TraceRecord& call) const {
   auto known = locks_.find({call.object, call.generation});
-  if (known != locks_.end()) return lock_frame_name(*known->second, operation);
+  return known == locks_.end() ? nullptr : known->second;
+}
+
+std::string TraceNames::lock(const TraceRecord& call, format::Operation operation) const {
+  if (const LockSummary* known = lock_of(call)) return lock_frame_name(*known, operation);
   LockSummary unknown;
   unknown.address = call.object;
   unknown.generation = call.generation;

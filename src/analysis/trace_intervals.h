@@ -72,6 +72,8 @@ class TraceNames {
   // "rwlock 0x5610 (read)"); a lock the profile's tables do not have (a ring's overwritten start)
   // by its address and the operation's primitive.
   std::string lock(const TraceRecord& call, format::Operation operation) const;
+  // The profile's lock a traced call was on; nullptr for one its tables do not have.
+  const LockSummary* lock_of(const TraceRecord& call) const;
 
  private:
   std::map<uint32_t, std::string> threads_;

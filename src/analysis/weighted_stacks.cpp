@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "analysis/lock_names.h"
 #include "analysis/wait_attribution.h"
 
 namespace lockscope {
@@ -101,7 +102,12 @@ uint64_t lock_time_total(const ProcessProfile& process, StackWeight weight) {
 }
 
 std::string lock_frame_name(const LockSummary& lock, format::Operation operation) {
-  std::string name = fmt::format("{} 0x{:x}", lock_kind_name(lock), lock.address);
+  // Its name (lock_names.h); with its address too when other locks of the process share the name
+  // (the stripes one loop made), so that each lock stays a frame of its own as before.
+  std::string name = fmt::format("{} {}", lock_kind_name(lock), lock_name(lock));
+  if (!lock.name.empty() && lock.name_source != LockNameSource::kAddress &&
+      lock.same_name_locks > 1)
+    name += fmt::format(" 0x{:x}", lock.address);
   if (lock.generation > 0) name += fmt::format("#{}", lock.generation);
   if (operation == format::Operation::kCondReacquire) name += " (after cond wait)";
   else if (lock.primitive == format::Primitive::kRwLock && format::is_read_side(operation))

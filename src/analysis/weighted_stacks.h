@@ -53,8 +53,10 @@ std::vector<WeightedStack> weighted_stacks(const ProcessProfile& process, StackW
 // What they add up to: the process's lock wait total, or its lock hold total.
 uint64_t lock_time_total(const ProcessProfile& process, StackWeight weight);
 
-// The lock as a leaf frame names it: "mutex 0x7ffd1234", "rwlock 0x5610#2 (read)", "mutex 0x5620
-// (after cond wait)" for the re-acquisitions inside pthread_cond_wait.
+// The lock as a leaf frame names it, by its kind and name (lock_names.h): "mutex account_a",
+// "rwlock 0x5610#2 (read)", "mutex worker w.c:40 0x5620" (a name other locks share: with the
+// address), "mutex cache_lock (after cond wait)" for the re-acquisitions inside
+// pthread_cond_wait. A lock not symbolized (a hand-made profile) is named by its address.
 std::string lock_frame_name(const LockSummary& lock, format::Operation operation);
 // The process as a root frame names it: "pid 4908 (git)".
 std::string process_frame_name(const ProcessProfile& process);

@@ -33,20 +33,21 @@ constexpr double kInsideSliceUs = 0.001;
 
 class ProcessTimeline {
  public:
-  ProcessTimeline(const ProcessProfile& process, double offset_us, JsonWriter& w,
-                  uint32_t& next_track)
-      : process_(process),
-        trace_(process.trace),
+  // `view` of a traced process: its intervals and names, computed once (profile_views.h).
+  ProcessTimeline(const ProcessView& view, double offset_us, JsonWriter& w, uint32_t& next_track)
+      : process_(*view.process),
+        trace_(view.process->trace),
         offset_us_(offset_us),
         w_(w),
         next_track_(next_track),
-        names_(process) {}
+        intervals_(view.trace_intervals),
+        names_(*view.trace_names) {}
 
   void write(uint64_t& next_flow) {
     metadata("process_name", 0).field("name", process_frame_name(process_));
     end_event();
     thread_names();
-    const TraceIntervals intervals = trace_intervals(trace_);
+    const TraceIntervals& intervals = intervals_;
     for (const TraceWait& wait : intervals.waits) {
       const TraceRecord& call = trace_.events[wait.call];
       w_.begin_object()
@@ -223,7 +224,8 @@ class ProcessTimeline {
   double offset_us_;
   JsonWriter& w_;
   uint32_t& next_track_;  // over the file: images of one pid (exec) have the same pid
-  TraceNames names_;
+  const TraceIntervals& intervals_;
+  const TraceNames& names_;
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, Track> tracks_;  // (lock, generation, reader)
 };
 
@@ -250,10 +252,10 @@ class ChromeTraceReportWriter final : public ReportWriter {
         .array("traceEvents");
     uint64_t next_flow = 1;
     uint32_t next_track = kLockTrackBase;
-    for (const ProcessProfile& process : profile.processes) {
-      if (!process.trace.present) continue;
-      const double offset_us = double(process.start_realtime_ns - first_start) / 1000.0;
-      ProcessTimeline(process, offset_us, w, next_track).write(next_flow);
+    for (const ProcessView& view : views.processes()) {
+      if (!view.process->trace.present) continue;
+      const double offset_us = double(view.process->start_realtime_ns - first_start) / 1000.0;
+      ProcessTimeline(view, offset_us, w, next_track).write(next_flow);
     }
     w.end_array().end_object().finish();
     sink.stream() << '\n';

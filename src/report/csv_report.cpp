@@ -2,9 +2,9 @@
 // line break, quotes doubled, lines ending CRLF). One table per file, since a file of two tables
 // is read by no spreadsheet: the locks table by default, the call sites table with --table sites.
 // Raw values, not the text report's rounded ones: counts as integers, times in nanoseconds (the
-// columns ending in _ns), locks as pid and hexadecimal address. Rows follow --sort and --all, as
-// in the text report; every row is written (no --top); an rwlock used from both sides is a row per
-// side, each with only its side's call sites.
+// columns ending in _ns), locks as pid, name (lock_names.h) and hexadecimal address. Rows follow
+// --sort and --all, as in the text report; every row is written (no --top); an rwlock used from
+// both sides is a row per side, each with only its side's call sites.
 //
 // The locks table's columns are the text report's (lock_columns(): one column per --sort key, so
 // the two never disagree on what a column is), then the init site.
@@ -13,6 +13,7 @@
 #include <cmath>
 #include <functional>
 
+#include "analysis/lock_names.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 
@@ -41,16 +42,22 @@ std::string column_name(const LockColumn& column) {
 
 // What identifies a row's lock, first in both tables.
 std::vector<std::string> lock_fields(const LockRow& row) {
-  return {std::to_string(row.process->pid), fmt::format("0x{:x}", row.lock->address),
-          std::to_string(row.lock->generation), row.side, lock_kind_name(*row.lock)};
+  return {std::to_string(row.process->pid),
+          lock_name(*row.lock),
+          fmt::format("0x{:x}", row.lock->address),
+          std::to_string(row.lock->generation),
+          row.side,
+          lock_kind_name(*row.lock)};
 }
-const std::vector<std::string> kLockHeader = {"pid", "address", "generation", "side", "kind"};
+const std::vector<std::string> kLockHeader = {"pid",        "name", "address",
+                                              "generation", "side", "kind"};
 
 void write_locks(const std::vector<LockRow>& rows, std::ostream& out) {
   std::vector<const LockColumn*> columns;
   std::vector<std::string> header = kLockHeader;
   for (const LockColumn& column : lock_columns()) {
-    if (column.key == "lock" || column.key == "kind") continue;  // in lock_fields
+    // in lock_fields (a column of the lock's name too, should the table get one)
+    if (column.key == "lock" || column.key == "kind" || column.key == "name") continue;
     columns.push_back(&column);
     header.push_back(column_name(column));
   }

@@ -1,6 +1,8 @@
 // The html format (-f html, -o report.html): one self-contained page (html_page.h) that draws the
 // report's views from one JSON document, which this writer fills from the shared views and never
 // works out itself:
+//   - first, the findings (analysis/diagnosis): the verdict, then each finding with its locks by
+//     name, its source lines, the figures it rests on and its advice;
 //   - flame graphs: each process's lock waits and lock holds by call stack (weighted_stacks.h),
 //     the process as root frame and the lock as leaf, drawn by d3-flame-graph; the page opens on
 //     --weight's and switches to the other;
@@ -19,6 +21,7 @@
 #include <map>
 #include <sstream>
 
+#include "analysis/lock_names.h"
 #include "analysis/trace_intervals.h"
 #include "report/blame_text.h"
 #include "report/footer_text.h"
@@ -82,7 +85,11 @@ void flame_tree(JsonWriter& w, const ProcessProfile& process, StackWeight weight
 void lock_rows(JsonWriter& w, std::string_view name, const std::vector<LockRow>& rows) {
   w.array(name);
   for (const LockRow& row : rows) {
-    w.begin_object().field("pid", row.process->pid).array("cells");
+    w.begin_object()
+        .field("pid", row.process->pid)
+        .field("name", lock_name(*row.lock))
+        .field("phrase", lock_name_phrase(*row.lock))
+        .array("cells");
     for (const LockColumn& column : lock_columns()) w.value(column.text(row));
     w.end_array().array("waits");
     for (const LatencyHistogram::Bin& bin : row.figures().waits_only.bins())
@@ -170,14 +177,15 @@ void blame_table(JsonWriter& w, const ProcessProfile& process) {
 
 // Each thread's waits and holds as [thread, begin ns, end ns, lock]: indexes into threads and
 // locks, times since the process started; the earliest kTimelineIntervals of them.
-void timeline(JsonWriter& w, const ProcessProfile& process) {
+void timeline(JsonWriter& w, const ProcessView& view) {
+  const ProcessProfile& process = *view.process;
   if (!process.trace.present) {
     w.value(nullptr);
     return;
   }
   const ProcessTrace& trace = process.trace;
-  const TraceNames names(process);
-  const TraceIntervals intervals = trace_intervals(trace);
+  const TraceNames& names = *view.trace_names;
+  const TraceIntervals& intervals = view.trace_intervals;
   std::map<uint32_t, size_t> thread_index;
   for (const auto& [tid, name] : names.threads())
     thread_index.try_emplace(tid, thread_index.size());
@@ -228,6 +236,38 @@ void timeline(JsonWriter& w, const ProcessProfile& process) {
       .end_object();
 }
 
+// The findings, ranked (the verdict first): each with its locks by name (and as prose: "mutex
+// first taken at serve_requests kvcache_demo.cpp:83"), its source lines, its evidence as people
+// read it, its advice and the time at stake.
+void findings(JsonWriter& w, const ProfileViews& views) {
+  w.array("findings");
+  for (const Finding& finding : views.findings()) {
+    w.begin_object()
+        .field("rule", finding.rule)
+        .field("severity", severity_name(finding.severity))
+        .field("title", finding.title)
+        .array("locks");
+    for (const FindingLock& at : finding.locks) {
+      const LockSummary& lock = views.lock(at);
+      w.begin_object()
+          .field("pid", views.profile().processes[at.process].pid)
+          .field("name", lock_name(lock))
+          .field("phrase", lock_name_phrase(lock))
+          .end_object();
+    }
+    w.end_array().array("sites");
+    for (const CodeLocation& site : finding.sites) w.value(site.label);
+    w.end_array().array("evidence");
+    for (const Evidence& evidence : finding.evidence)
+      w.begin_object().field("key", evidence.key).field("text", evidence.text).end_object();
+    w.end_array()
+        .field("advice", finding.advice)
+        .field("time_at_stake_ns", finding.time_at_stake_ns)
+        .end_object();
+  }
+  w.end_array();
+}
+
 class HtmlReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
@@ -240,11 +280,13 @@ class HtmlReportWriter final : public ReportWriter {
           .field("directory", profile.directory)
           .field("command", options.command)
           .field("weight", stack_weight_name(options.weight))
-          .field("notes", notes.str())
-          .key("locks");
+          .field("notes", notes.str());
+      findings(w, views);
+      w.key("locks");
       locks_table(w, profile, options);
       w.array("processes");
-      for (const ProcessProfile& process : profile.processes) {
+      for (const ProcessView& view : views.processes()) {
+        const ProcessProfile& process = *view.process;
         w.begin_object()
             .field("pid", process.pid)
             .field("name", process_frame_name(process))
@@ -258,7 +300,7 @@ class HtmlReportWriter final : public ReportWriter {
         w.end_object().key("blame");
         blame_table(w, process);
         w.key("timeline");
-        timeline(w, process);
+        timeline(w, view);
         w.end_object();
       }
       w.end_array().end_object();

@@ -1,8 +1,12 @@
 // The JSON report: every process, thread, lock and call site (not only the top N), under a
 // versioned schema documented in docs/json-schema.md. The contract for scripts and CI. Written as
 // it goes (json_writer.h): a server's profile is tens of megabytes of JSON, never a tree in memory.
-#include <algorithm>
+#include <fmt/core.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/lock_names.h"
 #include "analysis/lock_order_cycles.h"
 #include "analysis/wait_attribution.h"
 #include "report/counter_descriptions.h"
@@ -14,8 +18,10 @@ namespace lockscope {
 namespace {
 
 // 2: every primitive (docs/json-schema.md); lock_order is additive. 3: a lock's, a side's and a
-// thread's wait percentiles are of the waits only.
-inline constexpr int kJsonSchemaVersion = 4;
+// thread's wait percentiles are of the waits only. 4: a wait blocked at exit counts failed. 5:
+// locks have names, the report has findings (the diagnosis), and a lock's own sites no longer
+// stand for it: every place that names a lock carries its name.
+inline constexpr int kJsonSchemaVersion = 5;
 
 // The members of a latency distribution, into the object the caller opened (which may add more).
 // `ranked`: what the percentiles are of, when not the whole histogram: a lock's or a thread's
@@ -196,12 +202,16 @@ void attributed_waits_members(JsonWriter& w, const LockSummary& lock, const Proc
 void lock_value(JsonWriter& w, const LockSummary& lock, const ProcessProfile& process,
                 const ReportOptions& options) {
   w.begin_object()
+      .field("name", lock_name(lock))
+      .field("name_source", lock_name_source_name(lock.name_source))
+      .field("same_name_locks", lock.same_name_locks)
       .field("address", lock.address)
       .field("generation", lock.generation)
       .field("primitive", primitive_name(lock.primitive))
       .field("kind", lock_kind_name(lock))
       .field("capacity", lock.capacity);
   known_location_field(w, "init_site", lock.init_site, process);
+  known_location_field(w, "first_use_site", lock.first_use_site, process);
   w.field("destroyed", (lock.flags & format::kLockDestroyed) != 0)
       .field("owner_died", (lock.flags & format::kLockOwnerDied) != 0)
       .field("events", lock.events)
@@ -252,22 +262,37 @@ void thread_value(JsonWriter& w, const ThreadSummary& t) {
   w.end_object();
 }
 
-// Edges name locks by their index in the process's "locks"; each inversion lists its edges (indices
-// into "edges") in cycle order.
-void lock_order_field(JsonWriter& w, const ProcessProfile& process) {
+// The name of lock `index` of the process ("" for an index out of range: a damaged profile).
+std::string lock_name_at(const ProcessProfile& process, size_t index) {
+  return index < process.locks.size() ? lock_name(process.locks[index]) : std::string();
+}
+
+// Edges name locks by their index in the process's "locks" and by their names; each inversion
+// lists its edges (indices into "edges") in cycle order, and the names of the locks held on it.
+void lock_order_field(JsonWriter& w, const ProcessView& view) {
+  const ProcessProfile& process = *view.process;
   w.object("lock_order").array("edges");
   for (const LockOrderEdge& edge : process.lock_order) {
-    w.begin_object().field("held", edge.from_lock);
+    w.begin_object()
+        .field("held", edge.from_lock)
+        .field("held_name", lock_name_at(process, edge.from_lock));
     known_location_field(w, "held_taken_at", edge.from_site, process);
-    w.field("taken", edge.to_lock).key("taken_at");
+    w.field("taken", edge.to_lock)
+        .field("taken_name", lock_name_at(process, edge.to_lock))
+        .key("taken_at");
     location_value(w, edge.to_site, process);
     w.field("operation", operation_name(edge.to_operation));
     stack_id_field(w, "stack", edge.stack, LockOrderEdge::kNoStack);
     w.field("tid", edge.tid).end_object();
   }
   w.end_array().array("inversions");
-  for (const LockOrderInversion& inversion : find_lock_order_inversions(process))
-    w.begin_object().key("edges").values(inversion.edges).end_object();
+  for (const LockOrderInversion& inversion : view.inversions) {
+    w.begin_object().key("edges").values(inversion.edges).array("locks");
+    for (size_t edge : inversion.edges)
+      if (edge < process.lock_order.size())
+        w.value(lock_name_at(process, process.lock_order[edge].from_lock));
+    w.end_array().end_object();
+  }
   w.end_array().end_object();
 }
 
@@ -282,7 +307,7 @@ void stacks_field(JsonWriter& w, const ProcessProfile& process) {
   w.end_array();
 }
 
-void trace_event_value(JsonWriter& w, const TraceRecord& e) {
+void trace_event_value(JsonWriter& w, const TraceRecord& e, const TraceNames& names) {
   w.begin_object()
       .field("t_ns", e.time_ns)
       .field("tid", e.tid)
@@ -292,9 +317,12 @@ void trace_event_value(JsonWriter& w, const TraceRecord& e) {
     case format::TraceKind::kWaitBegin:
     case format::TraceKind::kHoldPause:
     case format::TraceKind::kHoldResume:
-      w.field("operation", operation_name(e.operation))
-          .field("lock", e.object)
-          .field("site", e.site);
+      w.field("operation", operation_name(e.operation)).field("lock", e.object).key("lock_name");
+      if (const LockSummary* lock = names.lock_of(e))
+        w.value(lock_name(*lock));
+      else  // a lock the tables lack (a ring's overwritten start): its address
+        w.value(fmt::format("{:#x}", e.object));
+      w.field("site", e.site);
       break;
     case format::TraceKind::kThreadName:
       w.field("name", e.name);
@@ -318,7 +346,8 @@ void trace_event_value(JsonWriter& w, const TraceRecord& e) {
 
 // Trace mode: the files, then every event (by thread, each thread's in order); "site" indexes
 // "sites". Null for a process recorded without --trace.
-void trace_field(JsonWriter& w, const ProcessProfile& process) {
+void trace_field(JsonWriter& w, const ProcessView& view) {
+  const ProcessProfile& process = *view.process;
   const ProcessTrace& trace = process.trace;
   w.key("trace");
   if (!trace.present) {
@@ -351,11 +380,12 @@ void trace_field(JsonWriter& w, const ProcessProfile& process) {
   w.end_array().array("sites");
   for (const CodeLocation& site : trace.sites) location_value(w, site, process);
   w.end_array().array("events");
-  for (const TraceRecord& e : trace.events) trace_event_value(w, e);
+  for (const TraceRecord& e : trace.events) trace_event_value(w, e, *view.trace_names);
   w.end_array().end_object();
 }
 
-void process_value(JsonWriter& w, const ProcessProfile& process, const ReportOptions& options) {
+void process_value(JsonWriter& w, const ProcessView& view, const ReportOptions& options) {
+  const ProcessProfile& process = *view.process;
   w.begin_object()
       .field("file", process.file)
       .field("pid", process.pid)
@@ -392,10 +422,60 @@ void process_value(JsonWriter& w, const ProcessProfile& process, const ReportOpt
   w.end_array().array("locks");
   for (const LockSummary& lock : process.locks) lock_value(w, lock, process, options);
   w.end_array();
-  lock_order_field(w, process);
+  lock_order_field(w, view);
   stacks_field(w, process);
-  trace_field(w, process);
+  trace_field(w, view);
   w.end_object();
+}
+
+// An evidence figure: a whole number (nanoseconds, counts) as a JSON integer, a ratio as a
+// number with its fraction.
+void evidence_field(JsonWriter& w, const Evidence& evidence) {
+  constexpr double kExactInteger = 9007199254740992.0;  // 2^53: every integer below is a double
+  const double value = evidence.value;
+  if (std::isfinite(value) && std::floor(value) == value && std::fabs(value) < kExactInteger)
+    w.field(evidence.key, static_cast<int64_t>(value));
+  else
+    w.field(evidence.key, value);
+}
+
+// The diagnosis (analysis/diagnosis/finding.h), ranked: the verdict first. A finding's locks are
+// named as the processes' "locks" are, and located by process and lock index; its sites are
+// locations of the process of its first lock.
+void findings_field(JsonWriter& w, const ProfileViews& views) {
+  const std::vector<ProcessProfile>& processes = views.profile().processes;
+  w.array("findings");
+  for (const Finding& finding : views.findings()) {
+    w.begin_object()
+        .field("rule", finding.rule)
+        .field("severity", severity_name(finding.severity))
+        .field("title", finding.title)
+        .array("locks");
+    for (const FindingLock& at : finding.locks) {
+      const LockSummary& lock = views.lock(at);
+      w.begin_object()
+          .field("process", at.process)
+          .field("pid", processes[at.process].pid)
+          .field("index", at.lock)
+          .field("name", lock_name(lock))
+          .field("name_source", lock_name_source_name(lock.name_source))
+          .field("address", lock.address)
+          .field("generation", lock.generation)
+          .end_object();
+    }
+    w.end_array().array("sites");
+    if (const ProcessProfile* process = finding_process(views, finding))
+      for (const CodeLocation& site : finding.sites) location_value(w, site, *process);
+    w.end_array().object("evidence");
+    for (const Evidence& evidence : finding.evidence) evidence_field(w, evidence);
+    w.end_object().object("evidence_text");
+    for (const Evidence& evidence : finding.evidence) w.field(evidence.key, evidence.text);
+    w.end_object()
+        .field("advice", finding.advice)
+        .field("time_at_stake_ns", finding.time_at_stake_ns)
+        .end_object();
+  }
+  w.end_array();
 }
 
 class JsonReportWriter final : public ReportWriter {
@@ -420,8 +500,10 @@ class JsonReportWriter final : public ReportWriter {
     for (const ProfileProblem& problem : profile.problems)
       w.begin_object().field("file", problem.file).field("problem", problem.message).end_object();
     w.end_array().array("processes");
-    for (const ProcessProfile& process : profile.processes) process_value(w, process, options);
-    w.end_array().end_object();
+    for (const ProcessView& view : views.processes()) process_value(w, view, options);
+    w.end_array();
+    findings_field(w, views);
+    w.end_object();
     w.finish();
     sink.stream() << '\n';
   }

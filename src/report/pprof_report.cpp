@@ -10,8 +10,10 @@
 //     A location is one physical frame: its lines are the functions inlined there, the innermost
 //     first and the function they were inlined into last (profile.proto's Location.line). The
 //     lock is a label, not a frame, as in Go's profiles.
-//   - labels: pid (number) and process ("pid 4908 (git)"), lock (its address, "#generation" for
-//     a reused address), lock_kind ("mutex/recursive", "rwlock"), operation ("lock", "rdlock",
+//   - labels: pid (number) and process ("pid 4908 (git)"), lock (its name, lock_names.h:
+//     "account_a", "serve_requests kvcache_demo.cpp:83", so that `-tagfocus lock=account_a`
+//     selects it), lock_address (its address, "#generation" for a reused address: locks may share
+//     a name), lock_kind ("mutex/recursive", "rwlock"), operation ("lock", "rdlock",
 //     "cond-reacquire"). No thread label: the stacks are kept per call site, not per thread.
 // A location's address is the call instruction's (the return address less one: what lockscope
 // symbolized), in a mapping per module of each process (its path, build ID and address range).
@@ -30,6 +32,7 @@
 #include <string>
 #include <tuple>
 
+#include "analysis/lock_names.h"
 #include "analysis/profile_symbolization.h"
 #include "analysis/wait_attribution.h"
 #include "profile.pb.h"
@@ -81,9 +84,10 @@ class PprofBuilder {
       sample.add_value(static_cast<int64_t>(stack.weight_ns));
       add_label(sample, "pid").set_num(process.pid);
       add_label(sample, "process").set_str(strings_.index(process_name));
-      std::string lock = fmt::format("0x{:x}", stack.lock->address);
-      if (stack.lock->generation > 0) lock += fmt::format("#{}", stack.lock->generation);
-      add_label(sample, "lock").set_str(strings_.index(lock));
+      std::string address = fmt::format("0x{:x}", stack.lock->address);
+      if (stack.lock->generation > 0) address += fmt::format("#{}", stack.lock->generation);
+      add_label(sample, "lock").set_str(strings_.index(lock_name(*stack.lock)));
+      add_label(sample, "lock_address").set_str(strings_.index(address));
       add_label(sample, "lock_kind").set_str(strings_.index(lock_kind_name(*stack.lock)));
       add_label(sample, "operation").set_str(strings_.index(operation_name(stack.operation)));
       // Its call site alone (over the capture budget, --stack-depth 0): not a stack begun there.

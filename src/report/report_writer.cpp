@@ -99,6 +99,11 @@ const std::vector<ReportFormat>& report_format_table() {
        "one self-contained page: flame graphs, locks with histograms, blame, timeline (--trace)",
        {"--weight"},
        "a web page for a browser"},
+      {"sarif",
+       {".sarif"},
+       make_sarif_report_writer,
+       "the findings as SARIF 2.1.0 results at their source lines, for code-scanning views",
+       {}},
   };
   return formats;
 }

@@ -135,5 +135,6 @@ std::unique_ptr<ReportWriter> make_pprof_report_writer();
 std::unique_ptr<ReportWriter> make_sqlite_report_writer();
 std::unique_ptr<ReportWriter> make_chrome_trace_report_writer();
 std::unique_ptr<ReportWriter> make_html_report_writer();
+std::unique_ptr<ReportWriter> make_sarif_report_writer();
 
 }  // namespace lockscope

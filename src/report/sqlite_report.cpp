@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "analysis/lock_names.h"
 #include "analysis/trace_intervals.h"
 #include "analysis/wait_attribution.h"
 #include "report/json_writer.h"
@@ -82,9 +83,14 @@ class SqliteWriter {
         blame_(db.prepare(insert_sql("blame"))),
         lock_order_(db.prepare(insert_sql("lock_order"))),
         trace_files_(db.prepare(insert_sql("trace_files"))),
-        events_(db.prepare(insert_sql("events"))) {}
+        events_(db.prepare(insert_sql("events"))),
+        findings_(db.prepare(insert_sql("findings"))),
+        finding_locks_(db.prepare(insert_sql("finding_locks"))),
+        finding_sites_(db.prepare(insert_sql("finding_sites"))),
+        finding_evidence_(db.prepare(insert_sql("finding_evidence"))) {}
 
-  void process(const ProcessProfile& process) {
+  void process(const ProcessView& view) {
+    const ProcessProfile& process = *view.process;
     const int64_t process_id = next_process_++;
     processes_.insert(
         process_id, process.pid, process.ppid, process.executable, json_array(process.arguments),
@@ -114,6 +120,7 @@ class SqliteWriter {
     for (size_t s = 0; s < process.stacks.size(); ++s)
       stack(process_id, s, process.stacks[s], process);
     const int64_t lock_base = next_lock_;
+    lock_bases_.push_back(lock_base);
     for (const LockSummary& lock : process.locks) this->lock(process_id, lock, process, stack_base);
     for (const LockOrderEdge& edge : process.lock_order) {
       lock_order_.add(process_id)
@@ -127,7 +134,50 @@ class SqliteWriter {
           .add(id_or_null(edge.stack, LockOrderEdge::kNoStack, stack_base))
           .insert();
     }
-    if (process.trace.present) trace(process_id, process, lock_base);
+    if (process.trace.present) trace(process_id, view, lock_base);
+  }
+
+  // After every process: the findings name their locks by the ids given above (lock_bases_).
+  void findings(const ProfileViews& views) {
+    int64_t finding_id = 1;
+    for (const Finding& finding : views.findings()) {
+      const ProcessProfile* site_process = finding_process(views, finding);
+      const int64_t site_process_id =
+          site_process ? int64_t(site_process - views.profile().processes.data()) + 1 : 0;
+      findings_.add(finding_id)
+          .add(finding.rule)
+          .add(severity_name(finding.severity))
+          .add(finding.title);
+      if (finding.locks.empty()) {
+        findings_.add(std::nullopt).add(std::nullopt).add(std::nullopt);
+      } else {
+        const FindingLock& first = finding.locks.front();
+        findings_.add(int64_t(first.process) + 1)
+            .add(lock_bases_[first.process] + int64_t(first.lock))
+            .add(lock_name(views.lock(first)));
+      }
+      if (finding.sites.empty() || site_process == nullptr)
+        for (size_t i = 0; i < kLocationColumnCount; ++i) findings_.add(std::nullopt);
+      else
+        add_location(findings_, finding.sites.front(), *site_process);
+      findings_.add(finding.advice).add(finding.time_at_stake_ns).insert();
+      for (size_t rank = 0; rank < finding.locks.size(); ++rank) {
+        const FindingLock& lock = finding.locks[rank];
+        finding_locks_.insert(finding_id, rank, int64_t(lock.process) + 1,
+                              lock_bases_[lock.process] + int64_t(lock.lock));
+      }
+      if (site_process != nullptr)
+        for (size_t rank = 0; rank < finding.sites.size(); ++rank) {
+          finding_sites_.add(finding_id).add(rank).add(site_process_id);
+          add_location(finding_sites_, finding.sites[rank], *site_process);
+          finding_sites_.insert();
+        }
+      for (size_t rank = 0; rank < finding.evidence.size(); ++rank) {
+        const Evidence& evidence = finding.evidence[rank];
+        finding_evidence_.insert(finding_id, rank, evidence.key, evidence.value, evidence.text);
+      }
+      ++finding_id;
+    }
   }
 
  private:
@@ -158,6 +208,9 @@ class SqliteWriter {
         .add(lock.generation)
         .add(primitive_name(lock.primitive))
         .add(lock_kind_name(lock))
+        .add(lock_name(lock))
+        .add(lock_name_source_name(lock.name_source))
+        .add(lock.same_name_locks)
         .add(lock.capacity)
         .add(int((lock.flags & format::kLockDestroyed) != 0))
         .add(int((lock.flags & format::kLockOwnerDied) != 0))
@@ -179,6 +232,7 @@ class SqliteWriter {
         .add(lock.cross_cpu_handoffs)
         .add(lock.same_cpu_handoffs);
     add_location(locks_, lock.init_site, process);
+    add_location(locks_, lock.first_use_site, process);
     locks_.insert();
     for (const SiteSummary& site : lock.sites) {
       const int64_t site_id = next_site_++;
@@ -230,7 +284,8 @@ class SqliteWriter {
     }
   }
 
-  void trace(int64_t process_id, const ProcessProfile& process, int64_t lock_base) {
+  void trace(int64_t process_id, const ProcessView& view, int64_t lock_base) {
+    const ProcessProfile& process = *view.process;
     const ProcessTrace& trace = process.trace;
     for (const TraceThread& file : trace.threads)
       trace_files_.insert(process_id, file.tid, file.file, file.events, file.overwritten,
@@ -239,9 +294,8 @@ class SqliteWriter {
     std::map<std::pair<uint64_t, uint32_t>, int64_t> lock_ids;
     for (size_t l = 0; l < process.locks.size(); ++l)
       lock_ids[{process.locks[l].address, process.locks[l].generation}] = lock_base + int64_t(l);
-    const TraceIntervals intervals = trace_intervals(trace);
     std::map<size_t, uint64_t> wait_of_call;
-    for (const TraceWait& wait : intervals.waits) wait_of_call[wait.call] = wait.wait_ns;
+    for (const TraceWait& wait : view.trace_intervals.waits) wait_of_call[wait.call] = wait.wait_ns;
     for (size_t e = 0; e < trace.events.size(); ++e) {
       const TraceRecord& event = trace.events[e];
       const bool call = format::is_call_event(event.kind) ||
@@ -278,15 +332,16 @@ class SqliteWriter {
   }
 
   SqliteStatement processes_, threads_, locks_, sites_, stacks_, frames_, site_stacks_, blame_,
-      lock_order_, trace_files_, events_;
+      lock_order_, trace_files_, events_, findings_, finding_locks_, finding_sites_,
+      finding_evidence_;
   int64_t next_process_ = 1, next_lock_ = 1, next_site_ = 1, next_stack_ = 1;
+  std::vector<int64_t> lock_bases_;  // each process's first lock_id, by process index
 };
 
 class SqliteReportWriter final : public ReportWriter {
  public:
   using ReportWriter::write;
   void write(const ProfileViews& views, const ReportOptions&, ReportSink& sink) override {
-    const Profile& profile = views.profile();
     if (!sink.is_file())
       throw std::invalid_argument(
           "the sqlite format writes a database file, not a stream, a device or a FIFO: name a "
@@ -299,7 +354,8 @@ class SqliteReportWriter final : public ReportWriter {
     db.execute("BEGIN");
     {
       SqliteWriter writer(db);
-      for (const ProcessProfile& process : profile.processes) writer.process(process);
+      for (const ProcessView& view : views.processes()) writer.process(view);
+      writer.findings(views);
     }
     db.execute(sqlite_index_sql());
     db.execute("COMMIT");

@@ -68,12 +68,13 @@ const std::vector<SqliteTable>& sqlite_tables() {
        Columns{kId("lock_id")} + integers({"process_id", "address"}) +
            Columns{{"address_hex", "TEXT"}} + integers({"generation"}) +
            Columns{{"primitive", "TEXT"}, {"kind", "TEXT"}} +
+           Columns{{"name", "TEXT"}, {"name_source", "TEXT"}} + integers({"same_name_locks"}) +
            integers({"capacity",      "destroyed",       "owner_died",     "acquisitions",
                      "releases",      "contended",       "failed",         "wait_ns",
                      "wait_max_ns",   "hold_ns",         "hold_error_ns",  "hold_max_ns",
                      "owner_changes", "events",          "reacquisitions", "reacquire_wait_ns",
                      "wakeups",       "wake_latency_ns", "cross_cpu",      "same_cpu"}) +
-           location("init_")},
+           location("init_") + location("first_use_")},
       {"sites", Columns{kId("site_id")} + integers({"lock_id", "process_id"}) +
                     Columns{{"operation", "TEXT"}, {"class", "TEXT"}} + location("") +
                     integers({"count", "contended", "failed", "wait_ns", "wait_max_ns", "hold_ns",
@@ -97,6 +98,16 @@ const std::vector<SqliteTable>& sqlite_tables() {
                      integers({"lock_id", "address", "generation"}) + location("site_") +
                      integers({"waited", "failed", "timed_out", "wait_ns"}) +
                      Columns{{"thread_name", "TEXT"}}},
+      // The diagnosis (analysis/diagnosis/finding.h), ranked: finding_id 1 is the verdict.
+      {"findings", Columns{kId("finding_id")} +
+                       Columns{{"rule", "TEXT"}, {"severity", "TEXT"}, {"title", "TEXT"}} +
+                       integers({"process_id", "lock_id"}) + Columns{{"lock_name", "TEXT"}} +
+                       location("site_") + Columns{{"advice", "TEXT"}} +
+                       integers({"time_at_stake_ns"})},
+      {"finding_locks", integers({"finding_id", "rank", "process_id", "lock_id"})},
+      {"finding_sites", integers({"finding_id", "rank", "process_id"}) + location("")},
+      {"finding_evidence", integers({"finding_id", "rank"}) + Columns{{"key", "TEXT"}} +
+                               Columns{{"value", "REAL"}, {"text", "TEXT"}}},
   };
   return tables;
 }

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "analysis/lock_names.h"
+#include "analysis/profile_views.h"
 #include "lockscope_harness.h"
 
 namespace lockscope::testing {
@@ -114,7 +116,9 @@ TEST(HtmlReport, ChromiumDrawsTheFlameGraphLocksAndBlameOfWrappedLocks) {
   // The flame graph's frames, each drawn as a label: the lock, the call site, the three
   // wrappers' calls and the thread function.
   const std::string flame = section(run.dom, "flame");
-  const std::string lock = fmt::format("mutex 0x{:x}", waits.lock->address);
+  // A global mutex: named by its symbol.
+  EXPECT_EQ(waits.lock->name, "shared");
+  const std::string lock = "mutex shared";
   EXPECT_NE(flame.find("<svg"), std::string::npos) << flame.substr(0, 2000);
   for (const std::string& name :
        {lock, stack[0].label, stack[1].label, stack[2].label, stack[3].label})
@@ -155,6 +159,34 @@ TEST(HtmlReport, ChromiumTakesAScreenshot) {
   EXPECT_EQ(be32(16), 1280u);  // IHDR: width, height
   EXPECT_EQ(be32(20), 900u);
   EXPECT_GT(image.size(), 20000u) << "a blank page is a few KB";
+}
+
+// lock_names_formats: the page opens on the findings, the verdict first (its title, the lock it names by
+// its first use, its evidence); the locks table names the global by its symbol.
+TEST(HtmlReport, ChromiumShowsTheFindingsFirstAndEveryLockByName) {
+  TemporaryDirectory dir;
+  record_unchanged(dir, "lock_names_formats");
+  const Profile profile = load_profile(dir.path());
+  const ProfileViews views(profile);
+  const Finding& verdict = views.findings().at(0);
+  ASSERT_EQ(verdict.rule, "verdict");
+  ASSERT_EQ(verdict.locks.size(), 1u);
+  const LockSummary& top = views.lock(verdict.locks[0]);
+  EXPECT_EQ(top.name_source, LockNameSource::kFirstUse);  // the heap std::mutex
+  const PageRun run = open_in_chromium(write_html(dir), {"--dump-dom"});
+  expect_no_page_errors(run);
+  EXPECT_LT(run.dom.find("id=\"findings\""), run.dom.find("id=\"flame\""));
+  const std::string findings = section(run.dom, "findings");
+  EXPECT_NE(findings.find(">" + verdict.title + "</p>"), std::string::npos)
+      << findings.substr(0, 3000);
+  EXPECT_NE(findings.find("<dd>" + lock_name_phrase(top) + "</dd>"), std::string::npos)
+      << findings.substr(0, 3000);
+  for (const Evidence& evidence : verdict.evidence)
+    EXPECT_NE(findings.find("<dd>" + evidence.text + "</dd>"), std::string::npos) << evidence.text;
+  const std::string locks = section(run.dom, "locks");
+  EXPECT_NE(locks.find(">NAME</th>"), std::string::npos) << locks.substr(0, 2000);
+  EXPECT_NE(locks.find(">account_a</td>"), std::string::npos) << locks.substr(0, 3000);
+  EXPECT_NE(locks.find(">" + top.name + "</td>"), std::string::npos) << locks.substr(0, 3000);
 }
 
 // condvar_wakeups: the page lists the mutexes in the locks table and the condition variable in
@@ -199,7 +231,8 @@ TEST(HtmlReport, ChromiumDrawsATracedTimelineOfWaitsAgainstHolds) {
   const std::string timeline = section(run.dom, "timeline");
   EXPECT_NE(timeline.find("<svg class=\"timeline\""), std::string::npos)
       << timeline.substr(0, 3000);
-  const std::string lock = fmt::format("mutex 0x{:x}", wait.lock->address);
+  EXPECT_EQ(wait.lock->name, "slow_mutex");  // its symbol
+  const std::string lock = "mutex " + wait.lock->name;
   EXPECT_EQ(count(timeline, "<title>waited for " + lock + ": "), 20u) << timeline.substr(0, 3000);
   EXPECT_EQ(count(timeline, "<title>held " + lock + ": "), 40u);
   EXPECT_EQ(count(timeline, "<rect class=\"wait\""), 20u);

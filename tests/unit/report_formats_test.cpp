@@ -73,7 +73,7 @@ TEST(ReportFormats, UnknownFormatNamesTheKnownOnes) {
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
                  "unknown report format 'nosuch' (known: text, json, collapsed, speedscope, pprof, "
-                 "csv, sqlite, chrome, html)");
+                 "csv, sqlite, chrome, html, sarif)");
   }
 }
 
@@ -137,15 +137,18 @@ TEST(ReportFormats, CsvQuotesByRfc4180) {
   sites.table = "sites";
   const std::string csv = written("csv", sites);
   EXPECT_EQ(csv.substr(0, csv.find("\r\n")),
-            "pid,address,generation,side,kind,operation,count,contended,failed,wait_ns,wait_max_ns,"
+            "pid,name,address,generation,side,kind,operation,count,contended,failed,wait_ns,"
+            "wait_max_ns,"
             "hold_ns,hold_error_ns,hold_max_ns,holds_timed,cross_cpu,same_cpu,function,file,line,"
             "caller,inlined_into");
-  EXPECT_NE(csv.find("\r\n7,0xfeed,0,,mutex,lock,4,3,0,900,0,50,0,0,0,0,0,\"Map<int, \"\"k\"\">::at\","
+  EXPECT_NE(csv.find("\r\n7,0xfeed,0xfeed,0,,mutex,lock,4,3,0,900,0,50,0,0,0,0,0,\"Map<int, "
+                     "\"\"k\"\">::at\","
                      "src/map.cc,10,\"Map<int, \"\"k\"\">::at src/map.cc:10\",\r\n"),
             std::string::npos)
       << csv;
   const std::string locks = written("csv");
-  EXPECT_NE(locks.find("\r\n7,0xfeed,0,,mutex,4,3,0,"), std::string::npos) << locks;
+  // A profile not symbolized has no names: its locks are named by their addresses.
+  EXPECT_NE(locks.find("\r\n7,0xfeed,0xfeed,0,,mutex,4,3,0,"), std::string::npos) << locks;
 }
 
 TEST(ReportSink, UncreatableFileSaysWhy) {

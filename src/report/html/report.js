@@ -1,6 +1,7 @@
 // The html report's page script: draws the report's JSON (the element #lockscope-data, written
-// by src/report/html_report.cpp) as a flame graph (d3-flame-graph), the locks table with each
-// lock's wait histogram, the blame table, the timeline (charts.js) and the notes. Every name
+// by src/report/html_report.cpp) as the findings (the verdict, then each finding), a flame graph
+// (d3-flame-graph), the locks table with each lock's name and wait histogram, the blame table,
+// the timeline (charts.js) and the notes. Every name
 // from the data goes into the page as text (textContent, d3's .text and .attr), never as markup.
 (function() {
 'use strict';
@@ -11,6 +12,53 @@ document.title = 'lockscope: ' + data.directory;
 document.getElementById('source').textContent =
     data.directory + (data.command ? '  ·  ' + data.command : '');
 document.getElementById('notes-text').textContent = data.notes;
+
+// --- findings --------------------------------------------------------------------------------
+// The verdict (always the first finding) as the page's headline, then every other finding as a
+// card: its severity and title, its locks by name, its source lines, its evidence, its advice.
+function drawFindings() {
+  const findings = data.findings || [];
+  const verdict = findings.find((f) => f.rule === 'verdict');
+  const headline = document.getElementById('verdict');
+  headline.textContent = verdict ? verdict.title : 'No verdict: this report has no findings.';
+  if (verdict) headline.classList.add(verdict.severity);
+  const list = document.getElementById('findings-list');
+  const others = findings.filter((f) => f !== verdict);
+  if (others.length === 0) {
+    list.appendChild(lockscope.element('p', 'empty', 'No finding besides the verdict.'));
+  }
+  const rows = (box, label, items) => {
+    if (items.length === 0) return;
+    const dl = document.createElement('dl');
+    dl.appendChild(lockscope.element('dt', '', label));
+    for (const item of items) dl.appendChild(lockscope.element('dd', '', item));
+    box.appendChild(dl);
+  };
+  // The verdict's figures too, under the headline.
+  const all = verdict ? [verdict].concat(others) : others;
+  for (const finding of all) {
+    const box = lockscope.element('div', 'finding ' + finding.severity, '');
+    if (finding === verdict) {
+      box.classList.add('verdict-figures');
+    } else {
+      const title = lockscope.element('h3', '', '');
+      title.appendChild(lockscope.element('span', 'severity', finding.severity));
+      title.appendChild(document.createTextNode(' ' + finding.title));
+      box.appendChild(title);
+      box.appendChild(lockscope.element(
+          'p', 'rule', finding.rule + ' \u00b7 ' + lockscope.formatNs(finding.time_at_stake_ns) +
+              ' at stake'));
+    }
+    rows(box, finding.locks.length === 1 ? 'Lock' : 'Locks',
+         finding.locks.map((l) => l.phrase + (data.processes.length > 1 ? ' (pid ' + l.pid + ')' : '')));
+    rows(box, finding.sites.length === 1 ? 'Source line' : 'Source lines', finding.sites);
+    rows(box, 'Evidence', finding.evidence.map((e) => e.text));
+    if (finding.advice) box.appendChild(lockscope.element('p', 'advice', finding.advice));
+    if (finding === verdict) list.before(box);
+    else list.appendChild(box);
+  }
+}
+drawFindings();
 
 // --- flame graph -----------------------------------------------------------------------------
 const processSelect = document.getElementById('process');
@@ -123,7 +171,15 @@ function drawLockTable(table, rows, empty) {
   let at = locks.columns.findIndex((c) => c.key === 'contended');
   at = at < 0 ? locks.columns.length : at + 1;
   const scale = lockscope.histogramScale(rows.map((r) => r.waits));
+  // The lock's name first, unless the columns have it already.
+  const named = !locks.columns.some((c) => c.key === 'name');
   const head = table.createTHead().insertRow();
+  if (named) {
+    const th = lockscope.element('th', 'left', 'NAME');
+    th.title = 'the lock as the program knows it: its variable, else where it was initialised, ' +
+        'else where it was first taken';
+    head.appendChild(th);
+  }
   locks.columns.forEach((column, i) => {
     if (i === at) head.appendChild(lockscope.element('th', 'left', 'WAIT HISTOGRAM'));
     const th = lockscope.element('th', column.left ? 'left' : '', column.header);
@@ -135,6 +191,11 @@ function drawLockTable(table, rows, empty) {
   const body = table.createTBody();
   for (const row of rows) {
     const tr = body.insertRow();
+    if (named) {
+      const td = lockscope.element('td', 'left', row.name);
+      td.title = row.phrase;
+      tr.appendChild(td);
+    }
     row.cells.forEach((text, i) => {
       if (i === at) tr.appendChild(lockscope.histogramCell(row.waits, scale));
       tr.appendChild(lockscope.element('td', locks.columns[i].left ? 'left' : '', text));
