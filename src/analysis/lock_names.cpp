@@ -65,36 +65,46 @@ const SiteSummary* busiest_site(const LockSummary& lock) {
   return busiest;
 }
 
-// The first frame of the program's own code on the stacks through the lock's sites, weighted by
-// the waits (and holds) each stack stands for: where a lock whose sites all lie in the standard
-// library's code (std::mutex::lock out of line, as at -O0 and often at -O2: every std::mutex of
-// the program would share one name) is taken from. nullptr when no stack was captured.
+// The first frame of the program's own code on the stacks through the lock's sites: where a lock
+// whose sites all lie in the standard library's code (std::mutex::lock out of line, as at -O0 and
+// often at -O2: every std::mutex of the program would share one name) is taken from. The stacks
+// its threads waited from first, weighted by their waits (where the lock matters); else the
+// stacks of every acquisition (--stacks all); else those its holds were released from. nullptr
+// when no stack was captured.
 const CodeLocation* program_caller(const ProcessProfile& process, const LockSummary& lock) {
-  std::map<std::string, std::pair<uint64_t, const CodeLocation*>> callers;
-  auto add = [&](size_t stack, uint64_t weight) {
-    if (stack >= process.stacks.size()) return;
-    for (const CodeLocation& frame : process.stacks[stack]) {
-      if (frame.line > 0 && !frame.file.empty() && !is_system_file(frame.file)) {
-        auto& [total, where] = callers[frame.label];
-        total += weight;
-        where = &frame;
-        return;
-      }
-    }
+  auto first_own_frame = [&](size_t stack) -> const CodeLocation* {
+    if (stack >= process.stacks.size()) return nullptr;
+    for (const CodeLocation& frame : process.stacks[stack])
+      if (frame.line > 0 && !frame.file.empty() && !is_system_file(frame.file)) return &frame;
+    return nullptr;
   };
-  for (const SiteSummary& site : lock.sites) {
-    for (const SiteStack& stack : site.stacks) add(stack.stack, stack.waits);
-    for (const SiteStack& stack : site.acquire_stacks) add(stack.stack, stack.waits);
-    for (const HoldStack& stack : site.hold_stacks) add(stack.stack, stack.holds);
-  }
-  const CodeLocation* best = nullptr;
-  uint64_t most = 0;
-  for (const auto& [label, caller] : callers)
-    if (best == nullptr || caller.first > most) {
-      best = caller.second;
-      most = caller.first;
+  for (int tier = 0; tier < 3; ++tier) {
+    std::map<std::string, std::pair<uint64_t, const CodeLocation*>> callers;
+    auto add = [&](size_t stack, uint64_t weight) {
+      if (const CodeLocation* frame = first_own_frame(stack)) {
+        auto& [total, where] = callers[frame->label];
+        total += weight;
+        where = frame;
+      }
+    };
+    for (const SiteSummary& site : lock.sites) {
+      if (tier == 0)
+        for (const SiteStack& stack : site.stacks) add(stack.stack, stack.waits);
+      if (tier == 1)
+        for (const SiteStack& stack : site.acquire_stacks) add(stack.stack, stack.waits);
+      if (tier == 2)
+        for (const HoldStack& stack : site.hold_stacks) add(stack.stack, stack.holds);
     }
-  return best;
+    const CodeLocation* best = nullptr;
+    uint64_t most = 0;
+    for (const auto& [label, caller] : callers)  // ties: the first label, so the same every run
+      if (best == nullptr || caller.first > most) {
+        best = caller.second;
+        most = caller.first;
+      }
+    if (best != nullptr) return best;
+  }
+  return nullptr;
 }
 
 bool in_system_code(const CodeLocation& where) {
@@ -125,7 +135,7 @@ void name_lock(const ProcessProfile& process, LockSummary& lock, Symbolizer& sym
     if (in_system_code(*site))
       if (const CodeLocation* caller = program_caller(process, lock)) {
         lock.name = caller->label;
-        lock.name_source = LockNameSource::kBusiestSite;
+        lock.name_source = LockNameSource::kCaller;
       }
   }
   // A label is never empty once symbolized; a site without a module reads "0x… (no module)".
@@ -183,6 +193,7 @@ std::string lock_name_phrase(const LockSummary& lock) {
     case LockNameSource::kFirstUse:
       return fmt::format("{} first {} at {}", what,
                          is_lock_primitive(lock.primitive) ? "taken" : "waited on", lock.name);
+    case LockNameSource::kCaller:
     case LockNameSource::kBusiestSite:
       return fmt::format("{} {} at {}", what, is_lock_primitive(lock.primitive) ? "taken" : "used",
                          lock.name);
@@ -202,6 +213,8 @@ const char* lock_name_source_name(LockNameSource source) {
       return "first-use";
     case LockNameSource::kBusiestSite:
       return "busiest-site";
+    case LockNameSource::kCaller:
+      return "caller";
     case LockNameSource::kAddress:
       return "address";
   }

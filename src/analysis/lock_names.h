@@ -6,7 +6,9 @@
 //      ("cache+0x40");
 //   2. its *_init call, function and file:line ("Statistics kvcache_demo.cpp:32");
 //   3. the call site of its first acquire or wait, for heap and stack locks that no init named
-//      (every std::mutex): "serve_requests kvcache_demo.cpp:83";
+//      (every std::mutex): "serve_requests kvcache_demo.cpp:83"; where that site lies in library
+//      code (std::mutex::lock not inlined: every std::mutex would share it), the program's own
+//      frame on the stacks through the lock's sites, most waited-from first;
 //   4. in profiles that lack the first use (older files, trace rebuilds): its busiest acquire
 //      site;
 //   5. else its address.
@@ -41,7 +43,7 @@ std::string lock_family_name(const LockSummary& lock);
 std::string lock_name_phrase(const LockSummary& lock);
 
 // How the name was found, as the machine formats spell it (the JSON contract): "symbol", "init",
-// "first-use", "busiest-site", "address".
+// "first-use", "caller", "busiest-site", "address".
 const char* lock_name_source_name(LockNameSource source);
 
 }  // namespace lockscope

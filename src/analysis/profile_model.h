@@ -153,6 +153,8 @@ enum class LockNameSource : uint8_t {
   kInitSite,     // its *_init call: "Statistics kvcache.cpp:32"
   kFirstUse,     // its first acquire or wait (heap and stack locks, every std::mutex)
   kBusiestSite,  // the acquire site with the most calls (older profiles, which lack the first use)
+  kCaller,       // its site lies in library code (std::mutex::lock): the program's own frame on
+                 // the stacks through it, most waits first
   kAddress,      // nothing better: "0x7f12a0"
 };
 

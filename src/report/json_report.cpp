@@ -10,6 +10,7 @@
 #include "analysis/lock_order_cycles.h"
 #include "analysis/wait_attribution.h"
 #include "report/counter_descriptions.h"
+#include "report/evidence_json.h"
 #include "report/json_writer.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
@@ -428,17 +429,6 @@ void process_value(JsonWriter& w, const ProcessView& view, const ReportOptions& 
   w.end_object();
 }
 
-// An evidence figure: a whole number (nanoseconds, counts) as a JSON integer, a ratio as a
-// number with its fraction.
-void evidence_field(JsonWriter& w, const Evidence& evidence) {
-  constexpr double kExactInteger = 9007199254740992.0;  // 2^53: every integer below is a double
-  const double value = evidence.value;
-  if (std::isfinite(value) && std::floor(value) == value && std::fabs(value) < kExactInteger)
-    w.field(evidence.key, static_cast<int64_t>(value));
-  else
-    w.field(evidence.key, value);
-}
-
 // The diagnosis (analysis/diagnosis/finding.h), ranked: the verdict first. A finding's locks are
 // named as the processes' "locks" are, and located by process and lock index; its sites are
 // locations of the process of its first lock.
@@ -466,12 +456,9 @@ void findings_field(JsonWriter& w, const ProfileViews& views) {
     w.end_array().array("sites");
     if (const ProcessProfile* process = finding_process(views, finding))
       for (const CodeLocation& site : finding.sites) location_value(w, site, *process);
-    w.end_array().object("evidence");
-    for (const Evidence& evidence : finding.evidence) evidence_field(w, evidence);
-    w.end_object().object("evidence_text");
-    for (const Evidence& evidence : finding.evidence) w.field(evidence.key, evidence.text);
-    w.end_object()
-        .field("advice", finding.advice)
+    w.end_array();
+    evidence_array(w, "evidence", finding.evidence);
+    w.field("advice", finding.advice)
         .field("time_at_stake_ns", finding.time_at_stake_ns)
         .end_object();
   }

@@ -103,7 +103,8 @@ const std::vector<ReportFormat>& report_format_table() {
        {".sarif"},
        make_sarif_report_writer,
        "the findings as SARIF 2.1.0 results at their source lines, for code-scanning views",
-       {}},
+       {},
+       ""},  // JSON text: readable, and piped to tools, as json is
   };
   return formats;
 }

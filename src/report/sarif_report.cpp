@@ -6,6 +6,7 @@
 
 #include "analysis/diagnosis/rule_table.h"
 #include "analysis/lock_names.h"
+#include "report/evidence_json.h"
 #include "report/json_writer.h"
 #include "report/report_writer.h"
 
@@ -76,17 +77,6 @@ size_t rule_index(std::string_view id) {
   return rules.size();
 }
 
-// An evidence figure: a whole number (nanoseconds, counts) as a JSON integer, a ratio as a
-// number with its fraction.
-void evidence_field(JsonWriter& w, const Evidence& evidence) {
-  constexpr double kExactInteger = 9007199254740992.0;  // 2^53: every integer below is a double
-  const double value = evidence.value;
-  if (std::isfinite(value) && std::floor(value) == value && std::fabs(value) < kExactInteger)
-    w.field(evidence.key, static_cast<int64_t>(value));
-  else
-    w.field(evidence.key, value);
-}
-
 void result_value(JsonWriter& w, const ProfileViews& views, const Finding& finding) {
   w.begin_object().field("ruleId", finding.rule);
   if (const size_t index = rule_index(finding.rule); index < rule_table().size())
@@ -124,9 +114,9 @@ void result_value(JsonWriter& w, const ProfileViews& views, const Finding& findi
         .field("generation", lock.generation)
         .end_object();
   }
-  w.end_array().object("evidence");
-  for (const Evidence& evidence : finding.evidence) evidence_field(w, evidence);
-  w.end_object().field("time_at_stake_ns", finding.time_at_stake_ns).end_object().end_object();
+  w.end_array();
+  evidence_array(w, "evidence", finding.evidence);
+  w.field("time_at_stake_ns", finding.time_at_stake_ns).end_object().end_object();
 }
 
 class SarifReportWriter final : public ReportWriter {

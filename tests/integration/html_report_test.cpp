@@ -172,7 +172,7 @@ TEST(HtmlReport, ChromiumShowsTheFindingsFirstAndEveryLockByName) {
   ASSERT_EQ(verdict.rule, "verdict");
   ASSERT_EQ(verdict.locks.size(), 1u);
   const LockSummary& top = views.lock(verdict.locks[0]);
-  EXPECT_EQ(top.name_source, LockNameSource::kFirstUse);  // the heap std::mutex
+  EXPECT_EQ(top.name_source, LockNameSource::kCaller);  // the heap std::mutex, by its waiter
   const PageRun run = open_in_chromium(write_html(dir), {"--dump-dom"});
   expect_no_page_errors(run);
   EXPECT_LT(run.dom.find("id=\"findings\""), run.dom.find("id=\"flame\""));

@@ -98,9 +98,11 @@ TEST(LockNamesInFormats, JsonFindingsAreTheViewsRankedWithLocksByName) {
     for (size_t l = 0; l < finding.locks.size(); ++l)
       EXPECT_EQ(findings[i]["locks"][l]["name"], views.lock(finding.locks[l]).name);
     ASSERT_EQ(findings[i]["evidence"].size(), finding.evidence.size());
-    for (const Evidence& evidence : finding.evidence) {
-      EXPECT_EQ(findings[i]["evidence"][evidence.key], evidence.value) << evidence.key;
-      EXPECT_EQ(findings[i]["evidence_text"][evidence.key], evidence.text) << evidence.key;
+    for (size_t e = 0; e < finding.evidence.size(); ++e) {  // in order, repeated keys kept
+      const Evidence& evidence = finding.evidence[e];
+      EXPECT_EQ(findings[i]["evidence"][e]["key"], evidence.key);
+      EXPECT_EQ(findings[i]["evidence"][e]["value"], evidence.value) << evidence.key;
+      EXPECT_EQ(findings[i]["evidence"][e]["text"], evidence.text) << evidence.key;
     }
   }
   // The verdict names the lock waited for: account_a (900 ns), by process and index too.

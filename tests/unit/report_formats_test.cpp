@@ -46,7 +46,7 @@ TEST(ReportFormats, NoExtensionIsTextAndAnUnknownOneIsRefused) {
     } catch (const std::invalid_argument& error) {
       EXPECT_EQ(error.what(), "no report format has the extension '" + std::string(extension) +
                                   "' (formats: text, json, collapsed, speedscope, pprof, csv, "
-                                  "sqlite, chrome, html)");
+                                  "sqlite, chrome, html, sarif)");
     }
   }
   EXPECT_EQ(format_with_extension("x.svg"), nullptr);

@@ -111,7 +111,8 @@ TEST(SarifReport, AFindingIsAResultAtItsSourceLinesWithItsLocksByName) {
   EXPECT_EQ(lock["name_source"], "symbol");
   EXPECT_EQ(lock["address"], 0xfeed);
   EXPECT_EQ(lock["pid"], 7);
-  EXPECT_EQ(result["properties"]["evidence"]["edges"], 2.0);
+  EXPECT_EQ(result["properties"]["evidence"][0]["key"], "edges");
+  EXPECT_EQ(result["properties"]["evidence"][0]["value"], 2);
   EXPECT_EQ(result["properties"]["time_at_stake_ns"], 0);
 }
 
