@@ -128,6 +128,16 @@ void add_report_options(CLI::App& app, ReportSettings& settings) {
                        : fmt::format("not a valid regular expression: '{}' ({})", pattern, error);
           },
           "REGEX"));
+  // The text report's own (ReportOptions).
+  app.add_flag("--brief", settings.options.brief,
+               "text: print only the first screen (the verdict and the top findings, within 80 "
+               "columns and 40 lines)");
+  app.add_flag("--wide", settings.options.wide,
+               "text: every column of every table (by default the tables fit 120 columns)");
+  app.add_flag("--legend", settings.options.legend,
+               "text: end with the meaning of each column (docs/cli.md has it too)");
+  app.add_flag("--addresses", settings.options.addresses,
+               "text: name each lock by pid/address instead of by its name");
 }
 
 // CLI11 errors (unknown option, bad value) become one-line CliErrors.
