@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "report/location_text.h"
 #include "report/text_table.h"
@@ -19,6 +20,18 @@ size_t common_tail(const std::vector<std::string>& a, const std::vector<std::str
   return n;
 }
 
+// "LEAD: stack #3" within the report's width, the id never split over two lines (a reader looks
+// for "stack #3").
+void write_lead(std::string id, const std::string& lead, std::ostream& out) {
+  constexpr char kUnbroken = '\x01';  // a space that wrapping does not break at
+  std::replace(id.begin(), id.end(), ' ', kUnbroken);
+  std::ostringstream line;
+  write_wrapped_line(line, lead + ": " + id);
+  std::string text = line.str();
+  std::replace(text.begin(), text.end(), kUnbroken, ' ');
+  out << text;
+}
+
 }  // namespace
 
 void StackIds::write(const std::string& lead, const std::vector<CodeLocation>& frames,
@@ -27,11 +40,8 @@ void StackIds::write(const std::string& lead, const std::vector<CodeLocation>& f
   for (const CodeLocation& frame : frames)
     for (const std::string& line : stack_frame_lines(frame)) lines.push_back(line);
   const auto [at, added] = ids_.try_emplace(lines, ids_.size() + 1);
-  if (!added) {
-    write_wrapped_line(out, fmt::format("{}: stack #{}, above", lead, at->second));
-    return;
-  }
-  write_wrapped_line(out, fmt::format("{}: stack #{}", lead, at->second));
+  write_lead(fmt::format("stack #{}{}", at->second, added ? "" : ", above"), lead, out);
+  if (!added) return;
   // The stack printed in full whose outer frames are most of ours, if any.
   const Printed* shares = nullptr;
   size_t shared = 0;

@@ -41,5 +41,17 @@ TEST(StackIds, AStackIsPrintedOnceThenByIdAndASharedTailOnce) {
             "      clone3 clone3.S:81\n");
 }
 
+// A lead line too long for the report's width wraps, but never inside "stack #N".
+TEST(StackIds, AnIdIsNeverSplitOverTwoLines) {
+  const std::vector<CodeLocation> frames = {code_location("lock", "w.c", 12)};
+  StackIds ids;
+  std::ostringstream first, again;
+  ids.write("    " + std::string(100, 'x') + " in 1 wait", frames, "      ", first);
+  ids.write("    " + std::string(100, 'x') + " in 1 wait", frames, "      ", again);
+  EXPECT_EQ(first.str(), "    " + std::string(100, 'x') + " in 1 wait:\n        stack #1\n" +
+                             "      lock w.c:12\n");
+  EXPECT_EQ(again.str(), "    " + std::string(100, 'x') + " in 1 wait:\n        stack #1, above\n");
+}
+
 }  // namespace
 }  // namespace lockscope
