@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/profile_symbolization.h"
+#include "analysis/lock_kinds.h"
 #include "analysis/symbolizer.h"
 
 namespace lockscope {
@@ -143,11 +144,6 @@ void name_lock(const ProcessProfile& process, LockSummary& lock, Symbolizer& sym
     lock.name = fmt::format("{:#x}", lock.address);
     lock.name_source = LockNameSource::kAddress;
   }
-}
-
-bool is_lock_primitive(format::Primitive primitive) {
-  return primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock ||
-         primitive == format::Primitive::kSpinLock;
 }
 
 }  // namespace

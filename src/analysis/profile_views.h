@@ -4,8 +4,11 @@
 // writer runs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "analysis/diagnosis/finding.h"
@@ -33,6 +36,27 @@ struct ProcessView {
   // events); empty, and no names, without a trace.
   TraceIntervals trace_intervals;
   std::optional<TraceNames> trace_names;
+
+  // The processes table's figures. Locks used (lock_kinds.h's lock_was_used); its threads'
+  // acquisitions and contended ones (every lock kind a thread holds after: spinlocks too), and
+  // their waits blocked on mutexes, rwlocks and condvar re-acquires (ThreadSummary's wait_sum_ns:
+  // lock_wait_ns less spinning, which is CPU burned and has a column of its own), added up so that
+  // the processes and threads tables agree.
+  size_t used_locks = 0;
+  uint64_t acquired = 0;
+  uint64_t contended = 0;
+  uint64_t blocked_wait_ns = 0;
+  // It took no lock and ended well (exit status 0, or an exec), and is not the profile's first
+  // process: one of a build's hundreds of compilers and shells, which a report folds into one line
+  // by name. A process that failed may explain the run, and stays listed.
+  bool took_no_lock = false;
+  // Its process-shared locks that other processes of its family used too (process_shared_ties.h):
+  // lock index -> their pids.
+  std::map<size_t, std::vector<uint32_t>> shared_with;
+  // Its locks that share their name with others of the process (same_name_locks > 1): lock index
+  // -> the last hex digits of the address, as few as tell them apart ("@…cf90"), so that 4,096
+  // mutexes made by one loop are told apart in a table without their full addresses.
+  std::map<size_t, std::string> name_tags;
 };
 
 class ProfileViews {

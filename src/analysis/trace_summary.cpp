@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "analysis/hold_bounds.h"
+#include "analysis/lock_kinds.h"
 
 namespace lockscope {
 namespace {
@@ -157,7 +158,7 @@ class Summarizer {
     if (wait_counts) {
       add_duration(wait_ns, site.wait_sum_ns, site.wait_max_ns, site.wait);
       thread.wait_ns_by_primitive[static_cast<uint32_t>(primitive)] += wait_ns;
-      if (primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock)
+      if (is_lock_wait_primitive(primitive))
         add_duration(wait_ns, thread.wait_sum_ns, thread.wait_max_ns, thread.wait);
     }
     if (!format::trace_interrupted(event.flags)) {

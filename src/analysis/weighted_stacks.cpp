@@ -74,10 +74,6 @@ bool parse_stack_weight(const std::string& name, StackWeight& weight) {
   return true;
 }
 
-bool is_lock_wait_primitive(format::Primitive primitive) {
-  return primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock;
-}
-
 std::vector<WeightedStack> weighted_stacks(const ProcessProfile& process, StackWeight weight) {
   std::vector<WeightedStack> out;
   for (const LockSummary& lock : process.locks) {

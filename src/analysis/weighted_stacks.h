@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/lock_kinds.h"  // is_lock_wait_primitive: what is counted
 #include "analysis/profile_model.h"
 
 namespace lockscope {
@@ -29,9 +30,6 @@ enum class StackWeight { kWait, kHold };
 // "wait", "hold"; and back (false for anything else).
 std::string stack_weight_name(StackWeight weight);
 bool parse_stack_weight(const std::string& name, StackWeight& weight);
-
-// Whether the report counts this primitive's waits as lock waits (mutex, rwlock).
-bool is_lock_wait_primitive(format::Primitive primitive);
 
 struct WeightedStack {
   const LockSummary* lock = nullptr;

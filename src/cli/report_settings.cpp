@@ -138,6 +138,25 @@ void add_report_options(CLI::App& app, ReportSettings& settings) {
                        : fmt::format("not a valid regular expression: '{}' ({})", pattern, error);
           },
           "REGEX"));
+  // The text report's own: given with another format, check_format_options says so.
+  auto text_flag = [&](const char* name, bool& flag, const char* help) {
+    app.add_flag_callback(
+        name,
+        [&settings, &flag, name] {
+          flag = true;
+          settings.format_options.push_back(name);
+        },
+        help);
+  };
+  text_flag("--brief", settings.options.brief,
+            "text: print only the first screen (the verdict and the top findings, within 80 "
+            "columns and 40 lines)");
+  text_flag("--wide", settings.options.wide,
+            "text: every column of every table (by default the tables fit 120 columns)");
+  text_flag("--legend", settings.options.legend,
+            "text: end with the meaning of each column (docs/cli.md has it too)");
+  text_flag("--addresses", settings.options.addresses,
+            "text: name each lock by pid/address instead of by its name");
 }
 
 void check_report_settings(ReportSettings& settings) {

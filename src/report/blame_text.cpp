@@ -10,6 +10,7 @@
 
 #include "analysis/duration_format.h"
 #include "report/location_text.h"
+#include "report/text_table.h"
 
 namespace lockscope {
 namespace {
@@ -20,9 +21,9 @@ std::string holder_label(const CodeLocation& holder) {
 }
 
 std::string wait_line(uint64_t wait_ns, uint64_t of_ns, uint64_t waits, const std::string& label) {
-  return fmt::format("    {:>6.1f} %  {} in {} wait{}  {}\n", 100.0 * double(wait_ns) / double(of_ns),
-                     format_duration_ns(double(wait_ns)), format_count(waits), waits == 1 ? "" : "s",
-                     label);
+  return fmt::format("    {:>6.1f} %  {} in {} wait{}  {}", 100.0 * double(wait_ns) / double(of_ns),
+                     format_duration_ns(double(wait_ns)), format_count(waits),
+                     waits == 1 ? "" : "s", label);
 }
 
 }  // namespace
@@ -63,10 +64,12 @@ void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out
     // may be the line of a lock call too: named, so that one block is not read for the other.
     const bool acquire =
         format::operation_class(site->operation) == format::OperationClass::kAcquire;
-    out << fmt::format("  waits at {}{} were behind holds taken at:\n", site->location.label,
-                       acquire ? "" : " (" + operation_name(site->operation) + ")");
+    write_wrapped_line(
+        out, fmt::format("  waits at {}{} were behind holds taken at:", site->location.label,
+                         acquire ? "" : " (" + operation_name(site->operation) + ")"));
     for (const auto& [holder, sum] : holders)
-      out << wait_line(sum.wait_ns, site->wait_sum_ns, sum.waits, holder_label(*holder));
+      write_wrapped_line(
+          out, wait_line(sum.wait_ns, site->wait_sum_ns, sum.waits, holder_label(*holder)));
   }
   if (waiting_sites < 2 || total_ns == 0) return;
   std::vector<const std::pair<const CodeLocation*, Blame>*> holders;
@@ -75,7 +78,8 @@ void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out
                    [](const auto* a, const auto* b) { return a->second.wait_ns > b->second.wait_ns; });
   out << "  holds that made the others wait, by where they were taken:\n";
   for (const auto* entry : holders)
-    out << wait_line(entry->second.wait_ns, total_ns, entry->second.waits, holder_label(*entry->first));
+    write_wrapped_line(out, wait_line(entry->second.wait_ns, total_ns, entry->second.waits,
+                                      holder_label(*entry->first)));
 }
 
 // The calls of an acquire site that waited: its contended ones, and for a timed or clock lock
@@ -96,7 +100,7 @@ uint64_t waits_of(const SiteSummary& site) {
 }
 
 void write_wait_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
-                       size_t top, std::ostream& out) {
+                       size_t top, StackIds& stacks, std::ostream& out) {
   std::vector<const SiteStack*> rows;
   uint64_t captured = 0, waits = 0;
   const SiteSummary* only_site = nullptr;
@@ -119,22 +123,26 @@ void write_wait_stacks(const ProcessProfile& process, const std::vector<const Si
   const std::string where =
       waiting_sites == 1 ? "at " + only_site->location.label
                          : fmt::format("on this lock, across its {} call sites", waiting_sites);
-  out << fmt::format("  stacks of the waits {} ({} of {} waits captured):\n", where,
-                     format_count(captured), format_count(waits));
+  write_wrapped_line(out, fmt::format("  stacks of the waits {} ({} of {} waits captured):", where,
+                                      format_count(captured), format_count(waits)));
   for (size_t r = 0; r < rows.size() && r < top; ++r) {
-    out << fmt::format("    {} in {} wait{}\n", format_duration_ns(double(rows[r]->wait_ns)),
-                       format_count(rows[r]->waits), rows[r]->waits == 1 ? "" : "s");
-    if (rows[r]->stack >= process.stacks.size()) continue;
-    for (const CodeLocation& frame : process.stacks[rows[r]->stack])
-      for (const std::string& line : stack_frame_lines(frame)) out << "      " << line << '\n';
+    const std::string lead =
+        fmt::format("    {} in {} wait{}", format_duration_ns(double(rows[r]->wait_ns)),
+                    format_count(rows[r]->waits), rows[r]->waits == 1 ? "" : "s");
+    if (rows[r]->stack >= process.stacks.size()) {
+      out << lead << '\n';
+      continue;
+    }
+    stacks.write(lead, process.stacks[rows[r]->stack], "      ", out);
   }
   if (rows.size() > top)
     out << fmt::format("    ... {} more stack{}\n", rows.size() - top,
                        rows.size() - top == 1 ? "" : "s");
 }
 
-void write_holder_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
-                         size_t top, std::ostream& out) {
+void write_holder_stacks(const ProcessProfile& process,
+                         const std::vector<const SiteSummary*>& sites, size_t top, StackIds& stacks,
+                         std::ostream& out) {
   struct HolderStack {
     const CodeLocation* acquired_at = nullptr;
     bool at_acquire = false;
@@ -165,12 +173,12 @@ void write_holder_stacks(const ProcessProfile& process, const std::vector<const 
                      format_count(known), format_count(blamed));
   for (size_t r = 0; r < rows.size() && r < top; ++r) {
     const HolderStack& sum = *rows[r].second;
-    out << fmt::format("    {} in {} wait{}, behind holds taken at {} ({})\n",
-                       format_duration_ns(double(sum.wait_ns)), format_count(sum.waits),
-                       sum.waits == 1 ? "" : "s", holder_label(*sum.acquired_at),
-                       sum.at_acquire ? "stack of its acquisition" : "stack at its release");
-    for (const CodeLocation& frame : process.stacks[rows[r].first])
-      for (const std::string& line : stack_frame_lines(frame)) out << "      " << line << '\n';
+    const std::string lead =
+        fmt::format("    {} in {} wait{}, behind holds taken at {} ({})",
+                    format_duration_ns(double(sum.wait_ns)), format_count(sum.waits),
+                    sum.waits == 1 ? "" : "s", holder_label(*sum.acquired_at),
+                    sum.at_acquire ? "stack of its acquisition" : "stack at its release");
+    stacks.write(lead, process.stacks[rows[r].first], "      ", out);
   }
   if (rows.size() > top)
     out << fmt::format("    ... {} more stack{}\n", rows.size() - top,
@@ -187,8 +195,8 @@ void write_wait_attribution(const WaitAttribution& attribution, const WaitAttrib
   if (!rule.skip_frames.empty()) how += fmt::format(" --skip-frames '{}'", rule.skip_frames);
   out << fmt::format("  contended waits by caller outside the wrappers ({}):\n", how);
   for (const AttributedWaits& row : attribution.frames)
-    out << wait_line(row.wait_ns, std::max<uint64_t>(total_ns, 1), row.waits,
-                     holder_label(row.frame));
+    write_wrapped_line(out, wait_line(row.wait_ns, std::max<uint64_t>(total_ns, 1), row.waits,
+                                      holder_label(row.frame)));
   out << fmt::format(
       "    {} of {} contended waits had no captured stack and stay at their call "
       "site{}\n",

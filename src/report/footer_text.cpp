@@ -14,6 +14,7 @@
 #include "analysis/duration_format.h"
 #include "analysis/program_loadability.h"
 #include "report/counter_descriptions.h"
+#include "report/text_table.h"
 #include "report/trace_text.h"
 
 namespace lockscope {
@@ -32,14 +33,13 @@ void write_footer(const Profile& profile, std::ostream& out) {
     if (process.hold_sample_period > 1 && sampled_a_hold(process))
       pids_by_sample_period[process.hold_sample_period].push_back(process.pid);
   for (const auto& [period, pids] : pids_by_sample_period)
-    notes.push_back(fmt::format("{}: holds nobody waited for past a call site's first {} timed "
-                                "1 in {} and scaled (HOLD TOTAL is an estimate, capped at the "
-                                "run's length; holds after a wait and holds a thread waited for "
-                                "are timed; --hold-sample 1 times every hold)",
-                                pids.size() == profile.processes.size()
-                                    ? std::string("all processes")
-                                    : fmt::format("pid {}", fmt::join(pids, ", ")),
-                                period, period));
+    notes.push_back(fmt::format(
+        "{}: holds nobody waited for past a call site's first {} timed "
+        "1 in {} and scaled (HOLD TOTAL is an estimate, capped at the "
+        "run's length; --hold-sample 1 times every hold)",
+        pids.size() == profile.processes.size() ? std::string("all processes")
+                                                : fmt::format("pid {}", fmt::join(pids, ", ")),
+        period, period));
   add_trace_notes(profile, notes);
   for (const ProcessProfile& process : profile.processes)
     if (process.exit_path == format::ExitPath::kSnapshot && !process.trace.cut_short)
@@ -149,7 +149,9 @@ void write_footer(const Profile& profile, std::ostream& out) {
     return;
   }
   out << "notes:\n";
-  for (const std::string& note : notes) out << "  " << note << '\n';
+  // Wrapped, never shortened: a note's paths and URLs are there to be used.
+  for (const std::string& note : notes)
+    write_wrapped_line(out, "  " + note, kReportWidth, 4, /*shorten=*/false);
 }
 
 }  // namespace lockscope

@@ -7,11 +7,12 @@
 
 #include "analysis/duration_format.h"
 #include "report/location_text.h"
+#include "report/text_table.h"
 
 namespace lockscope {
 
 void write_hold_stacks(const ProcessProfile& process, const std::vector<const SiteSummary*>& sites,
-                       size_t top, std::ostream& out) {
+                       size_t top, StackIds& stacks, std::ostream& out) {
   // Two sites' holds can end at one release stack: summed by stack.
   std::map<size_t, HoldStack> by_stack;
   uint64_t holds = 0, total_ns = 0, acquisitions = 0;
@@ -32,17 +33,17 @@ void write_hold_stacks(const ProcessProfile& process, const std::vector<const Si
   for (const auto& [stack, sum] : by_stack) rows.push_back(&sum);
   std::stable_sort(rows.begin(), rows.end(),
                    [](const HoldStack* a, const HoldStack* b) { return a->hold_ns > b->hold_ns; });
-  out << fmt::format(
-      "  stacks the holds were released from ({} of {} holds, {}; sampled holds count for those "
-      "they sample):\n",
-      format_count(holds), format_count(acquisitions), format_duration_ns(double(total_ns)));
+  write_wrapped_line(
+      out, fmt::format("  stacks the holds were released from ({} of {} holds, {}; sampled holds "
+                       "count for those they sample):",
+                       format_count(holds), format_count(acquisitions),
+                       format_duration_ns(double(total_ns))));
   for (size_t r = 0; r < rows.size() && r < top; ++r) {
-    out << fmt::format("    {:>6.1f} %  {} in {} hold{}\n",
-                       100.0 * double(rows[r]->hold_ns) / double(total_ns),
-                       format_duration_ns(double(rows[r]->hold_ns)), format_count(rows[r]->holds),
-                       rows[r]->holds == 1 ? "" : "s");
-    for (const CodeLocation& frame : process.stacks[rows[r]->stack])
-      for (const std::string& line : stack_frame_lines(frame)) out << "      " << line << '\n';
+    const std::string lead = fmt::format(
+        "    {:>6.1f} %  {} in {} hold{}", 100.0 * double(rows[r]->hold_ns) / double(total_ns),
+        format_duration_ns(double(rows[r]->hold_ns)), format_count(rows[r]->holds),
+        rows[r]->holds == 1 ? "" : "s");
+    stacks.write(lead, process.stacks[rows[r]->stack], "      ", out);
   }
   if (rows.size() > top)
     out << fmt::format("    ... {} more stack{}\n", rows.size() - top,

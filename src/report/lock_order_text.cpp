@@ -2,17 +2,19 @@
 
 #include <fmt/format.h>
 
-#include "analysis/lock_order_cycles.h"
 #include "report/location_text.h"
 #include "report/lock_rows.h"
 
 namespace lockscope {
 namespace {
 
-std::string lock_name(const ProcessProfile& process, size_t lock) {
+std::string lock_text(const ProfileViews& views, bool addresses, const ProcessProfile& process,
+                      size_t lock) {
   const LockSummary& summary = process.locks[lock];
-  return lock_identity(LockRow{&process, &summary, nullptr, ""}) + " " +
-         primitive_name(summary.primitive);
+  if (addresses)
+    return lock_identity(LockRow{&process, &summary, nullptr, ""}) + " " +
+           primitive_name(summary.primitive);
+  return primitive_name(summary.primitive) + " " + lock_label(views, process, summary, "");
 }
 
 std::string where(const CodeLocation& location) {
@@ -23,21 +25,25 @@ std::string where(const CodeLocation& location) {
 
 }  // namespace
 
-void write_lock_order_inversions(const Profile& profile, std::ostream& out) {
+void write_lock_order_inversions(const ProfileViews& views, bool addresses, std::ostream& out) {
   size_t edges = 0, found = 0;
-  for (const ProcessProfile& process : profile.processes) edges += process.lock_order.size();
+  for (const ProcessProfile& process : views.profile().processes)
+    edges += process.lock_order.size();
   if (edges == 0) return;
   out << "*** lock-order inversions (potential deadlocks) ***\n";
-  for (const ProcessProfile& process : profile.processes) {
-    for (const LockOrderInversion& inversion : find_lock_order_inversions(process)) {
+  for (const ProcessView& view : views.processes()) {
+    const ProcessProfile& process = *view.process;
+    for (const LockOrderInversion& inversion : view.inversions) {
       ++found;
       out << fmt::format("inversion {}: pid {}, {} locks taken in conflicting orders\n", found,
                          process.pid, inversion.edges.size());
       for (size_t e : inversion.edges) {
         const LockOrderEdge& edge = process.lock_order[e];
-        out << fmt::format("  thread {} held {}\n", edge.tid, lock_name(process, edge.from_lock));
+        out << fmt::format("  thread {} held {}\n", edge.tid,
+                           lock_text(views, addresses, process, edge.from_lock));
         out << fmt::format("      taken at {}\n", where(edge.from_site));
-        out << fmt::format("    and then took {} ({})\n", lock_name(process, edge.to_lock),
+        out << fmt::format("    and then took {} ({})\n",
+                           lock_text(views, addresses, process, edge.to_lock),
                            operation_name(edge.to_operation));
         out << fmt::format("      at {}\n", where(edge.to_site));
         // The stack it was taken from (its first frame is the line above).

@@ -4,12 +4,13 @@
 
 #include <ostream>
 
-#include "analysis/profile_model.h"
+#include "analysis/profile_views.h"
 
 namespace lockscope {
 
 // Writes nothing when no process recorded lock order (a version 2 profile) and a one-line
-// all-clear when none of the edges forms a cycle.
-void write_lock_order_inversions(const Profile& profile, std::ostream& out);
+// all-clear when none of the edges forms a cycle. The inversions are the views' (searched once);
+// the locks are named as the tables name them (by name, or with `addresses` by pid/address).
+void write_lock_order_inversions(const ProfileViews& views, bool addresses, std::ostream& out);
 
 }  // namespace lockscope

@@ -5,7 +5,8 @@
 #include <algorithm>
 
 #include "analysis/duration_format.h"
-#include "analysis/weighted_stacks.h"
+#include "analysis/lock_kinds.h"
+#include "analysis/lock_names.h"
 
 namespace lockscope {
 namespace {
@@ -29,10 +30,14 @@ std::vector<LockColumn> build_columns() {
                       true};
   };
   std::vector<LockColumn> columns;
-  columns.push_back(LockColumn{"lock", "LOCK", "pid/address of the lock (#N: its Nth generation, "
-                               "after a destroy or re-init)", true,
-                               [](const LockRow& r) { return -static_cast<double>(r.lock->address); },
-                               [](const LockRow& r) { return lock_identity(r); }});
+  columns.push_back(LockColumn{
+      "lock", "LOCK",
+      "its name: the variable that holds it (+offset for a member), else where it was "
+      "initialised, else where it was first taken; #N: its Nth generation, after a destroy or "
+      "re-init; @…: the address's last digits, where locks share a name; (pid P) in a profile of "
+      "several processes. --addresses: pid/address",
+      true, [](const LockRow& r) { return -static_cast<double>(r.lock->address); },
+      [](const LockRow& r) { return r.label.empty() ? lock_identity(r) : r.label; }});
   columns.push_back(LockColumn{"kind", "KIND",
                                "mutex (type, +pshared/+robust/+pi/+pp), rwlock, spinlock, condvar, "
                                "semaphore, barrier(count)",
@@ -106,7 +111,37 @@ std::vector<LockColumn> build_columns() {
       true});
   columns.push_back(duration_column("hold-max", "HOLD MAX", "longest timed hold",
                                     [](const LockSummary& l) { return double(l.hold_max_ns); }));
+  // The text report's default table fits 120 columns next to a lock's name (some 50 of them):
+  // what tells which lock costs how much stays (KIND, ACQUIRED, CONTENDED, WAIT TOTAL and MAX,
+  // HOLD TOTAL); --wide adds
+  //   FAILED: trylocks and timeouts, rare, and in the call sites' table where they happen;
+  //   HANDOFFS, CROSS-CPU: how the lock moved between threads and cores, which the findings cite
+  //     where it is the cause;
+  //   the five wait buckets: 40 columns whose tail WAIT MAX sums up (the threads table keeps
+  //     them under --wide too);
+  //   WAIT P99: an estimate between the mean wait (WAIT TOTAL / CONTENDED) and WAIT MAX;
+  //   ±95%: the hold estimate's error; the notes say when holds were sampled;
+  //   HOLD MAX: in the call sites' table, by the site that held it.
+  for (LockColumn& column : columns)
+    for (const char* key : {"failed", "handoffs", "cross-cpu", "le-1us", "le-10us", "le-100us",
+                            "le-1ms", "gt-1ms", "wait-p99", "hold-error", "hold-max"})
+      if (column.key == key) column.wide_only = true;
   return columns;
+}
+
+// Not a --sort key, nor a machine format's column (csv has init_site of its own): the text
+// report's only, and --wide's, since a lock with an init call is named after it.
+LockColumn init_site_column() {
+  return LockColumn{
+      "init-site",
+      "INIT SITE",
+      "where its *_init was called, - if not seen (a lock named after its init "
+      "call bears it as its name)",
+      true,
+      [](const LockRow&) { return 0.0; },
+      [](const LockRow& r) { return r.lock->init_site.known() ? r.lock->init_site.label : "-"; },
+      false,
+      true};
 }
 
 }  // namespace
@@ -164,8 +199,7 @@ std::vector<LockRow> sorted_lock_rows(const Profile& profile, const std::string&
   std::vector<LockRow> rows;
   for (const ProcessProfile& process : profile.processes)
     for (const LockSummary& lock : process.locks) {
-      const bool active = lock.acquisitions + lock.failed + lock.events > 0;
-      if (!include_idle && !active) continue;
+      if (!include_idle && !lock_was_used(lock)) continue;
       const bool both_sides = lock.primitive == format::Primitive::kRwLock &&
                               lock.read_side.acquisitions + lock.read_side.failed > 0 &&
                               lock.write_side.acquisitions + lock.write_side.failed > 0;
@@ -189,8 +223,7 @@ std::vector<LockRow> sorted_lock_rows(const Profile& profile, const std::string&
 }
 
 bool is_lock_row(const LockRow& row) {
-  return is_lock_wait_primitive(row.lock->primitive) ||
-         row.lock->primitive == format::Primitive::kSpinLock;
+  return is_lock_primitive(row.lock->primitive);
 }
 
 std::string lock_identity(const LockRow& row) {
@@ -198,6 +231,52 @@ std::string lock_identity(const LockRow& row) {
   if (row.lock->generation > 0) id += fmt::format("#{}", row.lock->generation);
   if (!row.side.empty()) id += " " + row.side;
   return id;
+}
+
+}  // namespace lockscope
+
+namespace lockscope {
+
+std::string lock_label(const ProfileViews& views, const ProcessProfile& process,
+                       const LockSummary& lock, const std::string& side) {
+  const Profile& profile = views.profile();
+  const size_t p = static_cast<size_t>(&process - profile.processes.data());
+  const size_t l = static_cast<size_t>(&lock - process.locks.data());
+  std::string label = lock_name(lock);
+  if (lock.generation > 0) label += fmt::format("#{}", lock.generation);
+  if (!side.empty()) label += " " + side;
+  if (p < views.processes().size())
+    if (auto tag = views.processes()[p].name_tags.find(l);
+        tag != views.processes()[p].name_tags.end())
+      label += " " + tag->second;
+  if (profile.processes.size() > 1) label += fmt::format(" (pid {})", process.pid);
+  return label;
+}
+
+std::vector<LockRow> sorted_lock_rows(const ProfileViews& views, const std::string& sort_key,
+                                      bool include_idle, LockLabel label) {
+  std::vector<LockRow> rows = sorted_lock_rows(views.profile(), sort_key, include_idle);
+  for (LockRow& row : rows)
+    row.label = label == LockLabel::kAddress ? lock_identity(row)
+                                             : lock_label(views, *row.process, *row.lock, row.side);
+  return rows;
+}
+
+bool made_threads_wait(const ProfileViews& views, const LockRow& row) {
+  const uint64_t wait_ns = row.figures().wait_sum_ns;
+  if (wait_ns == 0) return false;
+  const size_t p = static_cast<size_t>(row.process - views.profile().processes.data());
+  const uint64_t process_ns = p < views.processes().size() ? views.processes()[p].lock_wait_ns : 0;
+  return double(wait_ns) >= kVisibleWaitShare * double(process_ns);
+}
+
+std::vector<const LockColumn*> text_lock_columns(bool wide) {
+  static const LockColumn init_site = init_site_column();
+  std::vector<const LockColumn*> columns;
+  for (const LockColumn& column : lock_columns())
+    if (wide || !column.wide_only) columns.push_back(&column);
+  if (wide) columns.push_back(&init_site);
+  return columns;
 }
 
 }  // namespace lockscope

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "analysis/duration_format.h"
 #include "analysis/weighted_stacks.h"
+#include "report/stack_ids.h"
 #include "report/text_table.h"
 
 namespace lockscope {
@@ -109,43 +111,7 @@ std::string share_of_run(uint64_t ns, uint64_t run_ns) {
   return fmt::format("{:.1f}%", percent);
 }
 
-namespace {
-
-struct ProcessFigures {
-  uint64_t active_locks = 0, acquired = 0, contended = 0, wait_ns = 0;
-};
-
-ProcessFigures figures_of(const ProcessProfile& process) {
-  ProcessFigures figures;
-  for (const LockSummary& lock : process.locks)
-    if (lock.acquisitions + lock.failed + lock.events) ++figures.active_locks;
-  // Its threads' figures added up, so that the two tables agree: acquisitions and contended ones
-  // of every lock kind a thread holds afterwards (spinlocks too), lock waits on mutexes and
-  // rwlocks (spinning and the other kinds of wait have columns of their own).
-  for (const ThreadSummary& thread : process.threads) {
-    figures.acquired += thread.acquisitions;
-    figures.contended += thread.contended;
-    figures.wait_ns += thread.wait_sum_ns;
-  }
-  return figures;
-}
-
-// A build's hundreds of compilers and shells took no lock: without --all they are one line under
-// the table, by name. Listed whatever they did: the first process, and one that ended otherwise
-// than by exit status 0 or an exec (a compiler's error in `make -j` may explain the run).
-bool foldable(const Profile& profile, const ProcessProfile& process) {
-  const ProcessFigures figures = figures_of(process);
-  const bool ended_well = process.exit_path == format::ExitPath::kExec ||
-                          ((process.exit_path == format::ExitPath::kExit ||
-                            process.exit_path == format::ExitPath::kUnderscoreExit) &&
-                           process.exit_status == 0);
-  return figures.active_locks == 0 && figures.acquired == 0 && ended_well &&
-         &process != &profile.processes.front();
-}
-
-}  // namespace
-
-void write_processes(const Profile& profile, const ReportOptions& options, std::ostream& out) {
+void write_processes(const ProfileViews& views, const ReportOptions& options, std::ostream& out) {
   out << "*** processes present ***\n";
   TextTable table;
   table.set_header({"PID", "PPID", "ENDED BY", "DURATION", "THREADS", "LOCKS", "ACQUIRED",
@@ -153,76 +119,124 @@ void write_processes(const Profile& profile, const ReportOptions& options, std::
                    {false, false, true, false, false, false, false, false, false, false, true});
   std::vector<const ProcessProfile*> lock_free;
   if (!options.all)
-    for (const ProcessProfile& process : profile.processes)
-      if (foldable(profile, process)) lock_free.push_back(&process);
+    for (const ProcessView& view : views.processes())
+      if (view.took_no_lock) lock_free.push_back(view.process);
   if (lock_free.size() == 1) lock_free.clear();  // one is a row, not a line
   size_t next_folded = 0;                        // lock_free is in the processes' order
-  for (const ProcessProfile& process : profile.processes) {
+  for (const ProcessView& view : views.processes()) {
+    const ProcessProfile& process = *view.process;
     if (next_folded < lock_free.size() && lock_free[next_folded] == &process) {
       ++next_folded;
       continue;
     }
-    const ProcessFigures figures = figures_of(process);
     table.add_row({fmt::format("{}", process.pid), fmt::format("{}", process.ppid),
                    exit_text(process), format_duration_ns(double(process.duration_ns)),
-                   fmt::format("{}", process.threads.size()), format_count(figures.active_locks),
-                   format_count(figures.acquired), format_count(figures.contended),
-                   format_duration_ns(double(figures.wait_ns)),
-                   share_of_run(figures.wait_ns, process.duration_ns), command_text(process)});
+                   fmt::format("{}", process.threads.size()), format_count(view.used_locks),
+                   format_count(view.acquired), format_count(view.contended),
+                   format_duration_ns(double(view.blocked_wait_ns)),
+                   share_of_run(view.blocked_wait_ns, process.duration_ns), command_text(process)});
   }
+  if (!options.wide) table.fit_within(kReportWidth, 10, CellFit::kCutEnd);
   table.write(out);
   if (!lock_free.empty()) out << lock_free_line(lock_free);
   out << '\n';
 }
 
-void write_threads(const Profile& profile, const ReportOptions& options, std::ostream& out) {
+namespace {
+
+// The threads table's columns, one row each. The default table fits 120 columns: the wait buckets
+// (40 columns whose tail WAIT MAX sums up), RELEASED (ACQUIRED but for locks still held at exit)
+// and FAILED (in the call sites' table, where it happens) are --wide's. The other kinds of wait
+// have a column only where some listed thread has one: they are never added to LOCK WAIT.
+struct ThreadColumn {
+  std::string header;
+  bool left_aligned = false;
+  bool wide_only = false;
+  std::function<std::string(const ProcessProfile&, const ThreadSummary&)> text;
+  std::function<bool(const ThreadSummary&)> present = nullptr;  // null: always shown
+};
+
+std::vector<ThreadColumn> build_thread_columns() {
+  using Text = std::function<std::string(const ProcessProfile&, const ThreadSummary&)>;
+  auto count = [](uint64_t ThreadSummary::*field) -> Text {
+    return
+        [field](const ProcessProfile&, const ThreadSummary& t) { return format_count(t.*field); };
+  };
+  std::vector<ThreadColumn> columns = {
+      {"PID", false, false,
+       [](const ProcessProfile& p, const ThreadSummary&) { return fmt::format("{}", p.pid); }},
+      {"TID", false, false,
+       [](const ProcessProfile&, const ThreadSummary& t) { return fmt::format("{}", t.tid); }},
+      {"NAME", true, false,
+       [](const ProcessProfile&, const ThreadSummary& t) {
+         std::string name = t.name.empty() ? "?" : t.name;
+         return (t.flags & format::kThreadMain) ? name + " (main)" : name;
+       }},
+      {"ACQUIRED", false, false, count(&ThreadSummary::acquisitions)},
+      {"RELEASED", false, true, count(&ThreadSummary::releases)},
+      {"CONTENDED", false, false, count(&ThreadSummary::contended)},
+      {"FAILED", false, true, count(&ThreadSummary::failed)},
+  };
+  for (size_t i = 0; i < 5; ++i)
+    columns.push_back(
+        {kBucketHeaders[i], false, true, [i](const ProcessProfile&, const ThreadSummary& t) {
+           return format_count(report_buckets(t.wait)[i]);
+         }});
+  columns.push_back({"LOCK WAIT", false, false, [](const ProcessProfile&, const ThreadSummary& t) {
+                       return format_duration_ns(double(t.wait_sum_ns));
+                     }});
+  columns.push_back({"OF RUN", false, false, [](const ProcessProfile& p, const ThreadSummary& t) {
+                       return share_of_run(t.wait_sum_ns, p.duration_ns);
+                     }});
+  columns.push_back({"WAIT MAX", false, false, [](const ProcessProfile&, const ThreadSummary& t) {
+                       return format_duration_ns(double(t.wait_max_ns));
+                     }});
+  for (const OtherWaitColumn& other : kOtherWaitColumns) {
+    const size_t slot = static_cast<size_t>(other.primitive);
+    columns.push_back(
+        {other.header, false, false,
+         [slot](const ProcessProfile&, const ThreadSummary& t) {
+           return format_duration_ns(double(t.wait_ns_by_primitive[slot]));
+         },
+         [slot](const ThreadSummary& t) { return t.wait_ns_by_primitive[slot] > 0; }});
+  }
+  columns.push_back({"LAST AT BARRIER", false, false, count(&ThreadSummary::barrier_last_arrivals),
+                     [](const ThreadSummary& t) { return t.barrier_last_arrivals > 0; }});
+  return columns;
+}
+
+}  // namespace
+
+void write_threads(const ProfileViews& views, const ReportOptions& options, std::ostream& out) {
   size_t total = 0;
-  const std::vector<ListedThread> threads = listed_threads(profile, options, total);
+  const std::vector<ListedThread> threads = listed_threads(views.profile(), options, total);
   if (threads.size() < total)
     out << fmt::format("*** threads present: {} of {} by LOCK WAIT ***\n", threads.size(),
                        format_count(total));
   else
     out << "*** threads present ***\n";
-  std::vector<OtherWaitColumn> others;
-  bool any_last_arrival = false;
-  for (const OtherWaitColumn& column : kOtherWaitColumns) {
-    bool present = false;
-    for (const ListedThread& listed : threads) {
-      present |= listed.thread->wait_ns_by_primitive[static_cast<size_t>(column.primitive)] > 0;
-      any_last_arrival |= listed.thread->barrier_last_arrivals > 0;
-    }
-    if (present) others.push_back(column);
+  static const std::vector<ThreadColumn> all_columns = build_thread_columns();
+  std::vector<const ThreadColumn*> columns;
+  std::vector<std::string> header;
+  std::vector<bool> left;
+  for (const ThreadColumn& column : all_columns) {
+    if (column.wide_only && !options.wide) continue;
+    if (column.present && std::none_of(threads.begin(), threads.end(), [&](const ListedThread& t) {
+          return column.present(*t.thread);
+        }))
+      continue;
+    columns.push_back(&column);
+    header.push_back(column.header);
+    left.push_back(column.left_aligned);
   }
   TextTable table;
-  std::vector<std::string> header = {"PID",      "TID",       "NAME",  "ACQUIRED",
-                                     "RELEASED", "CONTENDED", "FAILED"};
-  for (const char* h : kBucketHeaders) header.push_back(h);
-  header.insert(header.end(), {"LOCK WAIT", "OF RUN", "WAIT MAX"});
-  for (const OtherWaitColumn& column : others) header.push_back(column.header);
-  if (any_last_arrival) header.push_back("LAST AT BARRIER");
-  std::vector<bool> left(header.size(), false);
-  left[2] = true;
   table.set_header(header, left);
   for (const auto& [process, thread] : threads) {
-    std::string name = thread->name.empty() ? "?" : thread->name;
-    if (thread->flags & format::kThreadMain) name += " (main)";
-    std::vector<std::string> row = {fmt::format("{}", process->pid),
-                                    fmt::format("{}", thread->tid),
-                                    name,
-                                    format_count(thread->acquisitions),
-                                    format_count(thread->releases),
-                                    format_count(thread->contended),
-                                    format_count(thread->failed)};
-    for (uint64_t bucket : report_buckets(thread->wait)) row.push_back(format_count(bucket));
-    row.push_back(format_duration_ns(double(thread->wait_sum_ns)));
-    row.push_back(share_of_run(thread->wait_sum_ns, process->duration_ns));
-    row.push_back(format_duration_ns(double(thread->wait_max_ns)));
-    for (const OtherWaitColumn& column : others)
-      row.push_back(format_duration_ns(
-          double(thread->wait_ns_by_primitive[static_cast<size_t>(column.primitive)])));
-    if (any_last_arrival) row.push_back(format_count(thread->barrier_last_arrivals));
+    std::vector<std::string> row;
+    for (const ThreadColumn* column : columns) row.push_back(column->text(*process, *thread));
     table.add_row(std::move(row));
   }
+  if (!options.wide) table.fit_within(kReportWidth, 2, CellFit::kCutEnd, 12);
   table.write(out);
   if (threads.size() < total)
     out << fmt::format("({} more thread{}: --top N lists more, --all every one)\n",

@@ -49,7 +49,7 @@ const std::vector<ReportFormat>& report_format_table() {
        {".txt", ".out", ".log"},
        make_text_report_writer,
        "the report for people: processes, threads, locks, call sites, stacks, blame (default)",
-       {},
+       {"--brief", "--wide", "--legend", "--addresses"},
        {}},
       {"json",
        {".json"},

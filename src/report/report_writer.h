@@ -72,6 +72,13 @@ struct ReportOptions {
   std::optional<WaitAttributionRule> attribution;
   StackWeight weight = StackWeight::kWait;  // --weight: what the stack formats weigh
   std::string table = "locks";              // --table: which table csv writes ("locks", "sites")
+  // The text report's: --brief (its first screen only: the verdict and the top findings),
+  // --wide (every column; by default the tables fit 120 columns), --legend (what each column
+  // means), --addresses (locks by pid/address rather than by name).
+  bool brief = false;
+  bool wide = false;
+  bool legend = false;
+  bool addresses = false;
 };
 
 // A writer renders the views of one profile (analysis/profile_views.h: its derived figures and

@@ -1,6 +1,8 @@
-// The text report: the seed's two displays (threads and locks with wait buckets; each lock's call
-// sites with L/U and file:line), done properly — per process, sortable, with a legend for every
-// column and a footer that states anything dropped, distrusted or estimated.
+// The text report: first what to change (findings_text.h: the verdict and the top findings, within
+// 80 columns and 40 lines; --brief stops there), then the seed's two displays (threads and locks;
+// each lock's call sites with L/U and file:line), done properly — per process, sortable, within
+// 120 columns (--wide: every column), each call stack printed once (stack_ids.h), a legend with
+// --legend, and a footer that states anything dropped, distrusted or estimated.
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 #include <string.h>
@@ -15,8 +17,10 @@
 #include <utility>
 
 #include "analysis/duration_format.h"
+#include "analysis/lock_kinds.h"
 #include "analysis/weighted_stacks.h"
 #include "report/blame_text.h"
+#include "report/findings_text.h"
 #include "report/footer_text.h"
 #include "report/hold_stacks_text.h"
 #include "report/location_text.h"
@@ -24,6 +28,7 @@
 #include "report/lock_rows.h"
 #include "report/process_tables_text.h"
 #include "report/report_writer.h"
+#include "report/stack_ids.h"
 #include "report/text_table.h"
 
 namespace lockscope {
@@ -35,10 +40,11 @@ struct ListedRows {
 };
 
 // The sorted rows split into the locks and the others, each cut to --top unless --all.
-std::pair<ListedRows, ListedRows> listed_rows(const Profile& profile,
+std::pair<ListedRows, ListedRows> listed_rows(const ProfileViews& views,
                                               const ReportOptions& options) {
   ListedRows locks, others;
-  for (LockRow& row : sorted_lock_rows(profile, options.sort_key, options.all))
+  for (LockRow& row : sorted_lock_rows(views, options.sort_key, options.all,
+                                       options.addresses ? LockLabel::kAddress : LockLabel::kName))
     (is_lock_row(row) ? locks : others).rows.push_back(std::move(row));
   for (ListedRows* listed : {&locks, &others}) {
     listed->total = listed->rows.size();
@@ -60,19 +66,19 @@ void write_locks(const char* title, const ListedRows& listed, const ReportOption
   TextTable table;
   std::vector<std::string> header;
   std::vector<bool> left;
-  for (const LockColumn& column : lock_columns()) {
-    header.push_back(column.header);
-    left.push_back(column.left_aligned);
+  const std::vector<const LockColumn*> columns = text_lock_columns(options.wide);
+  for (const LockColumn* column : columns) {
+    header.push_back(column->header);
+    left.push_back(column->left_aligned);
   }
-  header.push_back("INIT SITE");
-  left.push_back(true);
   table.set_header(header, left);
   for (const LockRow& row : rows) {
     std::vector<std::string> cells;
-    for (const LockColumn& column : lock_columns()) cells.push_back(column.text(row));
-    cells.push_back(row.lock->init_site.known() ? row.lock->init_site.label : "-");
+    for (const LockColumn* column : columns) cells.push_back(column->text(row));
     table.add_row(std::move(cells));
   }
+  // The name gives way: its file path's directories first, then its middle (text_table.h).
+  if (!options.wide) table.fit_within(kReportWidth, 0, CellFit::kCutMiddle);
   table.write(out);
   out << '\n';
 }
@@ -106,76 +112,23 @@ std::string site_detail(const SiteSummary& site) {
   return text;
 }
 
-// Ties between process-shared locks of different processes, worked out once per report: looking
-// through every other process's locks for each lock listed made `--all` quadratic in locks.
-//
-// Other processes of the same family (fork/exec) with a process-shared lock of the same address
-// and generation: after fork, the same lock in shared memory (each process records its own use of
-// it). Another generation, or an unrelated process, is another lock.
-class ProcessSharedTies {
- public:
-  explicit ProcessSharedTies(const Profile& profile) {
-    for (const ProcessProfile& process : profile.processes) {
-      pids_.insert(process.pid);
-      parent_of_.try_emplace(process.pid, process.ppid);  // the first process of a pid, as before
-    }
-    for (const ProcessProfile& process : profile.processes) {
-      const uint32_t family = family_of(process.pid, profile.processes.size());
-      for (const LockSummary& lock : process.locks) {
-        if (!(lock.flags & format::kLockProcessShared)) continue;
-        if (lock.acquisitions + lock.failed + lock.events == 0) continue;
-        const Key key{family, lock.address, lock.generation};
-        if (seen_.insert({key, process.pid}).second) users_[key].push_back(process.pid);
-      }
-    }
-  }
+// "  (process-shared; also used by pid 12, 14)", or "" when no other process used it.
+std::string shared_with(const ProfileViews& views, const LockRow& row) {
+  const Profile& profile = views.profile();
+  const size_t p = static_cast<size_t>(row.process - profile.processes.data());
+  const size_t l = static_cast<size_t>(row.lock - row.process->locks.data());
+  const auto& ties = views.processes()[p].shared_with;
+  const auto tie = ties.find(l);
+  if (tie == ties.end()) return {};
+  return fmt::format("  (process-shared; also used by pid {})", fmt::join(tie->second, ", "));
+}
 
-  // "  (process-shared; also used by pid 12, 14)", or "" when no other process used it.
-  std::string shared_with(const LockRow& row) const {
-    if (!(row.lock->flags & format::kLockProcessShared)) return {};
-    auto family = families_.find(row.process->pid);
-    if (family == families_.end()) return {};
-    auto users = users_.find(Key{family->second, row.lock->address, row.lock->generation});
-    if (users == users_.end()) return {};
-    std::vector<uint32_t> pids;
-    for (uint32_t pid : users->second)
-      if (pid != row.process->pid) pids.push_back(pid);
-    return pids.empty() ? std::string()
-                        : fmt::format("  (process-shared; also used by pid {})", fmt::join(pids, ", "));
-  }
-
- private:
-  using Key = std::tuple<uint32_t, uint64_t, uint32_t>;  // family, address, generation
-
-  // The profiled process a process descends from, as far as the profile knows (fork/exec
-  // chains); at most `hops` steps up, so that a cycle of reused pids ends.
-  uint32_t family_of(uint32_t pid, size_t hops) {
-    std::vector<uint32_t> path;
-    uint32_t at = pid;
-    for (size_t hop = 0;; ++hop) {
-      if (auto known = families_.find(at); known != families_.end()) {
-        at = known->second;
-        break;
-      }
-      path.push_back(at);
-      const uint32_t parent = parent_of_.at(at);
-      if (hop >= hops || parent == at || !pids_.count(parent)) break;
-      at = parent;
-    }
-    for (uint32_t member : path) families_.emplace(member, at);
-    return at;
-  }
-
-  std::unordered_set<uint32_t> pids_;
-  std::unordered_map<uint32_t, uint32_t> parent_of_;
-  std::unordered_map<uint32_t, uint32_t> families_;
-  std::map<Key, std::vector<uint32_t>> users_;  // each pid once, in the profile's process order
-  std::set<std::pair<Key, uint32_t>> seen_;
-};
-
-void write_call_sites(const ProcessSharedTies& ties, const std::vector<LockRow>& rows,
+void write_call_sites(const ProfileViews& views, const std::vector<LockRow>& rows,
                       const ReportOptions& options, std::ostream& out) {
-  out << "*** call sites of each lock listed ***\n";
+  StackIds stacks;
+  out << (options.all ? "*** call sites of each lock listed ***\n"
+                      : "*** call sites of each lock listed (of a lock that made no thread wait, "
+                        "the acquire sites: --all lists every one) ***\n");
   for (const LockRow& row : rows) {
     // A mutex's re-takes inside condition waits are not calls of the program, but their waits
     // are in its wait total, buckets and handoffs: said here, so the figures add up.
@@ -195,21 +148,40 @@ void write_call_sites(const ProcessSharedTies& ties, const std::vector<LockRow>&
                                 format_count(figures.failed))
                   : fmt::format("acquired {}, contended {}", format_count(figures.acquisitions),
                                 format_count(figures.contended));
-    out << fmt::format("{}  {}  {}, wait {}{}{}\n", lock_identity(row), lock_kind_name(*row.lock),
-                       calls, format_duration_ns(double(figures.wait_sum_ns)), reacquired,
-                       ties.shared_with(row));
+    write_wrapped_line(out, fmt::format("{}  {}  {}, wait {}{}{}",
+                                        row.label.empty() ? lock_identity(row) : row.label,
+                                        lock_kind_name(*row.lock), calls,
+                                        format_duration_ns(double(figures.wait_sum_ns)), reacquired,
+                                        shared_with(views, row)));
+    // The release sites and hold stacks of a lock that made no thread wait are --all's
+    // (lock_rows.h, made_threads_wait): a failed release is listed whatever the lock.
+    const bool waited = options.all || made_threads_wait(views, row);
     std::vector<const SiteSummary*> sites;
-    for (const SiteSummary& site : row.figures().sites) sites.push_back(&site);
+    for (const SiteSummary& site : row.figures().sites)
+      if (waited || site.failed > 0 ||
+          format::operation_class(site.operation) != format::OperationClass::kRelease)
+        sites.push_back(&site);
     std::stable_sort(sites.begin(), sites.end(), [](const SiteSummary* a, const SiteSummary* b) {
       if (a->wait_sum_ns != b->wait_sum_ns) return a->wait_sum_ns > b->wait_sum_ns;
       return a->count > b->count;
     });
-    bool any_detail = false;
-    for (const SiteSummary* site : sites) any_detail |= !site_detail(*site).empty();
+    // DETAIL and FAILED are columns only where some site has one (FAILED always with --wide).
+    bool any_detail = false, any_failed = options.wide;
+    for (const SiteSummary* site : sites) {
+      any_detail |= !site_detail(*site).empty();
+      any_failed |= site->failed > 0;
+    }
     TextTable table;
-    std::vector<std::string> header = {"OP",         "COUNT",    "CONTENDED", "FAILED", "WAIT TOTAL",
-                                       "WAIT MAX",   "HOLD TOTAL", "HOLD MAX"};
-    std::vector<bool> left = {true, false, false, false, false, false, false, false};
+    std::vector<std::string> header = {"OP", "COUNT", "CONTENDED"};
+    std::vector<bool> left = {true, false, false};
+    if (any_failed) {
+      header.push_back("FAILED");
+      left.push_back(false);
+    }
+    for (const char* title : {"WAIT TOTAL", "WAIT MAX", "HOLD TOTAL", "HOLD MAX"}) {
+      header.push_back(title);
+      left.push_back(false);
+    }
     if (any_detail) {
       header.push_back("DETAIL");
       left.push_back(true);
@@ -223,21 +195,24 @@ void write_call_sites(const ProcessSharedTies& ties, const std::vector<LockRow>&
                          kind == format::OperationClass::kWait;
       const bool holds = kind == format::OperationClass::kAcquire;
       std::vector<std::string> cells = {operation_label(site->operation), format_count(site->count),
-                                      timed ? format_count(site->contended) : "",
-                                      format_count(site->failed),
-                                      timed ? format_duration_ns(double(site->wait_sum_ns)) : "",
-                                      timed ? format_duration_ns(double(site->wait_max_ns)) : "",
-                                      holds ? format_duration_ns(double(site->hold_sum_ns)) : "",
-                                      holds ? format_duration_ns(double(site->hold_max_ns)) : ""};
+                                        timed ? format_count(site->contended) : ""};
+      if (any_failed) cells.push_back(format_count(site->failed));
+      for (std::string cell : {timed ? format_duration_ns(double(site->wait_sum_ns)) : "",
+                               timed ? format_duration_ns(double(site->wait_max_ns)) : "",
+                               holds ? format_duration_ns(double(site->hold_sum_ns)) : "",
+                               holds ? format_duration_ns(double(site->hold_max_ns)) : ""})
+        cells.push_back(std::move(cell));
       if (any_detail) cells.push_back(site_detail(*site));
       cells.push_back(location_text(site->location));
       table.add_row(std::move(cells));
     }
+    // The caller wraps under its column (at " (inlined into", or its path).
+    if (!options.wide) table.fit_within(kReportWidth, header.size() - 1, CellFit::kWrap, 40);
     table.write(out, "  ");
     write_blame(sites, out);
-    write_wait_stacks(*row.process, sites, 5, out);
-    write_holder_stacks(*row.process, sites, 5, out);
-    write_hold_stacks(*row.process, sites, 3, out);
+    write_wait_stacks(*row.process, sites, 5, stacks, out);
+    write_holder_stacks(*row.process, sites, 5, stacks, out);
+    if (waited) write_hold_stacks(*row.process, sites, 3, stacks, out);
     if (options.attribution)
       write_wait_attribution(attribute_waits(*row.process, row.figures().sites, *options.attribution),
                              *options.attribution, out);
@@ -267,10 +242,12 @@ void write_wrapped(std::ostream& out, const std::string& header, const std::stri
   out << line.substr(0, line.size() - 1) << '\n';
 }
 
-void write_legend(std::ostream& out) {
+// The columns' meanings (docs/cli.md has the same, "Reading the text report"): the locks table's
+// from its column table, the others written out here.
+void write_legend(bool wide, std::ostream& out) {
   out << "legend:\n";
-  for (const LockColumn& column : lock_columns())
-    if (!column.legend.empty()) write_wrapped(out, column.header, column.legend);
+  for (const LockColumn* column : text_lock_columns(wide))
+    if (!column->legend.empty()) write_wrapped(out, column->header, column->legend);
   out << "  LOCKS       (processes) synchronization objects used; ACQUIRED, CONTENDED and LOCK "
          "WAIT\n"
          "              there add up its threads' (the threads table's columns)\n"
@@ -303,21 +280,28 @@ class TextReportWriter final : public ReportWriter {
     std::ostream& out = sink.stream();
     size_t threads = 0;
     for (const ProcessProfile& p : profile.processes) threads += p.threads.size();
-    out << fmt::format("lockscope report of {}: {} process{}, {} thread{}\n\n", profile.directory,
-                       profile.processes.size(), profile.processes.size() == 1 ? "" : "es", threads,
-                       threads == 1 ? "" : "s");
-    write_processes(profile, options, out);
-    write_threads(profile, options, out);
-    const auto [locks, others] = listed_rows(profile, options);
+    const std::string heading =
+        fmt::format("lockscope report of {}: {} process{}, {} thread{}", profile.directory,
+                    profile.processes.size(), profile.processes.size() == 1 ? "" : "es", threads,
+                    threads == 1 ? "" : "s");
+    const size_t left_out =
+        write_first_screen(views, views.findings(), heading, options.brief, out);
+    if (options.brief) return;
+    write_more_findings(views, views.findings(), left_out, out);
+    write_processes(views, options, out);
+    write_threads(views, options, out);
+    const auto [locks, others] = listed_rows(views, options);
     write_locks("locks present", locks, options, out);
     if (others.total > 0)
       write_locks("condition variables, semaphores and barriers", others, options, out);
     std::vector<LockRow> rows = locks.rows;
     rows.insert(rows.end(), others.rows.begin(), others.rows.end());
-    write_call_sites(ProcessSharedTies(profile), rows, options, out);
-    write_lock_order_inversions(profile, out);
-    write_legend(out);
-    out << '\n';
+    write_call_sites(views, rows, options, out);
+    write_lock_order_inversions(views, options.addresses, out);
+    if (options.legend) {
+      write_legend(options.wide, out);
+      out << '\n';
+    }
     write_footer(profile, out);
   }
 };

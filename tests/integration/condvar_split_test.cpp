@@ -160,7 +160,8 @@ TEST_F(CondVar, TimeoutsAreFailedWaits) {
   EXPECT_EQ(thread_failed, site_failed);
   // The text report's line above its call sites says so: two waits, both timed out (before:
   // "acquired 0, contended 0", beside their wait time).
-  const CommandResult text = run_lockscope({"report", directory(), "--all"});
+  // (--addresses: the lock by its address, which the test knows, rather than by its name.)
+  const CommandResult text = run_lockscope({"report", directory(), "--all", "--addresses"});
   ASSERT_EQ(text.exit_status, 0) << text.err;
   EXPECT_NE(text.out.find(fmt::format("{:#x}  condvar  waits 2 (2 failed or timed out), wait ",
                                       condition.address)),

@@ -274,7 +274,7 @@ TEST(Errors, AnExecdStaticProgramIsNamedInTheReport) {
       {"run", "-o", dir / "p", "--", fixture("exec_program"), fixture("static_program"), marker});
   EXPECT_EQ(result.exit_status, 0) << result.err;
   EXPECT_TRUE(fs::exists(marker)) << "the static program ran, unprofiled";
-  EXPECT_NE(result.err.find("exec'd " + fixture("static_program") + ": not profiled (" +
+  EXPECT_NE(unwrapped_notes(result.err).find("exec'd " + fixture("static_program") + ": not profiled (" +
                             fixture("static_program") + " is statically linked)"),
             std::string::npos)
       << result.err;
@@ -296,7 +296,7 @@ TEST(Errors, AStaticProgramExecdThroughPathIsNamedWithTheFileFound) {
   EXPECT_EQ(result.exit_status, 0) << result.err;
   EXPECT_TRUE(fs::exists(marker)) << "the static program ran, unprofiled";
   EXPECT_NE(
-      result.err.find("exec'd fixture_static_program (" + fixture("static_program") +
+      unwrapped_notes(result.err).find("exec'd fixture_static_program (" + fixture("static_program") +
                       "): not profiled (" + fixture("static_program") + " is statically linked)"),
       std::string::npos)
       << result.err;

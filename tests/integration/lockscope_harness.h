@@ -144,4 +144,21 @@ const LockSummary* lock_acquired_at(const ProcessProfile& process, const std::st
 const SiteSummary* site_at(const LockSummary& lock, const std::string& file_suffix, int line,
                            format::Operation op);
 
+// The text report's notes as one line each: a note longer than the report's 120 columns goes on
+// in lines indented 6 spaces (report/footer_text.cpp), joined again here with a space. (A call
+// stack's frames are indented 6 spaces too: search the result for notes only.)
+inline std::string unwrapped_notes(const std::string& text) {
+  std::string joined;
+  joined.reserve(text.size());
+  for (size_t at = 0; at < text.size(); ++at) {
+    if (text.compare(at, 7, "\n      ") == 0) {
+      joined += ' ';
+      at += 6;
+    } else {
+      joined += text[at];
+    }
+  }
+  return joined;
+}
+
 }  // namespace lockscope::testing

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/duration_format.h"
 #include "lockscope_harness.h"
 
 namespace lockscope::testing {
@@ -127,7 +128,8 @@ TEST(TextReport, ThreadsHaveAFailedColumnAndEachLockWaitIsShownAsAShareOfTheRun)
   record_unchanged(dir, "mutex_semantics");
   const json process = report_json(dir.path())["processes"][0];
   const uint64_t run_ns = process["duration_ns"];
-  const std::string text = report_text(dir.path(), {"--all"});
+  // FAILED is a column of --wide's (the default table fits 120 columns).
+  const std::string text = report_text(dir.path(), {"--all", "--wide"});
   const std::vector<std::string> threads = section(text, "threads present");
   ASSERT_EQ(threads.size(), 2u + process["threads"].size()) << text;
   uint64_t failed = 0;
@@ -209,6 +211,62 @@ TEST(TextReport, SortKeysAreTheColumnTitles) {
   const std::string by_acquired = report_text(dir.path(), {"--sort", "acquired"});
   EXPECT_NE(by_acquired.find("by ACQUIRED ***"), std::string::npos);
   EXPECT_NE(report_text(dir.path(), {"--sort", "le-1us"}).find("by ≤1µs ***"), std::string::npos);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+size_t columns_of(const std::string& line) {  // code points: "µ", "≤", "…" are one column each
+  return static_cast<size_t>(std::count_if(line.begin(), line.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+// A real profile's first screen: within 80 columns and 40 lines, the verdict first with the
+// fixture's own figure (ROUNDS waits of some 2 ms on slow_mutex, named as the source names it),
+// the same screen that opens the full report, whose tables keep within 120 columns and whose
+// stacks are each printed once.
+TEST(TextReport, TheFirstScreenOfARealProfileNamesTheLockItsThreadsWaitedFor) {
+  TemporaryDirectory dir;
+  constexpr int kRounds = 20;
+  const ProcessProfile process = record_unchanged(dir, "sleepy_holder", {std::to_string(kRounds)});
+  const std::string brief = report_text(dir.path(), {"--brief"});
+  const std::vector<std::string> lines = lines_of(brief);
+  ASSERT_GE(lines.size(), 4u) << brief;
+  EXPECT_LE(lines.size(), 40u) << brief;
+  for (const std::string& line : lines) EXPECT_LE(columns_of(line), 80u) << line;
+  EXPECT_EQ(lines[0], fmt::format("lockscope report of {}: 1 process, 2 threads", dir.path()));
+  EXPECT_EQ(lines[2].rfind("verdict: lock waits are ", 0), 0u) << brief;
+  uint64_t slow_wait_ns = 0;
+  for (const LockSummary& lock : process.locks)
+    if (lock.name == "slow_mutex") slow_wait_ns = lock.wait_sum_ns;
+  EXPECT_GE(slow_wait_ns, kRounds * 2 * kMs) << "the fixture's holds were all waited for";
+  // The verdict's last figure: the top lock's wait, and the lock by its variable's name.
+  std::string unwrapped = brief;
+  for (size_t at; (at = unwrapped.find("\n         ")) != std::string::npos;)
+    unwrapped.replace(at, 10, " ");
+  EXPECT_NE(unwrapped.find(fmt::format("{} of it on mutex slow_mutex\n",
+                                       format_duration_ns(double(slow_wait_ns)))),
+            std::string::npos)
+      << brief;
+  EXPECT_EQ(brief.find("***"), std::string::npos) << "--brief has no table:\n" << brief;
+
+  const std::string full = report_text(dir.path());
+  EXPECT_EQ(full.rfind(brief, 0), 0u) << "the full report opens with the same screen\n" << full;
+  for (const std::string& line : lines_of(full)) EXPECT_LE(columns_of(line), 120u) << line;
+  EXPECT_NE(full.find("\nslow_mutex  mutex  acquired "), std::string::npos) << full;
+  EXPECT_EQ(full.find("legend:"), std::string::npos) << full;
+  // Each stack's frames once: every "stack #N" after its first is a reference.
+  for (int id = 1; full.find(fmt::format("stack #{}\n", id)) != std::string::npos; ++id) {
+    const size_t first = full.find(fmt::format(": stack #{}\n", id));
+    EXPECT_EQ(full.find(fmt::format(": stack #{}\n", id), first + 1), std::string::npos)
+        << "stack #" << id << " printed twice\n"
+        << full;
+  }
 }
 
 }  // namespace

@@ -228,7 +228,7 @@ TEST(Trace, AFullKeyTableDropsTheEventsOfNewKeysAndSaysSo) {
   EXPECT_GE(dropped_no_key, 2u * (1000 - 64));
   EXPECT_EQ(process.locks.size(), 500u) << "the tables keep every count";
   const CommandResult text = run_lockscope({"report", dir.path()});
-  EXPECT_NE(text.out.find("of them its table of distinct lock, site and operation keys"),
+  EXPECT_NE(unwrapped_notes(text.out).find("of them its table of distinct lock, site and operation keys"),
             std::string::npos)
       << text.out;
 }

@@ -67,18 +67,31 @@ TEST(BlameText, RowsSplitByStackAreSummedPerHolderAndTheHolderStacksListed) {
   EXPECT_EQ(blame.str(),
             "  waits at waiter w.c:1 were behind holds taken at:\n"
             "     100.0 %  4.50ms in 5 waits  holder h.c:20\n");
+  StackIds ids;
   std::ostringstream stacks;
-  write_holder_stacks(process, {&waiter}, 5, stacks);
-  EXPECT_EQ(stacks.str(),
-            "  stacks of the holds they waited behind (4 of 5 waits known):\n"
-            "    3.00ms in 3 waits, behind holds taken at holder h.c:20 (stack of its acquisition)\n"
-            "      holder h.c:20\n"
-            "      caller_b u.c:8\n"
-            "    1.00ms in 1 wait, behind holds taken at holder h.c:20 (stack at its release)\n"
-            "      unlock u.c:5\n"
-            "      caller_a u.c:9\n");
+  write_holder_stacks(process, {&waiter}, 5, ids, stacks);
+  EXPECT_EQ(
+      stacks.str(),
+      "  stacks of the holds they waited behind (4 of 5 waits known):\n"
+      "    3.00ms in 3 waits, behind holds taken at holder h.c:20 (stack of its acquisition): "
+      "stack #1\n"
+      "      holder h.c:20\n"
+      "      caller_b u.c:8\n"
+      "    1.00ms in 1 wait, behind holds taken at holder h.c:20 (stack at its release): "
+      "stack #2\n"
+      "      unlock u.c:5\n"
+      "      caller_a u.c:9\n");
+  // Shown again (the stacks the holds were released from, another lock's): by id only.
+  std::ostringstream again;
+  write_holder_stacks(process, {&waiter}, 1, ids, again);
+  EXPECT_EQ(
+      again.str(),
+      "  stacks of the holds they waited behind (4 of 5 waits known):\n"
+      "    3.00ms in 3 waits, behind holds taken at holder h.c:20 (stack of its acquisition): "
+      "stack #1, above\n"
+      "    ... 1 more stack\n");
   std::ostringstream none;
-  write_holder_stacks(process, {}, 5, none);
+  write_holder_stacks(process, {}, 5, ids, none);
   EXPECT_EQ(none.str(), "");
 }
 
@@ -104,18 +117,19 @@ TEST(BlameText, WaitStacksOfSeveralSitesAreListedPerLock) {
   SiteSummary b = waiting_site("lock_b b.c:2", 0x2, {});
   b.contended = 2;
   b.stacks = {SiteStack{1, 2, 3'000'000}};
+  StackIds ids;
   std::ostringstream out;
-  write_wait_stacks(process, {&a, &b}, 5, out);
+  write_wait_stacks(process, {&a, &b}, 5, ids, out);
   EXPECT_EQ(out.str(),
             "  stacks of the waits on this lock, across its 2 call sites (6 of 7 waits captured):\n"
-            "    3.00ms in 2 waits\n"
+            "    3.00ms in 2 waits: stack #1\n"
             "      lock_b b.c:2\n"
             "      caller_b b.c:8\n"
-            "    1.00ms in 4 waits\n"
+            "    1.00ms in 4 waits: stack #2\n"
             "      lock_a a.c:1\n"
             "      caller_a a.c:9\n");
   std::ostringstream one;
-  write_wait_stacks(process, {&a}, 5, one);
+  write_wait_stacks(process, {&a}, 5, ids, one);
   EXPECT_EQ(one.str().rfind("  stacks of the waits at lock_a a.c:1 (4 of 5 waits captured):\n", 0),
             0u)
       << one.str();

@@ -15,7 +15,7 @@ std::string processes_table(std::vector<std::string> arguments) {
   profile.processes[0].executable = "/usr/sbin/nginx";
   profile.processes[0].arguments = std::move(arguments);
   std::ostringstream out;
-  write_processes(profile, ReportOptions{}, out);
+  write_processes(ProfileViews(profile), ReportOptions{}, out);
   return out.str();
 }
 
@@ -54,7 +54,7 @@ TEST(ProcessTablesText, ProcessesThatTookNoLockAreOneLineWithoutAll) {
   profile.processes.push_back(process_of(107, "/usr/libexec/gcc/cc1", 0));
   profile.processes.back().exit_status = 1;  // a compiler's error
   std::ostringstream folded;
-  write_processes(profile, ReportOptions{}, folded);
+  write_processes(ProfileViews(profile), ReportOptions{}, folded);
   const std::string text = folded.str();
   for (const char* pid : {"\n100 ", "\n101 ", "\n106 ", "\n107 "})
     EXPECT_NE(text.find(pid), std::string::npos) << pid << " not listed:\n" << text;
@@ -66,13 +66,13 @@ TEST(ProcessTablesText, ProcessesThatTookNoLockAreOneLineWithoutAll) {
   ReportOptions all;
   all.all = true;
   std::ostringstream listed;
-  write_processes(profile, all, listed);
+  write_processes(ProfileViews(profile), all, listed);
   EXPECT_NE(listed.str().find("\n104 "), std::string::npos) << listed.str();
   EXPECT_EQ(listed.str().find("more processes"), std::string::npos);
 
   profile.processes.resize(3);  // make, ld and one cc1: its row stays between them
   std::ostringstream one;
-  write_processes(profile, ReportOptions{}, one);
+  write_processes(ProfileViews(profile), ReportOptions{}, one);
   const size_t cc1 = one.str().find("\n102 ");
   ASSERT_NE(cc1, std::string::npos) << one.str();
   EXPECT_LT(one.str().find("\n101 "), cc1);
