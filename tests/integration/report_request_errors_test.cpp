@@ -87,7 +87,7 @@ TEST(Errors, AReportFileWithAnExtensionNoFormatHasIsRefused) {
                 .exit_status,
             0);
   const std::string formats =
-      "(formats: text, json, collapsed, speedscope, pprof, csv, sqlite, chrome, html)";
+      "(formats: text, json, collapsed, speedscope, pprof, csv, sqlite, chrome, html, sarif)";
   const std::string hint =
       "choose the format with -f FORMAT (then any name will do), or end the name with one of: "
       ".txt .out .log .json .collapsed .folded .speedscope.json .pb.gz .pprof .csv .db .sqlite "
