@@ -82,7 +82,10 @@ void detect_verdict(const ProfileViews& views, std::vector<Finding>& findings) {
       {"thread_time_ns", double(thread_ns),
        fmt::format("{} of thread time ({} thread{}{})", format_duration_ns(double(thread_ns)),
                    format_count(threads), threads == 1 ? "" : "s",
-                   bounded ? "; threads whose life is not known count the whole run" : "")});
+                   // A thread is seen from its first interposed call: work before it is not in
+                   // its time, so say where its time is counted from.
+                   bounded ? "; threads whose life is not known count the whole run"
+                           : ", each from its first lock call")});
   finding.evidence.push_back({"share", share, share_text});
   if (top != nullptr) {
     finding.locks.push_back(top_at);

@@ -64,7 +64,10 @@ void detect_lost_signals_in(const ProcessProfile& process, size_t p,
       }
     Finding finding;
     finding.rule = "lost-signals";
-    finding.severity = Severity::kWarning;
+    // A note, not a warning: glibc's signal to no waiter is a few atomic reads and no system
+    // call, so what it costs is small and not measured (CPython's GIL signals on every release,
+    // and nothing there is the program's to change).
+    finding.severity = Severity::kNote;
     finding.locks.push_back({p, l});
     // The runtime counts signals and broadcasts but does not time them: what they cost is not in
     // the profile (glibc's signal to no waiter is a few atomic reads, no system call).
