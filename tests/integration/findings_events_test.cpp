@@ -157,7 +157,7 @@ TEST(FindingsEvents, LostSignalsCountsTheSignalsThatFoundNobody) {
   const Recorded recorded = record_fixture(dir, "rule_lost_signals", {"1000"});
   const Finding* finding = the_finding(recorded, "lost-signals", "updates_cond");
   ASSERT_NE(finding, nullptr);
-  EXPECT_EQ(finding->severity, Severity::kWarning);
+  EXPECT_EQ(finding->severity, Severity::kNote);
   ASSERT_FALSE(finding->sites.empty());
   EXPECT_TRUE(located_at(finding->sites.front(), "rule_lost_signals.c",
                          marker_line("rule_lost_signals", "lonely-signal")));
