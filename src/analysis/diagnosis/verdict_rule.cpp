@@ -91,8 +91,11 @@ void detect_verdict(const ProfileViews& views, std::vector<Finding>& findings) {
     finding.locks.push_back(top_at);
     finding.evidence.push_back(
         {"top_lock_wait_ns", double(top->wait_sum_ns),
-         fmt::format("{} of it on {}", format_duration_ns(double(top->wait_sum_ns)),
-                     lock_name_phrase(*top))});
+         fmt::format("{} of it on {}{}", format_duration_ns(double(top->wait_sum_ns)),
+                     lock_name_phrase(*top),
+                     top->same_name_locks > 1 ? fmt::format(" (one of {} locks of that name)",
+                                                            format_count(top->same_name_locks))
+                                              : "")});
   }
   findings.push_back(std::move(finding));
 }
