@@ -230,6 +230,11 @@ TEST(RealPrograms, Python3ThreadsShowTheGilCondvarAndExactThreadingLockCounts) {
   }
   ASSERT_NE(gil_cond, nullptr) << "no timed condition wait in python3: the GIL's condvar is missing";
   EXPECT_GT(gil_cond->events, 0u) << "the GIL's condvar was never signalled";
+  // Named after the global that holds it, which python3 exports: "_PyRuntime+0x188" without
+  // debug info, "_PyRuntime.ceval.gil.cond" with (Debian's python3 ships it in python3.11-dbg's
+  // build-id files), never an address.
+  EXPECT_EQ(gil_cond->name_source, LockNameSource::kSymbol) << gil_cond->name;
+  EXPECT_EQ(gil_cond->name.rfind("_PyRuntime", 0), 0u) << gil_cond->name;
   for (const SiteSummary& wait : gil_cond->sites) {
     if (wait.operation != Operation::kCondTimedWait) continue;
     uint64_t reacquired = 0;
