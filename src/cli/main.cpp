@@ -18,6 +18,7 @@ constexpr const char* kUsage =
     "  run    [options] -- CMD [ARGS...]   profile CMD, then print the report (to stderr)\n"
     "  record [-o DIR] [options] -- CMD    write the profile directory only\n"
     "  report [DIR] [-f FORMAT] [-o FILE] [--sort KEY] [--top N] [--all]\n"
+    "         [--brief] [--wide] [--legend] [--addresses]  (text: first screen only, ...)\n"
     "         [--caller-depth N] [--skip-frames REGEX]  (waits by the caller of lock wrappers)\n"
     "  bench  SCENARIO [options]           the lab: mutex, condvar, storm, pi, c2c, all\n"
     "\n"
