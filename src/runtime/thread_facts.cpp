@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,20 +25,6 @@ bool read_cpu_ns(clockid_t clock, uint64_t& ns) {
   return true;
 }
 
-// The first fields of the kernel's struct sched_attr (SCHED_ATTR_SIZE_VER0: what every kernel
-// with sched_getattr fills; glibc 2.36 has neither the call nor the struct).
-struct SchedAttr {
-  uint32_t size;
-  uint32_t sched_policy;
-  uint64_t sched_flags;
-  int32_t sched_nice;
-  uint32_t sched_priority;
-  uint64_t sched_runtime;
-  uint64_t sched_deadline;
-  uint64_t sched_period;
-};
-static_assert(sizeof(SchedAttr) == 48);
-
 // ns since the runtime's start of a clock reading (0 for one before it).
 uint64_t since_start_ns(const Runtime& rt, uint64_t ticks) {
   return ticks > rt.start_ticks ? rt.clock.to_ns(ticks - rt.start_ticks) : 0;
@@ -50,24 +35,13 @@ uint64_t since_start_ns(const Runtime& rt, uint64_t ticks) {
 void read_thread_sched(uint32_t tid, ThreadFacts& facts) {
   const int saved_errno = errno;
   const auto id = static_cast<pid_t>(tid);
-  // One system call where the kernel has it (Linux 3.14): a short-lived thread pays for two reads
-  // (its start, its exit), and sched_getscheduler + sched_getparam cost twice sched_getattr's
-  // ~0.2 us. The flags field carries SCHED_RESET_ON_FORK, not the policy.
-  SchedAttr attr{};
-  if (syscall(SYS_sched_getattr, id, &attr, sizeof(attr), 0) == 0) {
-    facts.sched_policy = static_cast<int32_t>(attr.sched_policy);
-    facts.sched_priority = static_cast<int32_t>(attr.sched_priority);
+  // The policy may carry SCHED_RESET_ON_FORK, which is no policy of its own.
+  const int policy = sched_getscheduler(id);
+  sched_param param{};
+  if (policy >= 0 && sched_getparam(id, &param) == 0) {
+    facts.sched_policy = policy & ~SCHED_RESET_ON_FORK;
+    facts.sched_priority = param.sched_priority;
     facts.known |= format::kThreadSchedKnown;
-  } else {
-    // Older kernels, or a seccomp filter that refuses it: the POSIX calls. Their policy may carry
-    // SCHED_RESET_ON_FORK, which is no policy of its own.
-    const int policy = sched_getscheduler(id);
-    sched_param param{};
-    if (policy >= 0 && sched_getparam(id, &param) == 0) {
-      facts.sched_policy = policy & ~SCHED_RESET_ON_FORK;
-      facts.sched_priority = param.sched_priority;
-      facts.known |= format::kThreadSchedKnown;
-    }
   }
   errno = saved_errno;
 }

@@ -8,9 +8,8 @@
 // its exit destructor (with its CPU time and its end), and for threads still running by the
 // profile's writer, which reads their CPU clock by tid, never through their pthread descriptor (a
 // detached thread that has just ended may have freed it). All of it is system calls without
-// allocation or locks (clock_gettime, sched_getattr or sched_getscheduler + sched_getparam): safe
-// in the writer's path, which a fatal signal's stand-in also takes, and in a thread's exit. errno
-// is kept.
+// allocation or locks (clock_gettime, sched_getscheduler, sched_getparam): safe in the writer's
+// path, which a fatal signal's stand-in also takes, and in a thread's exit. errno is kept.
 #pragma once
 
 #include <cstdint>
