@@ -8,15 +8,43 @@
 namespace lockscope {
 namespace {
 
-// A DW_OP_addr location: where a global variable lives (not a TLS or computed one).
+// A fixed location: where a global variable lives (not a TLS or computed one). GCC writes
+// DW_OP_addr; clang's DWARF 5 DW_OP_addrx, an index into .debug_addr.
 std::optional<Dwarf_Addr> fixed_address(Dwarf_Die* variable) {
   Dwarf_Attribute attribute;
   if (dwarf_attr(variable, DW_AT_location, &attribute) == nullptr) return std::nullopt;
   Dwarf_Op* ops = nullptr;
   size_t count = 0;
-  if (dwarf_getlocation(&attribute, &ops, &count) != 0 || count != 1 || ops[0].atom != DW_OP_addr)
-    return std::nullopt;
-  return ops[0].number;
+  if (dwarf_getlocation(&attribute, &ops, &count) != 0 || count != 1) return std::nullopt;
+  if (ops[0].atom == DW_OP_addr) return ops[0].number;
+  if (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) {
+    Dwarf_Attribute indexed;
+    Dwarf_Addr address = 0;
+    if (dwarf_getlocation_attr(&attribute, &ops[0], &indexed) == 0 &&
+        dwarf_formaddr(&indexed, &address) == 0)
+      return address;
+  }
+  return std::nullopt;
+}
+
+// The element counts of an array type's dimensions, outermost first (empty when one is unknown).
+std::vector<uint64_t> dimensions(Dwarf_Die* array) {
+  std::vector<uint64_t> counts;
+  Dwarf_Die child;
+  if (dwarf_child(array, &child) != 0) return {};
+  do {
+    if (dwarf_tag(&child) != DW_TAG_subrange_type) continue;
+    Dwarf_Attribute attribute;
+    Dwarf_Word value = 0;
+    if (dwarf_attr(&child, DW_AT_count, &attribute) && dwarf_formudata(&attribute, &value) == 0)
+      counts.push_back(value);
+    else if (dwarf_attr(&child, DW_AT_upper_bound, &attribute) &&
+             dwarf_formudata(&attribute, &value) == 0)
+      counts.push_back(value + 1);
+    else
+      return {};
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return counts;
 }
 
 bool type_of(Dwarf_Die* die, Dwarf_Die* type) {
@@ -52,6 +80,9 @@ std::optional<uint64_t> byte_size(Dwarf_Die* type) {
 std::optional<uint64_t> member_offset(Dwarf_Die* member) {
   Dwarf_Attribute attribute;
   Dwarf_Word offset = 0;
+  // A bitfield holds no lock.
+  if (dwarf_hasattr(member, DW_AT_bit_size) || dwarf_hasattr(member, DW_AT_data_bit_offset))
+    return std::nullopt;
   if (dwarf_attr(member, DW_AT_data_member_location, &attribute) == nullptr)
     return 0;  // a union's members all start at 0
   if (dwarf_formudata(&attribute, &offset) != 0) return std::nullopt;
@@ -109,15 +140,27 @@ std::optional<std::string> DwarfGlobals::member_path(Dwarf_Addr dwfl_start, uint
       if (!type_of(&type, &element) || !strip(&element)) return std::nullopt;
       const std::optional<uint64_t> element_size = byte_size(&element);
       if (!element_size || *element_size == 0) return std::nullopt;
-      path += fmt::format("[{}]", offset / *element_size);
+      // One index per dimension ([1][3] of a [4][8] array, not [11]).
+      uint64_t flat = offset / *element_size;
+      const std::vector<uint64_t> counts = dimensions(&type);
+      std::vector<uint64_t> indexes(counts.size() > 1 ? counts.size() : 1);
+      for (size_t d = indexes.size(); d-- > 1;) {
+        indexes[d] = counts[d] == 0 ? 0 : flat % counts[d];
+        flat = counts[d] == 0 ? 0 : flat / counts[d];
+      }
+      indexes[0] = flat;
+      for (uint64_t index : indexes) path += fmt::format("[{}]", index);
       offset %= *element_size;
       type = element;
       continue;
     }
     if (tag != DW_TAG_structure_type && tag != DW_TAG_class_type && tag != DW_TAG_union_type)
       return std::nullopt;
-    Dwarf_Die member;
-    bool descended = false;
+    // The member whose bytes cover the offset; of a union's overlapping members, the one that
+    // starts there with the lock's size (union { char pad[64]; pthread_mutex_t m; } holds m).
+    Dwarf_Die member, chosen, chosen_type;
+    std::optional<uint64_t> chosen_at;
+    bool exact = false;
     if (dwarf_child(&type, &member) == 0) {
       do {
         if (dwarf_tag(&member) != DW_TAG_member && dwarf_tag(&member) != DW_TAG_inheritance)
@@ -129,16 +172,19 @@ std::optional<std::string> DwarfGlobals::member_path(Dwarf_Addr dwfl_start, uint
         if (!strip(&stripped)) continue;
         const std::optional<uint64_t> member_size = byte_size(&stripped);
         if (!member_size || offset - *at >= *member_size) continue;
-        const char* name = dwarf_diename(&member);
-        if (dwarf_tag(&member) == DW_TAG_member && name != nullptr)
-          path += fmt::format(".{}", name);
-        offset -= *at;
-        type = member_type;
-        descended = true;
-        break;
+        const bool fits = *at == offset && *member_size == object_size;
+        if (chosen_at && (exact || !fits)) continue;
+        chosen = member;
+        chosen_type = member_type;
+        chosen_at = at;
+        exact = fits;
       } while (dwarf_siblingof(&member, &member) == 0);
     }
-    if (!descended) return std::nullopt;
+    if (!chosen_at) return std::nullopt;
+    const char* name = dwarf_diename(&chosen);
+    if (dwarf_tag(&chosen) == DW_TAG_member && name != nullptr) path += fmt::format(".{}", name);
+    offset -= *chosen_at;
+    type = chosen_type;
   }
   return std::nullopt;
 }

@@ -21,8 +21,9 @@
 namespace lockscope::format {
 
 inline constexpr char kMagic[8] = {'L', 'K', 'S', 'C', 'O', 'P', 'E', '\0'};
-inline constexpr uint32_t kVersion = 4;  // 4: exec verdicts; 3: lock order, blame, CPU handoffs;
-                                         // 2: every primitive
+inline constexpr uint32_t kVersion = 5;  // 5: first-use sites (kLockFirstUseSite), thread and
+                                         // process facts; 4: exec verdicts; 3: lock order, blame,
+                                         // CPU handoffs; 2: every primitive
 inline constexpr uint32_t kOldestReadableVersion = 2;  // readers take files of versions 2..kVersion
 inline constexpr char kFileSuffix[] = ".lsprof";
 inline constexpr uint32_t kNoModule = 0xFFFFFFFFu;  // site offset is then an absolute address

@@ -174,7 +174,7 @@ size_t write_first_screen(const ProfileViews& views, const std::vector<Finding>&
   else if (lines.back().empty())
     lines.pop_back();
   for (const std::string& line : lines) out << line << '\n';
-  out << '\n';
+  if (!brief) out << '\n';  // before the tables; --brief ends with the screen's last line
   return left_out;
 }
 

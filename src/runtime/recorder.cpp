@@ -87,11 +87,14 @@ LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation o
   // Read before the generation: a cache entry may then be stale but never wrongly valid.
   const uint32_t identity_epoch = rt.identity_epoch.load(std::memory_order_acquire);
   LockSlot& slot = rt.locks.slot(slot_index);
-  if (!slot.used.load(std::memory_order_relaxed) &&
-      format::operation_class(op) != format::OperationClass::kRelease) {
+  const format::OperationClass op_class = format::operation_class(op);
+  if (!slot.used.load(std::memory_order_relaxed) && op_class != format::OperationClass::kRelease)
     slot.used.store(true, std::memory_order_relaxed);
-    // Once per lock generation: where it was first used names a lock that no init named (an
-    // init's site, stored first, wins; an init after use starts a new generation).
+  // Once per lock generation: the site of its first acquire or wait names a lock that no init
+  // named (an init's site, stored first, wins; an init after use starts a new generation). Not a
+  // signal's or a post's: a condvar notified before anyone waits was not "first waited on" there.
+  if ((op_class == format::OperationClass::kAcquire || op_class == format::OperationClass::kWait) &&
+      slot.init_site.load(std::memory_order_relaxed) == 0) {
     uintptr_t none = 0;
     if (slot.init_site.compare_exchange_strong(none, site, std::memory_order_relaxed))
       slot.flags.fetch_or(format::kLockFirstUseSite, std::memory_order_relaxed);

@@ -65,11 +65,13 @@ format::ThreadFactsRecord thread_facts_record(const Runtime& rt, const ThreadSta
   if (!exited) {
     const int saved_errno = errno;
     uint64_t cpu_ns = 0;
+    // The CPU clock of a tid is this process's own thread's only: when it is not (the thread
+    // died without our exit hook, and the tid may be another process's now), nor is its policy.
     if (read_cpu_ns(thread_cpu_clock(thread.tid), cpu_ns)) {
       facts.cpu_ns = cpu_ns;
       facts.known |= format::kThreadCpuKnown;
+      read_thread_sched(thread.tid, facts);
     }
-    read_thread_sched(thread.tid, facts);
     errno = saved_errno;
   }
   if (!exited || facts.end_ticks != 0) {
@@ -93,11 +95,13 @@ format::ThreadFactsRecord thread_facts_record(const Runtime& rt, const ThreadSta
 
 uint32_t usable_cpu_count() {
   const int saved_errno = errno;
-  // Room for 8,192 CPUs: a smaller mask than the kernel's makes sched_getaffinity fail (EINVAL).
-  cpu_set_t mask[8192 / CPU_SETSIZE];
+  // A 1,024-CPU mask (128 bytes: this runs in a fork child, perhaps on a signal handler's small
+  // stack); a machine with more CPUs than that makes sched_getaffinity fail (EINVAL), and the
+  // online count is used instead.
+  cpu_set_t mask;
   uint32_t count = 0;
-  if (sched_getaffinity(0, sizeof(mask), mask) == 0) {
-    for (const cpu_set_t& set : mask) count += static_cast<uint32_t>(CPU_COUNT(&set));
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
+    count = static_cast<uint32_t>(CPU_COUNT(&mask));
   } else {
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     count = online > 0 ? static_cast<uint32_t>(online) : 0;

@@ -44,6 +44,12 @@ TEST_P(LockNames, EachLockIsNamedAsTheSourceNamesIt) {
   const LockSummary* element = lock_named(process, "stripes[2].lock");
   ASSERT_NE(element, nullptr);
   EXPECT_EQ(element->acquisitions, 1u);
+  const LockSummary* cell = lock_named(process, "grid[1][2].lock");
+  ASSERT_NE(cell, nullptr);
+  EXPECT_EQ(cell->acquisitions, 1u);
+  const LockSummary* padded = lock_named(process, "padded_lock.lock");
+  ASSERT_NE(padded, nullptr);
+  EXPECT_EQ(padded->acquisitions, 1u);
 
   const int init_line = marker_line("lock_names", "init");
   const int first_use_line = marker_line("lock_names", "first-use");

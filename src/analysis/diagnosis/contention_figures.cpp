@@ -35,7 +35,8 @@ uint64_t mean_hold_ns(const SiteSummary& site) {
 LockingThreads locking_threads(const ProcessProfile& process) {
   LockingThreads threads;
   for (const ThreadSummary& thread : process.threads) {
-    if (thread.acquisitions == 0) continue;
+    // A thread blocked until exit acquired nothing, and its wait is in the lock's: it counts.
+    if (thread.acquisitions == 0 && thread.failed == 0 && thread.wait_sum_ns == 0) continue;
     bool known = false;
     threads.time_ns += thread_lifetime_ns(process, thread, known);
     threads.lifetimes_known &= known;

@@ -44,6 +44,7 @@ constexpr double kLongHoldFactor = 10;
 constexpr double kHandoffShare = 0.5;
 constexpr double kCrossCpuShare = 0.5;
 constexpr uint64_t kShortHoldNs = 1000;
+constexpr double kStormAcquisitionsPerThread = 10;
 
 // oversubscribed: a wait longer than a full queue of the holds behind it (every other thread
 // holding once, each for the mean hold of the holds waited behind) by ten times, and longer than
@@ -136,6 +137,11 @@ std::optional<LongHold> long_hold_of(const LockSummary& lock) {
 
 bool is_handoff_storm(const LockSummary& lock, const ProcessProfile& process) {
   if (lock.acquisitions == 0 || acquisitions_per_ms(lock, process) < kFrequentPerMs) return false;
+  // The same threads pass it back and forth: each thread that took locks took it ten times on
+  // average at least. Thousands of short-lived threads that each take a lock once (the
+  // many_threads fixture) also change its owner every time, and batching would not help them.
+  const LockingThreads threads = locking_threads(process);
+  if (double(lock.acquisitions) < kStormAcquisitionsPerThread * double(threads.count)) return false;
   if (double(lock.owner_changes) < kHandoffShare * double(lock.acquisitions)) return false;
   const uint64_t known = lock.cross_cpu_handoffs + lock.same_cpu_handoffs;
   if (known == 0 || double(lock.cross_cpu_handoffs) < kCrossCpuShare * double(known)) return false;

@@ -2,6 +2,8 @@
 // whose read side buys nothing because writes dominate it (rwlock-write-heavy).
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "analysis/diagnosis/event_rule_support.h"
 #include "analysis/diagnosis/rule_table.h"
 #include "analysis/duration_format.h"
@@ -102,7 +104,9 @@ void detect_spin_burn_in(const ProcessProfile& process, size_t p, std::vector<Fi
                                 "is not in this profile)",
                                 format_duration_ns(double(base.ns)), base.threads,
                                 base.threads == 1 ? "" : "s")});
-    finding.evidence.push_back({"share", share, share_text(share)});
+    // Spinning is wall time and CPU time is not: a spinner preempted while it spins adds to the
+    // first only, and the share is then no more than all of it.
+    finding.evidence.push_back({"share", std::min(share, 1.0), share_text(std::min(share, 1.0))});
     if (top_holder)
       finding.evidence.push_back({"holder_wait_ns", double(top_holder->wait_ns),
                                   fmt::format("{} of it behind holds taken at {}",

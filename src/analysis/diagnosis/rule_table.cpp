@@ -148,6 +148,21 @@ const Rule* find_rule(std::string_view id) {
   return nullptr;
 }
 
+namespace {
+
+// The rules whose time at stake is a lock's own wait (its cause): a serial-bottleneck finding on
+// such a lock would count that wait twice. The others name a lock for another reason (hot-lock's
+// lock calls, an inversion's nested waits, a priority inversion's mutexes, false sharing's line)
+// and leave its wait to serial-bottleneck.
+bool claims_the_wait(const std::string& rule) {
+  for (const char* cause : {"long-hold", "handoff-storm", "oversubscribed", "asymmetric-contention",
+                            "spin-burn", "rwlock-write-heavy", "thundering-herd", "deadlock"})
+    if (rule == cause) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<Finding> diagnose(const ProfileViews& views) {
   std::vector<Finding> findings;
   std::vector<size_t> rule_of;  // each finding's row, for the ranking's ties
@@ -156,15 +171,14 @@ std::vector<Finding> diagnose(const ProfileViews& views) {
     rules[row].detect(views, findings);
     rule_of.resize(findings.size(), row);
   }
-  // A serial bottleneck is a symptom: where another rule names the same lock, that finding says
-  // why its threads queue (a long hold, a broadcast's herd, a spinner, a deadlock), and the
-  // lock's wait would otherwise be counted at stake twice.
+  // A serial bottleneck is a symptom: where a cause rule names the same lock, that finding says
+  // why its threads queue (a long hold, a broadcast's herd, a spinner, a deadlock) and claims the
+  // lock's wait, which would otherwise be counted at stake twice.
   std::vector<bool> dropped(findings.size(), false);
   for (size_t i = 0; i < findings.size(); ++i) {
     if (findings[i].rule != "serial-bottleneck" || findings[i].locks.empty()) continue;
     for (size_t j = 0; j < findings.size() && !dropped[i]; ++j) {
-      if (j == i || findings[j].rule == "verdict" || findings[j].rule == "serial-bottleneck")
-        continue;
+      if (j == i || !claims_the_wait(findings[j].rule)) continue;
       for (const FindingLock& lock : findings[j].locks)
         if (lock == findings[i].locks.front()) dropped[i] = true;
     }
