@@ -16,7 +16,10 @@ if [ "${1:-}" = "--test" ]; then
   # clang and libclang-rt-14-dev: the libFuzzer targets of tests/fuzz; npm: Microsoft's SARIF
   # validator (installed below) for the sarif report's test.
   packages+=(llvm binutils git python3 python3-jsonschema golang-go libjemalloc2 memcached
-             dpkg-dev debuginfod curl sqlite3 chromium clang libclang-rt-14-dev npm)
+             dpkg-dev debuginfod curl sqlite3 chromium clang libclang-rt-14-dev)
+  # Debian's npm only where no npm is on PATH: a machine with NodeSource's nodejs has its own npm,
+  # and Debian's npm package conflicts with that nodejs ("held broken packages").
+  command -v npm >/dev/null || packages+=(npm)
 fi
 # With --test, once the packages are in: the SARIF validator, from the npm registry, into the
 # directory the test looks in (tests/integration/install_sarif_multitool.sh says where).
