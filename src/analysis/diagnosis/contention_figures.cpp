@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "analysis/lock_kinds.h"
 #include "analysis/lock_names.h"
 #include "analysis/profile_symbolization.h"
 #include "analysis/profile_views.h"
@@ -9,9 +10,7 @@
 namespace lockscope {
 
 bool is_lock_primitive(const LockSummary& lock) {
-  return lock.primitive == format::Primitive::kMutex ||
-         lock.primitive == format::Primitive::kRwLock ||
-         lock.primitive == format::Primitive::kSpinLock;
+  return is_lock_primitive(lock.primitive);
 }
 
 double conflict_rate(const LockSummary& lock) {

@@ -51,9 +51,6 @@ LockingThreads locking_threads(const ProcessProfile& process);
 // The time at stake is material in `process` (kMaterialShare of its thread time).
 bool material(uint64_t time_at_stake_ns, const ProfileViews& views, size_t process);
 
-// The lock is one of the hot few of its name (asymmetric-contention, placement_rules.cpp).
-bool is_hot_instance(const ProfileViews& views, size_t process, size_t lock);
-
 // The lock's name for a title that must fit `columns` with `rest` columns of other text: its
 // name, or when that is too long and the name is a source line's label, the function and the
 // file's base name ("serve_requests kvcache_demo.cpp:83").

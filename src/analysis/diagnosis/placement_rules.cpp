@@ -267,12 +267,6 @@ void detect_shared_lines(const ProfileViews& views, size_t p, std::vector<Findin
 
 }  // namespace
 
-bool is_hot_instance(const ProfileViews& views, size_t process, size_t lock) {
-  for (const HotGroup& group : hot_groups(views, process))
-    if (std::find(group.hot.begin(), group.hot.end(), lock) != group.hot.end()) return true;
-  return false;
-}
-
 void detect_asymmetric_contention(const ProfileViews& views, std::vector<Finding>& findings) {
   for (size_t p = 0; p < views.profile().processes.size(); ++p)
     detect_asymmetry(views, p, findings);

@@ -6,6 +6,7 @@
 
 #include "analysis/diagnosis/rule_table.h"
 #include "analysis/duration_format.h"
+#include "analysis/lock_kinds.h"
 #include "analysis/lock_names.h"
 #include "analysis/profile_views.h"
 
@@ -41,9 +42,7 @@ void detect_verdict(const ProfileViews& views, std::vector<Finding>& findings) {
     threads += processes[p].threads.size();
     for (size_t l = 0; l < processes[p].locks.size(); ++l) {
       const LockSummary& lock = processes[p].locks[l];
-      const bool is_lock = lock.primitive == format::Primitive::kMutex ||
-                           lock.primitive == format::Primitive::kRwLock ||
-                           lock.primitive == format::Primitive::kSpinLock;
+      const bool is_lock = is_lock_primitive(lock.primitive);
       if (is_lock && lock.wait_sum_ns > 0 &&
           (top == nullptr || lock.wait_sum_ns > top->wait_sum_ns)) {
         top = &lock;
