@@ -242,7 +242,10 @@ TEST(FindingsEvents, PriorityInversionNamesTheMutexARealTimeThreadWaitedOn) {
   EXPECT_TRUE(points_at(*finding, "rule_priority_inversion", "logger-lock"));
   const long long waited = printed_one(recorded.run.out, "control_wait_ns");
   EXPECT_LE(finding->time_at_stake_ns, uint64_t(waited));
-  EXPECT_GE(double(finding->time_at_stake_ns), 0.9 * double(waited));
+  // The fixture's own figure also holds the runtime's work around the wait (a first stack walk
+  // can take milliseconds): the floor is the hold instead. The holder sleeps 30 ms from when it
+  // raised its flag; the SCHED_FIFO thread polls that flag every millisecond and preempts to run.
+  EXPECT_GE(finding->time_at_stake_ns, (30 - 2) * kMs);
   EXPECT_NE(finding->title.find("SCHED_FIFO 10"), std::string::npos) << finding->title;
 }
 
