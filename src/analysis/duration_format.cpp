@@ -23,4 +23,9 @@ std::string format_count(uint64_t count) {
   return out;
 }
 
+std::string format_share(double share) {
+  if (share > 0 && share < 0.001) return "<0.1 %";
+  return fmt::format("{:.1f} %", 100 * share);
+}
+
 }  // namespace lockscope

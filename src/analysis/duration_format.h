@@ -9,5 +9,8 @@ namespace lockscope {
 
 std::string format_duration_ns(double ns);
 std::string format_count(uint64_t count);  // thousands separated: 1,234,567
+// A share (0..1) as a percentage with one decimal, "61.2 %"; "<0.1 %" for a share that is not 0
+// but would print as 0.0.
+std::string format_share(double share);
 
 }  // namespace lockscope

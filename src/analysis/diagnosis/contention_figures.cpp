@@ -70,9 +70,4 @@ std::string title_name(const LockSummary& lock, size_t rest) {
   }
 }
 
-std::string percent(double share) {
-  if (share > 0 && share < 0.001) return "<0.1 %";
-  return fmt::format("{:.1f} %", 100 * share);
-}
-
 }  // namespace lockscope

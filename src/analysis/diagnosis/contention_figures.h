@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/diagnosis/finding.h"
+#include "analysis/duration_format.h"
 #include "analysis/profile_model.h"
 
 namespace lockscope {
@@ -57,7 +58,10 @@ bool material(uint64_t time_at_stake_ns, const ProfileViews& views, size_t proce
 std::string title_name(const LockSummary& lock, size_t rest);
 // A site's label, short: its function and the base name of its file.
 std::string short_site(const CodeLocation& site);
-// "12.3 %", "<0.1 %".
-std::string percent(double share);
+
+// A time in ns as format_duration_ns writes it.
+inline std::string duration(uint64_t ns) {
+  return format_duration_ns(double(ns));
+}
 
 }  // namespace lockscope

@@ -214,10 +214,6 @@ void for_each_lock(const ProfileViews& views, Visit visit) {
         visit(processes[p], processes[p].locks[l], FindingLock{p, l});
 }
 
-std::string duration(uint64_t ns) {
-  return format_duration_ns(double(ns));
-}
-
 std::string cpus_text(const ProcessProfile& process) {
   return process.online_cpus == 0
              ? "the CPU count is not known (this profile does not hold it)"
@@ -233,7 +229,8 @@ void detect_long_hold(const ProfileViews& views, std::vector<Finding>& findings)
     const SiteSummary& site = *hold->site;
     const double share = double(hold->blamed_ns) / double(lock.wait_sum_ns);
     const std::string where = short_site(site.location);
-    const std::string rest = fmt::format(": holds at {} cause {} of waits", where, percent(share));
+    const std::string rest =
+        fmt::format(": holds at {} cause {} of waits", where, format_share(share));
     Finding finding;
     finding.rule = "long-hold";
     finding.title = title_name(lock, rest.size()) + rest;
@@ -289,7 +286,7 @@ void detect_hot_lock(const ProfileViews& views, std::vector<Finding>& findings) 
                      lock_name_phrase(lock), per_ms)},
         {"conflict_rate", conflict_rate(lock),
          fmt::format("{} of them contended ({})", format_count(lock.contended),
-                     percent(conflict_rate(lock)))},
+                     format_share(conflict_rate(lock)))},
         {"pair_ns", pair_ns,
          fmt::format("{:.1f} ns a pair: this machine's price of an uncontended {} + unlock, "
                      "measured when the report was made",
@@ -311,7 +308,7 @@ void detect_handoff_storm(const ProfileViews& views, std::vector<Finding>& findi
     const double share = double(lock.owner_changes) / double(lock.acquisitions);
     const uint64_t known = lock.cross_cpu_handoffs + lock.same_cpu_handoffs;
     const std::string rest =
-        fmt::format(": changes hands on {} of acquisitions, across CPUs", percent(share));
+        fmt::format(": changes hands on {} of acquisitions, across CPUs", format_share(share));
     Finding finding;
     finding.rule = "handoff-storm";
     finding.title = title_name(lock, rest.size()) + rest;
@@ -405,7 +402,7 @@ void detect_serial_bottleneck(const ProfileViews& views, std::vector<Finding>& f
     // then leaves this one out (rule_table.cpp). Judging the cause here instead, with less than
     // its rule's whole test, left a lock with neither finding when the cause rule did not fire.
     const std::string rest =
-        fmt::format(": waiting for it takes {} of its threads' time", percent(share));
+        fmt::format(": waiting for it takes {} of its threads' time", format_share(share));
     Finding finding;
     finding.rule = "serial-bottleneck";
     finding.title = title_name(lock, rest.size()) + rest;
@@ -425,9 +422,9 @@ void detect_serial_bottleneck(const ProfileViews& views, std::vector<Finding>& f
         {"share", share,
          fmt::format(
              "at least {} of their time (the profile does not say which threads took this lock)",
-             percent(share))},
+             format_share(share))},
         {"conflict_rate", conflict_rate(lock),
-         fmt::format("{} of its acquisitions contended", percent(conflict_rate(lock)))},
+         fmt::format("{} of its acquisitions contended", format_share(conflict_rate(lock)))},
         {"mean_hold_ns", double(lock.acquisitions == 0 ? 0 : lock.hold_sum_ns / lock.acquisitions),
          fmt::format("its holds average {}",
                      duration(lock.acquisitions == 0 ? 0 : lock.hold_sum_ns / lock.acquisitions))},

@@ -14,12 +14,6 @@
 
 namespace lockscope::event_rules {
 
-// "61.3 %", "<0.1 %" for a share that is not zero but would print as one.
-inline std::string share_text(double share) {
-  if (share > 0 && share < 0.001) return "<0.1 %";
-  return fmt::format("{:.1f} %", 100 * share);
-}
-
 inline double share_of(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0 : double(part) / double(whole);
 }

@@ -41,10 +41,6 @@ constexpr uint64_t kCacheLineBytes = 64;
 constexpr double kLineTransferNs = 90;
 constexpr double kSharedLinePerMs = kMaterialShare * 1e6 / kLineTransferNs;
 
-std::string duration(uint64_t ns) {
-  return format_duration_ns(double(ns));
-}
-
 std::string ordinal(size_t n) {
   const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th"
                        : n % 10 == 1                    ? "st"
@@ -138,8 +134,9 @@ void detect_asymmetry(const ProfileViews& views, size_t p, std::vector<Finding>&
     const double wait_share = double(hot_wait_ns) / double(wait_ns);
     const double use_share =
         acquisitions == 0 ? 0 : double(hot_acquisitions) / double(acquisitions);
-    const std::string rest = fmt::format(": {} of {} {} {} of waits", hot.size(), count,
-                                         hot.size() == 1 ? "has" : "have", percent(wait_share));
+    const std::string rest =
+        fmt::format(": {} of {} {} {} of waits", hot.size(), count,
+                    hot.size() == 1 ? "has" : "have", format_share(wait_share));
     Finding finding;
     finding.rule = "asymmetric-contention";
     finding.title = title_name(hottest, rest.size()) + rest;
@@ -165,9 +162,10 @@ void detect_asymmetry(const ProfileViews& views, size_t p, std::vector<Finding>&
             {"hot_lock_wait_ns", double(lock.wait_sum_ns),
              fmt::format(
                  "{}: {} of the waits, {} of the acquisitions, {} of its own contended", which,
-                 percent(double(lock.wait_sum_ns) / double(wait_ns)),
-                 percent(acquisitions == 0 ? 0 : double(lock.acquisitions) / double(acquisitions)),
-                 percent(conflict_rate(lock)))});
+                 format_share(double(lock.wait_sum_ns) / double(wait_ns)),
+                 format_share(acquisitions == 0 ? 0
+                                                : double(lock.acquisitions) / double(acquisitions)),
+                 format_share(conflict_rate(lock)))});
         hot_list += (i == 0 ? "" : ", ") +
                     fmt::format("the {} ({:#x})", ordinal(place(lock)), lock.address);
       }
@@ -176,20 +174,20 @@ void detect_asymmetry(const ProfileViews& views, size_t p, std::vector<Finding>&
     uint64_t cold_acquisitions = acquisitions - hot_acquisitions;
     finding.evidence.push_back({"hot_wait_share", wait_share,
                                 fmt::format("the hot ones: {} of the waits, {} of the acquisitions",
-                                            percent(wait_share), percent(use_share))});
+                                            format_share(wait_share), format_share(use_share))});
     finding.evidence.push_back(
         {"others_conflict_rate",
          cold_acquisitions == 0 ? 0 : double(cold_contended) / double(cold_acquisitions),
          fmt::format(
              "the other {}: {} of their acquisitions contended, against {} on the hot ones",
              count - hot.size(),
-             percent(cold_acquisitions == 0 ? 0
-                                            : double(cold_contended) / double(cold_acquisitions)),
-             percent(hot_acquisitions == 0 ? 0
-                                           : double(hot_contended) / double(hot_acquisitions)))});
+             format_share(
+                 cold_acquisitions == 0 ? 0 : double(cold_contended) / double(cold_acquisitions)),
+             format_share(
+                 hot_acquisitions == 0 ? 0 : double(hot_contended) / double(hot_acquisitions)))});
     finding.advice = fmt::format(
         "rebalance: {} of {} take{} {} of the acquisitions; hash or stripe by another key",
-        hot_list, count, hot.size() == 1 ? "s" : "", percent(use_share));
+        hot_list, count, hot.size() == 1 ? "s" : "", format_share(use_share));
     finding.time_at_stake_ns = hot_wait_ns;
     findings.push_back(std::move(finding));
   }

@@ -15,7 +15,6 @@ namespace {
 
 using event_rules::add_site;
 using event_rules::share_of;
-using event_rules::share_text;
 
 // Spinning does no work and takes a CPU from threads that could; from a tenth of the spinning
 // threads' CPU time it is a first-order cost, the band the verdict calls a bottleneck
@@ -79,7 +78,7 @@ void detect_spin_burn_in(const ProcessProfile& process, size_t p, std::vector<Fi
     finding.time_at_stake_ns = spun;
     const std::string base_name = base.cpu ? "CPU time" : "thread time";
     finding.title = fmt::format("{}: spinning is {} of its spinners' {}", lock_name_phrase(lock),
-                                share_text(std::min(share, 1.0)), base_name);
+                                format_share(std::min(share, 1.0)), base_name);
     for (const SiteSummary* site : event_rules::heaviest_sites(
              lock, [](const SiteSummary& s) { return s.contended > 0; },
              [](const SiteSummary& s) { return s.wait_sum_ns; }, 3))
@@ -106,7 +105,7 @@ void detect_spin_burn_in(const ProcessProfile& process, size_t p, std::vector<Fi
                                 base.threads == 1 ? "" : "s")});
     // Spinning is wall time and CPU time is not: a spinner preempted while it spins adds to the
     // first only, and the share is then no more than all of it.
-    finding.evidence.push_back({"share", std::min(share, 1.0), share_text(std::min(share, 1.0))});
+    finding.evidence.push_back({"share", std::min(share, 1.0), format_share(std::min(share, 1.0))});
     if (top_holder)
       finding.evidence.push_back({"holder_wait_ns", double(top_holder->wait_ns),
                                   fmt::format("{} of it behind holds taken at {}",
@@ -143,7 +142,7 @@ void detect_write_heavy_in(const ProcessProfile& process, size_t p,
     // less is what `lockscope whatif` measures, not this profile.
     finding.time_at_stake_ns = lock.wait_sum_ns;
     finding.title = fmt::format("{}: {} of its {} acquisitions are writes", lock_name_phrase(lock),
-                                share_text(write_share), format_count(all));
+                                format_share(write_share), format_count(all));
     for (const SiteSummary* site : event_rules::heaviest_sites(
              lock, [](const SiteSummary& s) { return format::is_write_side(s.operation); },
              [](const SiteSummary& s) { return s.acquisitions(); }, 2))
@@ -158,7 +157,7 @@ void detect_write_heavy_in(const ProcessProfile& process, size_t p,
         {"reads", double(reads),
          fmt::format("{} read locks, {} of them waited behind a writer", format_count(reads),
                      format_count(reads_behind_writer))});
-    finding.evidence.push_back({"write_share", write_share, share_text(write_share)});
+    finding.evidence.push_back({"write_share", write_share, format_share(write_share)});
     finding.evidence.push_back(
         {"wait_ns", double(lock.wait_sum_ns),
          fmt::format("{} waiting for it ({} writers, {} readers)",

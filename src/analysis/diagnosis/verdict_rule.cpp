@@ -20,11 +20,6 @@ namespace {
 constexpr double kVerdictMinor = 0.01;
 constexpr double kVerdictMajor = 0.10;
 
-std::string percent_text(double share) {
-  if (share > 0 && share < 0.001) return "<0.1 %";
-  return fmt::format("{:.1f} %", 100 * share);
-}
-
 }  // namespace
 
 void detect_verdict(const ProfileViews& views, std::vector<Finding>& findings) {
@@ -52,7 +47,7 @@ void detect_verdict(const ProfileViews& views, std::vector<Finding>& findings) {
   }
   const double share = thread_ns == 0 ? 0 : double(wait_ns) / double(thread_ns);
   // A thread whose life the profile lacks counts the whole run: the share is then a lower bound.
-  const std::string share_text = (bounded && wait_ns > 0 ? "at least " : "") + percent_text(share);
+  const std::string share_text = (bounded && wait_ns > 0 ? "at least " : "") + format_share(share);
   Finding finding;
   finding.rule = "verdict";
   finding.time_at_stake_ns = wait_ns;

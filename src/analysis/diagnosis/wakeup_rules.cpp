@@ -15,7 +15,6 @@ namespace {
 using event_rules::add_site;
 using event_rules::same_place;
 using event_rules::share_of;
-using event_rules::share_text;
 
 // "Most of them", the wording: more than half of a condvar's signals and broadcasts.
 constexpr double kLostSignalShare = 0.5;
@@ -83,7 +82,7 @@ void detect_lost_signals_in(const ProcessProfile& process, size_t p,
          fmt::format("{} signals and broadcasts found no thread waiting", format_count(lost))});
     finding.evidence.push_back(
         {"with_waiters", double(found), fmt::format("{} found one", format_count(found))});
-    finding.evidence.push_back({"share", share, share_text(share)});
+    finding.evidence.push_back({"share", share, format_share(share)});
     finding.evidence.push_back({"waits", double(waits),
                                 fmt::format("{} condition waits on it, {} timed out",
                                             format_count(waits), format_count(timed_out))});
