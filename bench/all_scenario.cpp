@@ -100,16 +100,18 @@ void print_key_figures(const nlohmann::json& f, std::ostream& out) {
                b["lock"].get<std::string>(), b["threads"].get<int>(),
                format_figure(b["handoffs_per_s"]), b["fraction_of_bound"].get<double>());
   }
-  for (const char* key : {"pthread_iterations_per_ms_1_threads", "pthread_iterations_per_ms_2_threads"}) {
-    if (f.contains(key)) fmt::print(out, "  {:<26} {}/ms\n", std::string(key) + ":", format_figure(f[key]));
+  for (const char* key :
+       {"pthread_iterations_per_ms_1_threads", "pthread_iterations_per_ms_2_threads"}) {
+    if (f.contains(key))
+      fmt::print(out, "  {:<26} {}/ms\n", std::string(key) + ":", format_figure(f[key]));
   }
   fmt::print(out, "  condvar ping-pong:         {}/s cycles (median)\n",
              format_figure(f["condvar_cycles_per_s_median"]));
   for (const char* kind : {"storm_threads", "storm_processes"}) {
     if (!f.contains(kind)) continue;
-    fmt::print(out, "  {:<26} {:.3f} s real, {:.3f} s user, {:.3f} s sys\n", std::string(kind) + ":",
-               f[kind]["real_s"].get<double>(), f[kind]["user_s"].get<double>(),
-               f[kind]["sys_s"].get<double>());
+    fmt::print(out, "  {:<26} {:.3f} s real, {:.3f} s user, {:.3f} s sys\n",
+               std::string(kind) + ":", f[kind]["real_s"].get<double>(),
+               f[kind]["user_s"].get<double>(), f[kind]["sys_s"].get<double>());
   }
   if (f.contains("pi") && f["pi"].is_string()) {
     fmt::print(out, "  pi:                        {}\n", f["pi"].get<std::string>());

@@ -1,10 +1,9 @@
-// `lockscope bench all`: a short pass over every scenario (c2c first, so the mutex report can use its
-// bound), ending with the key figures the README quotes. Tuned to finish in well under a minute on a
-// 2-core machine.
+// `lockscope bench all`: a short pass over every scenario (c2c first, so the mutex report can use
+// its bound), ending with the key figures the README quotes. Tuned to finish in well under a minute
+// on a 2-core machine.
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <ostream>
 
 namespace lockscope::lab {

@@ -1,5 +1,6 @@
-// `lockscope bench SCENARIO [options]`: option parsing (CLI11), dispatch to one scenario, the text report
-// on stdout and the optional `--json FILE` document: {schema, command, machine, scenarios: {name: …}}.
+// `lockscope bench SCENARIO [options]`: option parsing (CLI11), dispatch to one scenario, the text
+// report on stdout and the optional `--json FILE` document: {schema, command, machine, scenarios:
+// {name: …}}.
 #include "bench/bench_command.h"
 
 #include <fmt/format.h>
@@ -77,15 +78,17 @@ int run_bench_command(const std::vector<std::string>& args) {
 
   MutexOptions mutex;
   std::vector<std::string> mutex_locks{"all"};
-  CLI::App* mutex_cmd = app.add_subcommand("mutex", "iterations/ms per lock and thread count (seed 4)");
+  CLI::App* mutex_cmd =
+      app.add_subcommand("mutex", "iterations/ms per lock and thread count (seed 4)");
   mutex_cmd->add_option("--locks", mutex_locks, "comma list of locks, or all")->delimiter(',');
   mutex_cmd->add_option("--threads", mutex.threads, "comma list of thread counts")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   auto* duration = mutex_cmd->add_option("--duration", mutex.duration_s, "seconds per run")
                        ->check(CLI::PositiveNumber);
-  auto* iterations = mutex_cmd->add_option("--iterations", mutex.iterations, "iterations per thread")
-                         ->check(CLI::PositiveNumber);
+  auto* iterations =
+      mutex_cmd->add_option("--iterations", mutex.iterations, "iterations per thread")
+          ->check(CLI::PositiveNumber);
   duration->excludes(iterations);
   mutex_cmd->add_option("--cs-work", mutex.cs_work, "work units inside the critical section");
   mutex_cmd->add_option("--outside-work", mutex.outside_work, "work units between acquisitions");
@@ -95,7 +98,8 @@ int run_bench_command(const std::vector<std::string>& args) {
   CondvarOptions condvar;
   CLI::App* condvar_cmd = app.add_subcommand("condvar", "condvar ping-pong in cycles/s (seed 3)");
   condvar_cmd->add_option("--runs", condvar.runs, "runs")->check(CLI::PositiveNumber);
-  condvar_cmd->add_option("--iterations", condvar.iterations, "cycles per run")->check(CLI::PositiveNumber);
+  condvar_cmd->add_option("--iterations", condvar.iterations, "cycles per run")
+      ->check(CLI::PositiveNumber);
   condvar_cmd->add_option("--fifo", condvar.fifo_priority, "SCHED_FIFO priority (1-99)")
       ->check(CLI::Range(1, 99));
   condvar_cmd->add_flag("--signal-under-mutex", condvar.signal_under_mutex,
@@ -104,8 +108,10 @@ int run_bench_command(const std::vector<std::string>& args) {
 
   StormOptions storm;
   CLI::App* storm_cmd = app.add_subcommand("storm", "N threads × M system calls (seed 2)");
-  storm_cmd->add_option("--threads", storm.threads, "threads (and processes)")->check(CLI::Range(1, 4096));
-  storm_cmd->add_option("--calls", storm.calls, "system calls per thread")->check(CLI::PositiveNumber);
+  storm_cmd->add_option("--threads", storm.threads, "threads (and processes)")
+      ->check(CLI::Range(1, 4096));
+  storm_cmd->add_option("--calls", storm.calls, "system calls per thread")
+      ->check(CLI::PositiveNumber);
   storm_cmd
       ->add_option("--syscall", storm.syscall_name, "getpid, gettid, getppid, getuid, sched_yield")
       ->check(CLI::IsMember(storm_syscall_names()));
@@ -119,18 +125,23 @@ int run_bench_command(const std::vector<std::string>& args) {
   pi_cmd->add_option("--locks", pi_locks, "comma list of pthread, pthread-adaptive, pthread-pi")
       ->delimiter(',');
   pi_cmd->add_option("--runs", pi.runs, "runs per lock")->check(CLI::PositiveNumber);
-  pi_cmd->add_option("--hold-ms", pi.hold_ms, "CPU time the low thread needs")->check(CLI::Range(1, 1000));
-  pi_cmd->add_option("--hog-ms", pi.hog_ms, "how long medium hogs the CPU")->check(CLI::Range(1, 500));
+  pi_cmd->add_option("--hold-ms", pi.hold_ms, "CPU time the low thread needs")
+      ->check(CLI::Range(1, 1000));
+  pi_cmd->add_option("--hog-ms", pi.hog_ms, "how long medium hogs the CPU")
+      ->check(CLI::Range(1, 500));
   add_json(pi_cmd);
 
   C2cOptions c2c;
-  CLI::App* c2c_cmd = app.add_subcommand("c2c", "cache-line ping-pong between CPU pairs: the bound");
+  CLI::App* c2c_cmd =
+      app.add_subcommand("c2c", "cache-line ping-pong between CPU pairs: the bound");
   c2c_cmd->add_option("--runs", c2c.runs, "runs per pair")->check(CLI::PositiveNumber);
-  c2c_cmd->add_option("--round-trips", c2c.round_trips, "round trips per run")->check(CLI::PositiveNumber);
+  c2c_cmd->add_option("--round-trips", c2c.round_trips, "round trips per run")
+      ->check(CLI::PositiveNumber);
   add_json(c2c_cmd);
 
   AllOptions all;
-  CLI::App* all_cmd = app.add_subcommand("all", "a short pass over everything (the README figures)");
+  CLI::App* all_cmd =
+      app.add_subcommand("all", "a short pass over everything (the README figures)");
   all_cmd->add_option("--scale", all.scale, "multiply durations and counts (tests use 0.01)")
       ->check(CLI::Range(0.001, 100.0));
   add_json(all_cmd);

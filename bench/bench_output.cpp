@@ -35,14 +35,16 @@ void print_summary_lines(std::ostream& out, std::string_view label, std::string_
   const std::string mean_label = fmt::format("{} (mean ± σ):", label);
   fmt::print(out, "  {:<30} {:>9} ± {:<9} {:<10} [runs: {}, outliers: {}]\n", mean_label,
              format_figure(s.mean), format_spread(s.stddev, s.mean), unit, s.count, s.outliers);
-  fmt::print(out, "  {:<30} {:>9} … {} … {} {}\n", "Range (min … median … max):", format_figure(s.min),
-             format_figure(s.median), format_figure(s.max), unit);
+  fmt::print(out, "  {:<30} {:>9} … {} … {} {}\n",
+             "Range (min … median … max):", format_figure(s.min), format_figure(s.median),
+             format_figure(s.max), unit);
 }
 
 nlohmann::json print_relative_summary(std::ostream& out, std::string_view what,
                                       std::vector<NamedSummary> cases, bool higher_is_better) {
   nlohmann::json relative = nlohmann::json::array();
-  std::erase_if(cases, [](const NamedSummary& c) { return c.summary.count == 0 || c.summary.mean == 0; });
+  std::erase_if(cases,
+                [](const NamedSummary& c) { return c.summary.count == 0 || c.summary.mean == 0; });
   if (cases.size() < 2) return relative;
   std::sort(cases.begin(), cases.end(), [&](const NamedSummary& a, const NamedSummary& b) {
     return higher_is_better ? a.summary.mean > b.summary.mean : a.summary.mean < b.summary.mean;
@@ -51,10 +53,13 @@ nlohmann::json print_relative_summary(std::ostream& out, std::string_view what,
   fmt::print(out, "\nSummary ({}): {} is fastest\n", what, best.name);
   for (std::size_t i = 1; i < cases.size(); ++i) {
     // "faster than" as a ratio ≥ 1: throughputs best/other, times other/best.
-    const stats::RelativeRatio r = higher_is_better ? stats::relative_ratio(best.summary, cases[i].summary)
-                                                    : stats::relative_ratio(cases[i].summary, best.summary);
+    const stats::RelativeRatio r = higher_is_better
+                                       ? stats::relative_ratio(best.summary, cases[i].summary)
+                                       : stats::relative_ratio(cases[i].summary, best.summary);
     fmt::print(out, "  {:>8.2f} ± {:.2f}× faster than {}\n", r.ratio, r.uncertainty, cases[i].name);
-    relative.push_back({{"best", best.name}, {"other", cases[i].name}, {"ratio", r.ratio},
+    relative.push_back({{"best", best.name},
+                        {"other", cases[i].name},
+                        {"ratio", r.ratio},
                         {"uncertainty", r.uncertainty}});
   }
   return relative;

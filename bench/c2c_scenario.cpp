@@ -15,7 +15,9 @@
 
 namespace lockscope::lab {
 
-double handoff_bound_per_second(double round_trip_ns) { return 2e9 / round_trip_ns; }
+double handoff_bound_per_second(double round_trip_ns) {
+  return 2e9 / round_trip_ns;
+}
 
 double round_trip_ns(std::int64_t elapsed_ns, std::uint64_t round_trips) {
   return static_cast<double>(elapsed_ns) / static_cast<double>(round_trips);
@@ -134,10 +136,11 @@ nlohmann::json print_c2c_report(const C2cMeasurement& measurement, const C2cOpti
     print_summary_lines(out, "Round trip", "ns", pair.summary);
   }
   const double best = *measurement.best_round_trip_ns;
-  fmt::print(out,
-             "\nc2c bound: best median round trip {:.1f} ns → one-way {:.1f} ns → at most {}/s lock "
-             "handoffs\n",
-             best, best / 2, format_figure(handoff_bound_per_second(best)));
+  fmt::print(
+      out,
+      "\nc2c bound: best median round trip {:.1f} ns → one-way {:.1f} ns → at most {}/s lock "
+      "handoffs\n",
+      best, best / 2, format_figure(handoff_bound_per_second(best)));
   return to_json(measurement, options);
 }
 

@@ -1,10 +1,11 @@
-// `lockscope bench c2c`: cache-line ping-pong between every pair of allowed CPUs — the physical limit any
-// lock handoff has to pay.
+// `lockscope bench c2c`: cache-line ping-pong between every pair of allowed CPUs — the physical
+// limit any lock handoff has to pay.
 //
-// Two threads pinned to CPUs a and b take turns writing one shared cache line. One round trip moves the
-// line a→b→a, i.e. two one-way transfers. A lock handoff needs at least one one-way transfer (the
-// releaser's write must reach the acquirer), so no lock can hand off faster than 2 / round-trip:
-// handoff_bound_per_second() is that bound, and the mutex report shows each lock as a fraction of it.
+// Two threads pinned to CPUs a and b take turns writing one shared cache line. One round trip moves
+// the line a→b→a, i.e. two one-way transfers. A lock handoff needs at least one one-way transfer
+// (the releaser's write must reach the acquirer), so no lock can hand off faster than 2 /
+// round-trip: handoff_bound_per_second() is that bound, and the mutex report shows each lock as a
+// fraction of it.
 #pragma once
 
 #include <cstdint>

@@ -30,10 +30,12 @@ CondvarRun run_condvar_ping_pong(const CondvarOptions& options) {
 
   auto side = [&](int me) {
     if (options.fifo_priority > 0) {
-      if (int rc = set_thread_fifo_priority(pthread_self(), options.fifo_priority)) fifo_error.store(rc);
+      if (int rc = set_thread_fifo_priority(pthread_self(), options.fifo_priority))
+        fifo_error.store(rc);
     }
     ready.fetch_add(1);
-    // Block, don't spin: two SCHED_FIFO spinners would starve the (SCHED_OTHER) thread that says go.
+    // Block, don't spin: two SCHED_FIFO spinners would starve the (SCHED_OTHER) thread that says
+    // go.
     go.wait(false, std::memory_order_acquire);
     const int other = 1 - me;
     for (std::uint64_t i = 0; i < options.iterations; ++i) {
@@ -74,15 +76,16 @@ nlohmann::json run_condvar_scenario(const CondvarOptions& options, std::ostream&
   std::string marker;
   if (options.fifo_priority > 0 && !fifo_applied) {
     marker = " [SCHED_OTHER: FIFO not permitted]";
-    fmt::print(out, "\ncondvar: SCHED_FIFO {} not permitted here ({}): running without, results marked\n",
-               options.fifo_priority, std::strerror(fifo_error));
+    fmt::print(
+        out, "\ncondvar: SCHED_FIFO {} not permitted here ({}): running without, results marked\n",
+        options.fifo_priority, std::strerror(fifo_error));
   }
-  print_case_header(out, fmt::format("condvar: ping-pong, {} cycles per run, signal {} the mutex, {}{}",
-                                     options.iterations,
-                                     options.signal_under_mutex ? "under" : "after releasing",
-                                     fifo_applied ? fmt::format("SCHED_FIFO {}", options.fifo_priority)
-                                                  : std::string("SCHED_OTHER"),
-                                     marker));
+  print_case_header(
+      out, fmt::format("condvar: ping-pong, {} cycles per run, signal {} the mutex, {}{}",
+                       options.iterations, options.signal_under_mutex ? "under" : "after releasing",
+                       fifo_applied ? fmt::format("SCHED_FIFO {}", options.fifo_priority)
+                                    : std::string("SCHED_OTHER"),
+                       marker));
   std::vector<double> rates;
   nlohmann::json runs = nlohmann::json::array();
   for (int r = 0; r < options.runs; ++r) {

@@ -1,15 +1,15 @@
 // `lockscope bench condvar` (seed 3: Darren Hart's condvar_perf, ~270k cycles/s under SCHED_FIFO in
 // 2010): two threads ping-pong through a pthread mutex and two condition variables.
 //
-// One cycle is a full round: thread 0 passes the turn to thread 1 and thread 1 passes it back, so each
-// cycle is two signal → wake-up handoffs. --signal-under-mutex signals before unlocking (the waiter then
-// often wakes only to block on the mutex); the default signals after unlocking. --fifo PRIO runs both
-// threads under SCHED_FIFO; where that is not permitted the runs happen anyway and are marked.
+// One cycle is a full round: thread 0 passes the turn to thread 1 and thread 1 passes it back, so
+// each cycle is two signal → wake-up handoffs. --signal-under-mutex signals before unlocking (the
+// waiter then often wakes only to block on the mutex); the default signals after unlocking. --fifo
+// PRIO runs both threads under SCHED_FIFO; where that is not permitted the runs happen anyway and
+// are marked.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 namespace lockscope::lab {
@@ -17,7 +17,7 @@ namespace lockscope::lab {
 struct CondvarOptions {
   int runs = 10;
   std::uint64_t iterations = 100'000;  // cycles per run
-  int fifo_priority = 0;                // 0: SCHED_OTHER
+  int fifo_priority = 0;               // 0: SCHED_OTHER
   bool signal_under_mutex = false;
 };
 

@@ -1,7 +1,7 @@
 // Every lock the lab knows, by command-line name, as one compile-time list.
 //
-// The typed correctness suite, the mutex scenario and `--locks` all iterate this one list, so adding an
-// algorithm is: write its header in bench/locks/, add it to LabLocks below.
+// The typed correctness suite, the mutex scenario and `--locks` all iterate this one list, so
+// adding an algorithm is: write its header in bench/locks/, add it to LabLocks below.
 #pragma once
 
 #include <string>
@@ -40,7 +40,7 @@ struct LockList {
 
 using LabLocks =
     LockList<PthreadNormalMutex, PthreadAdaptiveMutex, PthreadPiMutex, StdMutex, TasSpinlock,
-             TtasBackoffSpinlock, TicketLock, WithThreadLocalNode<McsLock>, WithThreadLocalNode<ClhLock>,
-             FutexMutex, SpinThenParkMutex>;
+             TtasBackoffSpinlock, TicketLock, WithThreadLocalNode<McsLock>,
+             WithThreadLocalNode<ClhLock>, FutexMutex, SpinThenParkMutex>;
 
 }  // namespace lockscope::lab

@@ -75,19 +75,25 @@ MachineInfo describe_machine() {
 }
 
 nlohmann::json to_json(const MachineInfo& machine) {
-  return {{"cpu_model", machine.cpu_model},       {"online_cpus", machine.online_cpus},
-          {"allowed_cpus", machine.allowed_cpus}, {"hypervisor", machine.hypervisor},
-          {"kernel", machine.kernel},             {"architecture", machine.architecture},
-          {"glibc", machine.glibc},               {"compiler", machine.compiler},
-          {"build", machine.build},               {"timestamp_utc", machine.timestamp_utc},
+  return {{"cpu_model", machine.cpu_model},
+          {"online_cpus", machine.online_cpus},
+          {"allowed_cpus", machine.allowed_cpus},
+          {"hypervisor", machine.hypervisor},
+          {"kernel", machine.kernel},
+          {"architecture", machine.architecture},
+          {"glibc", machine.glibc},
+          {"compiler", machine.compiler},
+          {"build", machine.build},
+          {"timestamp_utc", machine.timestamp_utc},
           {"load_average_1m", machine.load_average_1m}};
 }
 
 std::string one_line_description(const MachineInfo& machine) {
   return fmt::format("{}, {} CPUs ({} allowed){}, Linux {} {}, glibc {}, {}, {}, load {:.2f}",
                      machine.cpu_model, machine.online_cpus, machine.allowed_cpus,
-                     machine.hypervisor ? ", virtualised" : "", machine.kernel, machine.architecture,
-                     machine.glibc, machine.compiler, machine.build, machine.load_average_1m);
+                     machine.hypervisor ? ", virtualised" : "", machine.kernel,
+                     machine.architecture, machine.glibc, machine.compiler, machine.build,
+                     machine.load_average_1m);
 }
 
 }  // namespace lockscope::lab

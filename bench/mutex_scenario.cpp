@@ -41,7 +41,8 @@ double fraction_of_bound(double handoffs_per_s, double round_trip_ns) {
 
 MutexRun run_mutex_workload_by_name(const std::string& lock, const MutexWorkload& workload) {
   MutexRun run;
-  const bool found = LabLocks::visit(lock, [&]<Lockable L>() { run = run_mutex_workload<L>(workload); });
+  const bool found =
+      LabLocks::visit(lock, [&]<Lockable L>() { run = run_mutex_workload<L>(workload); });
   if (!found) throw std::invalid_argument("unknown lock '" + lock + "'");
   verify_mutual_exclusion(run, lock);
   return run;
@@ -101,7 +102,8 @@ void print_mutex_table(std::ostream& out, const MutexOptions& options,
 nlohmann::json run_mutex_scenario(const MutexOptions& options, std::ostream& out) {
   std::optional<double> rtt = options.c2c_round_trip_ns;
   if (!rtt && options.measure_bound) {
-    rtt = measure_c2c(C2cOptions{.runs = 3, .round_trips = 50'000, .max_cpus = 2}).best_round_trip_ns;
+    rtt =
+        measure_c2c(C2cOptions{.runs = 3, .round_trips = 50'000, .max_cpus = 2}).best_round_trip_ns;
   }
   const std::string mode = options.iterations > 0
                                ? fmt::format("{} iterations per thread", options.iterations)
@@ -129,9 +131,10 @@ nlohmann::json run_mutex_scenario(const MutexOptions& options, std::ostream& out
         usage_total.involuntary_switches += run.usage.involuntary_switches;
       }
       CaseFigures f{lock, thread_count, stats::summarize(per_ms), stats::summarize(handoff_rates)};
-      print_case_header(out, fmt::format("mutex: {} × {} thread{} ({}, cs-work {}, outside-work {})",
-                                         lock, thread_count, thread_count == 1 ? "" : "s", mode,
-                                         options.cs_work, options.outside_work));
+      print_case_header(
+          out, fmt::format("mutex: {} × {} thread{} ({}, cs-work {}, outside-work {})", lock,
+                           thread_count, thread_count == 1 ? "" : "s", mode, options.cs_work,
+                           options.outside_work));
       print_summary_lines(out, "Iterations/ms", "/ms", f.per_ms);
       nlohmann::json one_case = {{"lock", lock},
                                  {"threads", thread_count},
@@ -147,12 +150,14 @@ nlohmann::json run_mutex_scenario(const MutexOptions& options, std::ostream& out
           bound_text = fmt::format(" = {:.2f} of the c2c bound ({}/s)", fraction,
                                    format_figure(handoff_bound_per_second(*rtt)));
         }
-        fmt::print(out, "  {:<30} {:>9} ± {}/s{}\n", "Handoffs/s:", format_figure(f.handoff_rate.mean),
+        fmt::print(out, "  {:<30} {:>9} ± {}/s{}\n",
+                   "Handoffs/s:", format_figure(f.handoff_rate.mean),
                    format_spread(f.handoff_rate.stddev, f.handoff_rate.mean), bound_text);
       }
       const double runs_d = static_cast<double>(options.runs);
-      fmt::print(out, "  Fairness min/max acquisitions {:.2f} · per run: user {:.3f} s, sys {:.3f} s, "
-                      "{:.0f} voluntary + {:.0f} involuntary context switches\n",
+      fmt::print(out,
+                 "  Fairness min/max acquisitions {:.2f} · per run: user {:.3f} s, sys {:.3f} s, "
+                 "{:.0f} voluntary + {:.0f} involuntary context switches\n",
                  stats::mean(fairness), usage_total.user_seconds / runs_d,
                  usage_total.system_seconds / runs_d,
                  static_cast<double>(usage_total.voluntary_switches) / runs_d,
@@ -182,16 +187,18 @@ nlohmann::json run_mutex_scenario(const MutexOptions& options, std::ostream& out
             {"bound_per_s", handoff_bound_per_second(*rtt)},
             {"fraction_of_bound", fraction},
             {"reaches_half", fraction >= 0.5}};
-    fmt::print(out, "\nBest contended handoff rate: {} with {} threads, {}/s = {:.2f} of the c2c bound "
-                    "({}/s from a {:.1f} ns round trip)\n",
+    fmt::print(out,
+               "\nBest contended handoff rate: {} with {} threads, {}/s = {:.2f} of the c2c bound "
+               "({}/s from a {:.1f} ns round trip)\n",
                top->lock, top->threads, format_figure(top->handoff_rate.mean), fraction,
                format_figure(handoff_bound_per_second(*rtt)), *rtt);
     if (fraction < 0.5) {
-      fmt::print(out,
-                 "  Below half the bound: a handoff here moves the lock's line and the protected "
-                 "counter's line\n  (two one-way transfers, not one), and the waiter must first see "
-                 "the release; with cs-work or\n  more threads than CPUs, time in the critical "
-                 "section and preemption add to each handoff.\n");
+      fmt::print(
+          out,
+          "  Below half the bound: a handoff here moves the lock's line and the protected "
+          "counter's line\n  (two one-way transfers, not one), and the waiter must first see "
+          "the release; with cs-work or\n  more threads than CPUs, time in the critical "
+          "section and preemption add to each handoff.\n");
     }
   }
   return {{"parameters",

@@ -1,13 +1,13 @@
-// `lockscope bench mutex` (seed 4: two threads on one lock, ~2000 → ~30 iterations/ms once contended).
+// `lockscope bench mutex` (seed 4: two threads on one lock, ~2000 → ~30 iterations/ms once
+// contended).
 //
 // For every lock × thread count: iterations/ms over --runs runs, per-thread fairness, CPU time and
-// context switches, and the contended handoff rate next to the c2c bound (handoffs/s as a fraction of
-// the most a cache-coherent machine can do, see c2c_scenario.h).
+// context switches, and the contended handoff rate next to the c2c bound (handoffs/s as a fraction
+// of the most a cache-coherent machine can do, see c2c_scenario.h).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -26,7 +26,8 @@ struct MutexOptions {
   std::uint32_t cs_work = 0;
   std::uint32_t outside_work = 0;
   int runs = 3;
-  // The bound: measured by the caller (`all`), else measured quickly here unless measure_bound is off.
+  // The bound: measured by the caller (`all`), else measured quickly here unless measure_bound is
+  // off.
   std::optional<double> c2c_round_trip_ns;
   bool measure_bound = true;
 };

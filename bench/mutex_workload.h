@@ -1,10 +1,10 @@
-// One run of the mutex scenario for one lock type: T threads loop {lock; ++counter; cs-work; unlock;
-// outside-work} for a duration or a fixed number of iterations.
+// One run of the mutex scenario for one lock type: T threads loop {lock; ++counter; cs-work;
+// unlock; outside-work} for a duration or a fixed number of iterations.
 //
-// Inside the critical section each thread also notes whether it took the lock from a different thread
-// (a handoff) — plain, unsynchronised fields that only the lock protects, so a broken lock shows up as
-// a counter that disagrees with the per-thread tallies. verify_mutual_exclusion() turns that into an
-// error: every benchmark run checks its lock.
+// Inside the critical section each thread also notes whether it took the lock from a different
+// thread (a handoff) — plain, unsynchronised fields that only the lock protects, so a broken lock
+// shows up as a counter that disagrees with the per-thread tallies. verify_mutual_exclusion() turns
+// that into an error: every benchmark run checks its lock.
 #pragma once
 
 #include <atomic>
@@ -31,8 +31,8 @@ struct MutexWorkload {
 
 struct MutexRun {
   double elapsed_s = 0;
-  std::uint64_t counter = 0;    // the protected counter after the run
-  std::uint64_t handoffs = 0;   // acquisitions by a different thread than the previous one
+  std::uint64_t counter = 0;   // the protected counter after the run
+  std::uint64_t handoffs = 0;  // acquisitions by a different thread than the previous one
   std::vector<std::uint64_t> per_thread;  // acquisitions each thread counted for itself
   ResourceUsage usage;
 };
@@ -44,8 +44,8 @@ inline std::uint64_t total_acquisitions(const MutexRun& run) {
 inline void verify_mutual_exclusion(const MutexRun& run, std::string_view lock_name) {
   if (run.counter != total_acquisitions(run)) {
     throw std::runtime_error("lock '" + std::string(lock_name) + "' let two threads in: counter " +
-                             std::to_string(run.counter) + " != " +
-                             std::to_string(total_acquisitions(run)) + " acquisitions");
+                             std::to_string(run.counter) +
+                             " != " + std::to_string(total_acquisitions(run)) + " acquisitions");
   }
 }
 

@@ -37,7 +37,8 @@ void* low_thread(void* arg) {
   auto* stage = static_cast<PiStage*>(arg);
   pthread_mutex_lock(&stage->mutex);
   stage->low_holds.store(true);
-  // CPU time, not wall time: while medium preempts us, our work does not progress — that is the point.
+  // CPU time, not wall time: while medium preempts us, our work does not progress — that is the
+  // point.
   const std::int64_t cpu_start = thread_cpu_ns();
   const std::int64_t wall_deadline = monotonic_ns() + stage->timeout_ns;
   std::uint64_t seed = 1;
@@ -89,8 +90,9 @@ pthread_t start_fifo_thread(void* (*body)(void*), PiStage* stage, int priority, 
   pthread_t thread;
   const int rc = pthread_create(&thread, &attr, body, stage);
   pthread_attr_destroy(&attr);
-  if (rc != 0) throw std::runtime_error(fmt::format("pi: cannot start a SCHED_FIFO thread: {}",
-                                                    std::strerror(rc)));
+  if (rc != 0)
+    throw std::runtime_error(
+        fmt::format("pi: cannot start a SCHED_FIFO thread: {}", std::strerror(rc)));
   return thread;
 }
 
@@ -101,7 +103,9 @@ void wait_until(Predicate done) {
 
 }  // namespace
 
-std::vector<std::string> pi_lock_names() { return {"pthread", "pthread-adaptive", "pthread-pi"}; }
+std::vector<std::string> pi_lock_names() {
+  return {"pthread", "pthread-adaptive", "pthread-pi"};
+}
 
 double expected_high_blocked_ms(const PiOptions& options, bool priority_inheritance) {
   return priority_inheritance ? options.hold_ms : options.hold_ms + options.hog_ms;
@@ -109,7 +113,8 @@ double expected_high_blocked_ms(const PiOptions& options, bool priority_inherita
 
 std::string pi_unavailable_reason() {
   const std::vector<int> cpus = allowed_cpus();
-  if (cpus.size() < 2) return "needs two allowed CPUs (one contended, one for the orchestrating thread)";
+  if (cpus.size() < 2)
+    return "needs two allowed CPUs (one contended, one for the orchestrating thread)";
   if (int rc = probe_fifo_permission(kHighPriority)) {
     return fmt::format("SCHED_FIFO not permitted here ({})", std::strerror(rc));
   }
@@ -149,23 +154,28 @@ PiRun run_priority_inversion_once(const std::string& lock, const PiOptions& opti
 }
 
 nlohmann::json run_pi_scenario(const PiOptions& options, std::ostream& out) {
-  nlohmann::json parameters = {{"locks", options.locks},     {"runs", options.runs},
-                               {"hold_ms", options.hold_ms}, {"hog_ms", options.hog_ms},
+  nlohmann::json parameters = {{"locks", options.locks},
+                               {"runs", options.runs},
+                               {"hold_ms", options.hold_ms},
+                               {"hog_ms", options.hog_ms},
                                {"timeout_ms", options.timeout_ms}};
   const std::string reason = pi_unavailable_reason();
   if (!reason.empty()) {
-    fmt::print(out, "\npi: skipped — {}\n  hint: run as root or with CAP_SYS_NICE / an rtprio limit "
-                    "(ulimit -r), on a machine with ≥ 2 CPUs\n", reason);
+    fmt::print(out,
+               "\npi: skipped — {}\n  hint: run as root or with CAP_SYS_NICE / an rtprio limit "
+               "(ulimit -r), on a machine with ≥ 2 CPUs\n",
+               reason);
     return {{"parameters", parameters}, {"skipped", true}, {"reason", reason}};
   }
   nlohmann::json cases = nlohmann::json::array();
   std::vector<NamedSummary> group;
   for (const std::string& lock : options.locks) {
     const bool inherits = lock == "pthread-pi";
-    print_case_header(out, fmt::format("pi: {} — low(10) holds {} ms of CPU, medium(20) hogs {} ms, "
-                                       "high(30) waits (expected ≈ {:.0f} ms)",
-                                       lock, options.hold_ms, options.hog_ms,
-                                       expected_high_blocked_ms(options, inherits)));
+    print_case_header(out,
+                      fmt::format("pi: {} — low(10) holds {} ms of CPU, medium(20) hogs {} ms, "
+                                  "high(30) waits (expected ≈ {:.0f} ms)",
+                                  lock, options.hold_ms, options.hog_ms,
+                                  expected_high_blocked_ms(options, inherits)));
     std::vector<double> blocked;
     nlohmann::json runs = nlohmann::json::array();
     int timeouts = 0;
@@ -177,7 +187,8 @@ nlohmann::json run_pi_scenario(const PiOptions& options, std::ostream& out) {
     }
     const stats::SampleSummary summary = stats::summarize(blocked);
     print_summary_lines(out, "High blocked", "ms", summary);
-    if (timeouts > 0) fmt::print(out, "  {} run(s) hit the {} ms timeout\n", timeouts, options.timeout_ms);
+    if (timeouts > 0)
+      fmt::print(out, "  {} run(s) hit the {} ms timeout\n", timeouts, options.timeout_ms);
     cases.push_back({{"lock", lock},
                      {"priority_inheritance", inherits},
                      {"expected_high_blocked_ms", expected_high_blocked_ms(options, inherits)},

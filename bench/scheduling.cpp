@@ -56,13 +56,19 @@ namespace {
 ResourceUsage resource_usage(int who) {
   rusage usage{};
   getrusage(who, &usage);
-  auto seconds = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; };
+  auto seconds = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6;
+  };
   return {seconds(usage.ru_utime), seconds(usage.ru_stime), usage.ru_nvcsw, usage.ru_nivcsw};
 }
 }  // namespace
 
-ResourceUsage resource_usage_self() { return resource_usage(RUSAGE_SELF); }
-ResourceUsage resource_usage_children() { return resource_usage(RUSAGE_CHILDREN); }
+ResourceUsage resource_usage_self() {
+  return resource_usage(RUSAGE_SELF);
+}
+ResourceUsage resource_usage_children() {
+  return resource_usage(RUSAGE_CHILDREN);
+}
 
 ResourceUsage operator-(const ResourceUsage& after, const ResourceUsage& before) {
   return {after.user_seconds - before.user_seconds, after.system_seconds - before.system_seconds,

@@ -46,7 +46,8 @@ long storm_syscall_number(const std::string& name) {
 }
 
 double calls_per_second(int workers, std::uint64_t calls_each, double elapsed_s) {
-  return elapsed_s > 0 ? static_cast<double>(workers) * static_cast<double>(calls_each) / elapsed_s : 0;
+  return elapsed_s > 0 ? static_cast<double>(workers) * static_cast<double>(calls_each) / elapsed_s
+                       : 0;
 }
 
 StormRun run_thread_storm(int threads, std::uint64_t calls, long syscall_number) {
@@ -82,7 +83,8 @@ StormRun run_process_storm(int processes, std::uint64_t calls, long syscall_numb
 
 nlohmann::json run_storm_scenario(const StormOptions& options, std::ostream& out) {
   const long number = storm_syscall_number(options.syscall_name);
-  if (number < 0) throw std::invalid_argument("unknown storm system call '" + options.syscall_name + "'");
+  if (number < 0)
+    throw std::invalid_argument("unknown storm system call '" + options.syscall_name + "'");
   nlohmann::json variants = nlohmann::json::object();
   std::vector<NamedSummary> group;
   for (const bool processes : {false, true}) {
@@ -105,8 +107,9 @@ nlohmann::json run_storm_scenario(const StormOptions& options, std::ostream& out
                       {"calls_per_s", rate.back()},
                       {"voluntary_switches", run.usage.voluntary_switches},
                       {"involuntary_switches", run.usage.involuntary_switches}});
-      fmt::print(out, "  run {:>2}: {:8.3f} real {:8.3f} user {:8.3f} sys   {}/s\n", r + 1, run.real_s,
-                 run.usage.user_seconds, run.usage.system_seconds, format_figure(rate.back()));
+      fmt::print(out, "  run {:>2}: {:8.3f} real {:8.3f} user {:8.3f} sys   {}/s\n", r + 1,
+                 run.real_s, run.usage.user_seconds, run.usage.system_seconds,
+                 format_figure(rate.back()));
     }
     const stats::SampleSummary real_summary = stats::summarize(real);
     print_summary_lines(out, "Real time", "s", real_summary);

@@ -1,14 +1,15 @@
-// `lockscope bench storm` (seed 2: 256 threads × 10000 getpid(), libthr vs libpthread by real/user/sys
-// time). N threads — or, with --processes, also N forked processes — each make M raw system calls.
+// `lockscope bench storm` (seed 2: 256 threads × 10000 getpid(), libthr vs libpthread by
+// real/user/sys time). N threads — or, with --processes, also N forked processes — each make M raw
+// system calls.
 //
-// The call goes through syscall(2), not the libc wrapper: glibc cached getpid() in user space until 2.25,
-// which would turn the storm into a no-op. Real time covers creating and joining the threads, as `time`
-// did in the seed; user and sys come from getrusage (RUSAGE_CHILDREN for the process variant).
+// The call goes through syscall(2), not the libc wrapper: glibc cached getpid() in user space
+// until 2.25, which would turn the storm into a no-op. Real time covers creating and joining the
+// threads, as `time` did in the seed; user and sys come from getrusage (RUSAGE_CHILDREN for the
+// process variant).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>

@@ -33,7 +33,9 @@ class ProfileFileBuilder {
     return ref;
   }
   template <typename Record>
-  void add(std::vector<Record>& into, const Record& record) { into.push_back(record); }
+  void add(std::vector<Record>& into, const Record& record) {
+    into.push_back(record);
+  }
 
   std::vector<ProcessRecord> process;
   std::vector<ModuleRecord> modules;
@@ -41,7 +43,7 @@ class ProfileFileBuilder {
   std::vector<LockRecord> locks;
   std::vector<SiteRecord> sites;
   std::vector<CounterRecord> counters;
-  std::vector<LockOrderRecord> order;  // written only when not empty (as in a version 2 file)
+  std::vector<LockOrderRecord> order;    // written only when not empty (as in a version 2 file)
   std::vector<StackFrameRecord> frames;  // (these two also)
   std::vector<StackRecord> stacks;
   uint32_t version = kVersion;
@@ -58,8 +60,12 @@ class ProfileFileBuilder {
     std::string body;
     uint32_t sections = 0;
     auto section = [&](SectionType type, uint32_t record_size, const void* data, size_t size) {
-      SectionHeader header{static_cast<uint32_t>(type), record_size,
-                           record_size ? size / record_size : 0, size, crc32(0, data, size), 0};
+      SectionHeader header{static_cast<uint32_t>(type),
+                           record_size,
+                           record_size ? size / record_size : 0,
+                           size,
+                           crc32(0, data, size),
+                           0};
       body.append(reinterpret_cast<const char*>(&header), sizeof(header));
       body.append(static_cast<const char*>(data), size);
       ++sections;

@@ -1,9 +1,10 @@
-// CLH queue lock (Craig; Landin & Hagersten): each waiter spins on its predecessor's node; a releaser
-// leaves its node behind for the successor and takes the predecessor's node with it.
+// CLH queue lock (Craig; Landin & Hagersten): each waiter spins on its predecessor's node; a
+// releaser leaves its node behind for the successor and takes the predecessor's node with it.
 //
-// Strictly FIFO-fair, never parks, one line transfer per handoff. Nodes migrate between threads, so the
-// node pool is owned jointly (one node per lock + one per thread; see node_pool.h). Poor on
-// NUMA without cache coherence locality, and it convoys when oversubscribed like every fair spinlock.
+// Strictly FIFO-fair, never parks, one line transfer per handoff. Nodes migrate between threads, so
+// the node pool is owned jointly (one node per lock + one per thread; see node_pool.h). Poor on
+// NUMA without cache coherence locality, and it convoys when oversubscribed like every fair
+// spinlock.
 #pragma once
 
 #include <atomic>
@@ -23,8 +24,9 @@ class ClhLock {
     Node* predecessor = nullptr;  // written and read only by the node's current owner
   };
 
-  // Invariant: the queue always holds one node, the tail; when the lock is free the tail is not held.
-  // Nodes come from NodePool: try_lock may read a node it does not own, so nodes are never deleted.
+  // Invariant: the queue always holds one node, the tail; when the lock is free the tail is not
+  // held. Nodes come from NodePool: try_lock may read a node it does not own, so nodes are never
+  // deleted.
   ClhLock() : tail_(NodePool<Node>::take()) { tail_.load()->held.store(false); }
   ~ClhLock() { NodePool<Node>::give_back(tail_.load(std::memory_order_relaxed)); }
   ClhLock(const ClhLock&) = delete;
@@ -38,8 +40,9 @@ class ClhLock {
     while (predecessor->held.load(std::memory_order_acquire)) spin.once();
   }
 
-  // Rare ABA window: the tail we saw free may be recycled and re-enqueued (held) before our CAS. The CAS
-  // then still enqueues us behind it, so we must wait like lock() — correct, but briefly blocking.
+  // Rare ABA window: the tail we saw free may be recycled and re-enqueued (held) before our CAS.
+  // The CAS then still enqueues us behind it, so we must wait like lock() — correct, but briefly
+  // blocking.
   bool try_lock(Node*& node) {
     Node* tail = tail_.load(std::memory_order_acquire);
     if (tail->held.load(std::memory_order_acquire)) return false;

@@ -1,9 +1,9 @@
-// The three-state futex mutex (Drepper, "Futexes Are Tricky", mutex 3): 0 free, 1 locked, 2 locked with
-// possible waiters.
+// The three-state futex mutex (Drepper, "Futexes Are Tricky", mutex 3): 0 free, 1 locked, 2 locked
+// with possible waiters.
 //
 // Not fair (a running thread can barge past a woken one), parks in the kernel immediately after one
-// failed CAS, and unlock only makes a syscall when state 2 says someone may sleep. This is what glibc's
-// normal mutex does; write your own only to learn, as here.
+// failed CAS, and unlock only makes a syscall when state 2 says someone may sleep. This is what
+// glibc's normal mutex does; write your own only to learn, as here.
 #pragma once
 
 #include <linux/futex.h>
@@ -58,7 +58,8 @@ class FutexMutex {
   // Shared with SpinThenParkMutex: park until the word can be taken as kLockedWithWaiters. Once we
   // have slept we must leave 2 behind, since we cannot know whether others still sleep.
   static void lock_slow(std::uint32_t seen, std::atomic<std::uint32_t>& word) {
-    if (seen != kLockedWithWaiters) seen = word.exchange(kLockedWithWaiters, std::memory_order_acquire);
+    if (seen != kLockedWithWaiters)
+      seen = word.exchange(kLockedWithWaiters, std::memory_order_acquire);
     while (seen != kFree) {
       futex_wait(word, kLockedWithWaiters);
       seen = word.exchange(kLockedWithWaiters, std::memory_order_acquire);

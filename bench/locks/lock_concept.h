@@ -1,10 +1,10 @@
 // The one contract every lock in the lab satisfies, and the spin-wait policy they share.
 //
-// A lab lock is default-constructible, neither copyable nor movable (threads hold its address), and has
-// the BasicLockable + try_lock verbs of the standard library, so std::lock_guard and std::unique_lock
-// work on it. `kName` is the name used on the command line (`--locks ticket,mcs`) and in reports.
-// Queue locks (MCS, CLH) have a second, lower-level contract that takes the waiter's node explicitly;
-// WithThreadLocalNode (queue_lock_adapter.h) turns one into a Lockable.
+// A lab lock is default-constructible, neither copyable nor movable (threads hold its address), and
+// has the BasicLockable + try_lock verbs of the standard library, so std::lock_guard and
+// std::unique_lock work on it. `kName` is the name used on the command line (`--locks ticket,mcs`)
+// and in reports. Queue locks (MCS, CLH) have a second, lower-level contract that takes the
+// waiter's node explicitly; WithThreadLocalNode (queue_lock_adapter.h) turns one into a Lockable.
 #pragma once
 
 #include <sched.h>
@@ -19,11 +19,11 @@ namespace lockscope::lab {
 template <class L>
 concept Lockable = std::default_initializable<L> && !std::is_copy_constructible_v<L> &&
                    !std::is_move_constructible_v<L> && requires(L lock) {
-                     lock.lock();
-                     lock.unlock();
-                     { lock.try_lock() } -> std::same_as<bool>;
-                     { L::kName } -> std::convertible_to<std::string_view>;
-                   };
+  lock.lock();
+  lock.unlock();
+  { lock.try_lock() } -> std::same_as<bool>;
+  { L::kName } -> std::convertible_to<std::string_view>;
+};
 
 // A queue lock: every waiter brings a node. The node is passed by reference to pointer because CLH
 // hands nodes from thread to thread (a releaser leaves with its predecessor's node).
@@ -43,10 +43,11 @@ inline void cpu_relax() {
 #endif
 }
 
-// Busy-wait step shared by every spinning lock. After kSpinsBeforeYield pauses the waiter yields the CPU
-// once: with more threads than cores a spinning waiter may be burning the time slice the lock holder
-// needs, and a pure spinner then degrades from "slow" to "stalls for a scheduler tick per handoff".
-// The lab still shows that cost (context switches are reported); it just keeps test runs bounded.
+// Busy-wait step shared by every spinning lock. After kSpinsBeforeYield pauses the waiter yields
+// the CPU once: with more threads than cores a spinning waiter may be burning the time slice the
+// lock holder needs, and a pure spinner then degrades from "slow" to "stalls for a scheduler tick
+// per handoff". The lab still shows that cost (context switches are reported); it just keeps test
+// runs bounded.
 class SpinWait {
  public:
   static constexpr std::uint32_t kSpinsBeforeYield = 1024;

@@ -1,9 +1,10 @@
-// MCS queue lock (Mellor-Crummey & Scott, 1991): waiters form a linked queue, each spinning on a flag in
-// its own node.
+// MCS queue lock (Mellor-Crummey & Scott, 1991): waiters form a linked queue, each spinning on a
+// flag in its own node.
 //
-// Strictly FIFO-fair, never parks. A release touches only the successor's line, so traffic stays constant
-// however many wait. Like every fair spinlock it convoys when the next waiter is preempted; and each
-// acquisition needs a node (see queue_lock_adapter.h) — do not use it for oversubscribed thread pools.
+// Strictly FIFO-fair, never parks. A release touches only the successor's line, so traffic stays
+// constant however many wait. Like every fair spinlock it convoys when the next waiter is
+// preempted; and each acquisition needs a node (see queue_lock_adapter.h) — do not use it for
+// oversubscribed thread pools.
 #pragma once
 
 #include <atomic>

@@ -1,11 +1,11 @@
 // Type-stable memory for queue-lock nodes: a node, once allocated, stays a node for the life of the
 // process; "freeing" returns it to this pool.
 //
-// Why: CLH's try_lock reads the `held` flag of the current tail node without owning it. Meanwhile that
-// node can migrate to another thread, which may exit. If exit deleted the node, the read would be a
-// use-after-free (TSan found exactly this). With type-stable nodes the read sees some node's flag, and
-// the ABA case is handled in try_lock itself. Nodes stay reachable from the pool, so leak checkers are
-// quiet; the pool only grows to the peak number of threads + locks alive at once.
+// Why: CLH's try_lock reads the `held` flag of the current tail node without owning it. Meanwhile
+// that node can migrate to another thread, which may exit. If exit deleted the node, the read would
+// be a use-after-free (TSan found exactly this). With type-stable nodes the read sees some node's
+// flag, and the ABA case is handled in try_lock itself. Nodes stay reachable from the pool, so leak
+// checkers are quiet; the pool only grows to the peak number of threads + locks alive at once.
 #pragma once
 
 #include <mutex>

@@ -1,11 +1,15 @@
 // pthread_mutex_t in its three Linux flavours, as ordinary rows of the lab.
 //
-// normal: glibc's futex mutex — not fair (a running thread usually beats a woken one), parks waiters in
+// normal: glibc's futex mutex — not fair (a running thread usually beats a woken one), parks
+// waiters in
 //   the kernel after one failed CAS. The default choice; do not replace it without numbers.
-// adaptive (PTHREAD_MUTEX_ADAPTIVE_NP): spins a bounded, self-tuning number of times before parking.
-//   Helps short critical sections on idle multi-core machines; it only burns CPU when oversubscribed.
+// adaptive (PTHREAD_MUTEX_ADAPTIVE_NP): spins a bounded, self-tuning number of times before
+// parking.
+//   Helps short critical sections on idle multi-core machines; it only burns CPU when
+//   oversubscribed.
 // priority-inheritance (PTHREAD_PRIO_INHERIT): every contended operation goes through the kernel
-//   (FUTEX_LOCK_PI), so it is slow under contention; use it only where real-time threads share the lock.
+//   (FUTEX_LOCK_PI), so it is slow under contention; use it only where real-time threads share the
+//   lock.
 #pragma once
 
 #include <pthread.h>
@@ -24,9 +28,10 @@ enum class PthreadMutexKind { kNormal, kAdaptive, kPriorityInheritance };
 template <PthreadMutexKind Kind>
 class PthreadMutex {
  public:
-  static constexpr std::string_view kName = Kind == PthreadMutexKind::kNormal     ? "pthread"
-                                            : Kind == PthreadMutexKind::kAdaptive ? "pthread-adaptive"
-                                                                                  : "pthread-pi";
+  static constexpr std::string_view kName = Kind == PthreadMutexKind::kNormal ? "pthread"
+                                            : Kind == PthreadMutexKind::kAdaptive
+                                                ? "pthread-adaptive"
+                                                : "pthread-pi";
 
   PthreadMutex() {
     pthread_mutexattr_t attr;
@@ -50,7 +55,8 @@ class PthreadMutex {
   pthread_mutex_t* native_handle() { return &mutex_; }
 
  private:
-  // A failing mutex call means the benchmark is meaningless; stop loudly instead of measuring garbage.
+  // A failing mutex call means the benchmark is meaningless; stop loudly instead of measuring
+  // garbage.
   static void check(int rc, const char* what) {
     if (rc != 0) {
       std::fprintf(stderr, "lockscope: bench: pthread_mutex %s (%s) failed: %s\n", what,

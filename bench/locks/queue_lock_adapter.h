@@ -1,9 +1,9 @@
 // WithThreadLocalNode<Q>: turns a queue lock (explicit node per waiter) into a plain Lockable.
 //
 // Each thread keeps a small stack of nodes per queue-lock type; lock() takes the next one, unlock()
-// returns the top one. So locks of one type must be released in LIFO order by a thread (true of every
-// scoped guard), and a thread may hold at most kMaxNestedNodes of them at once. Nodes return to NodePool
-// when the thread exits; a CLH lock's own node returns with the lock.
+// returns the top one. So locks of one type must be released in LIFO order by a thread (true of
+// every scoped guard), and a thread may hold at most kMaxNestedNodes of them at once. Nodes return
+// to NodePool when the thread exits; a CLH lock's own node returns with the lock.
 #pragma once
 
 #include <array>

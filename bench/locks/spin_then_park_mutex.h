@@ -1,9 +1,9 @@
-// Spin-then-park hybrid: spin briefly (the holder is probably about to release), then sleep on a futex
-// exactly like FutexMutex.
+// Spin-then-park hybrid: spin briefly (the holder is probably about to release), then sleep on a
+// futex exactly like FutexMutex.
 //
 // Not fair. Wins when critical sections are shorter than a sleep/wake round trip (~several µs) and
-// cores are idle; wastes up to kSpinLimit pauses per acquisition when they are not. Do not use it when
-// threads outnumber cores — spinning then only delays the holder.
+// cores are idle; wastes up to kSpinLimit pauses per acquisition when they are not. Do not use it
+// when threads outnumber cores — spinning then only delays the holder.
 #pragma once
 
 #include <atomic>

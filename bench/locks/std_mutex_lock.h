@@ -1,8 +1,8 @@
 // std::mutex, as the C++ programmer's baseline row.
 //
 // On libstdc++/Linux it is a thin wrapper over pthread_mutex_t (normal kind): same unfairness, same
-// park-after-one-try behaviour. It is here to show that the wrapper costs nothing; if it ever differs from
-// the `pthread` row, suspect the measurement first.
+// park-after-one-try behaviour. It is here to show that the wrapper costs nothing; if it ever
+// differs from the `pthread` row, suspect the measurement first.
 #pragma once
 
 #include <mutex>

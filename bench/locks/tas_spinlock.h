@@ -1,8 +1,8 @@
 // Test-and-set spinlock: every waiter hammers the lock word with atomic exchanges.
 //
-// Unfair (whoever's exchange lands first wins), never parks. Each failed exchange still takes the cache
-// line exclusive, so waiters slow down the holder's release; it is the lab's worst case on purpose.
-// Do not use it anywhere real — TtasBackoffSpinlock is the minimum acceptable spinlock.
+// Unfair (whoever's exchange lands first wins), never parks. Each failed exchange still takes the
+// cache line exclusive, so waiters slow down the holder's release; it is the lab's worst case on
+// purpose. Do not use it anywhere real — TtasBackoffSpinlock is the minimum acceptable spinlock.
 #pragma once
 
 #include <atomic>

@@ -1,8 +1,9 @@
 // Ticket lock: take a number, wait until it is served.
 //
-// Strictly FIFO-fair, never parks. All waiters spin on one `serving_` word, so each release invalidates
-// every waiter's copy (traffic grows with waiters). Fairness has a price: if the next ticket's owner is
-// preempted, everybody waits for it — do not use with more runnable threads than cores.
+// Strictly FIFO-fair, never parks. All waiters spin on one `serving_` word, so each release
+// invalidates every waiter's copy (traffic grows with waiters). Fairness has a price: if the next
+// ticket's owner is preempted, everybody waits for it — do not use with more runnable threads than
+// cores.
 #pragma once
 
 #include <atomic>

@@ -1,8 +1,9 @@
 // Test-and-test-and-set spinlock with bounded exponential backoff.
 //
-// Unfair, never parks. Waiters spin on a shared (read-only) copy of the line and only try the exchange
-// when it looks free, backing off longer after each lost race — far less coherence traffic than TAS.
-// Not for critical sections that may sleep or for machines with more runnable threads than cores.
+// Unfair, never parks. Waiters spin on a shared (read-only) copy of the line and only try the
+// exchange when it looks free, backing off longer after each lost race — far less coherence traffic
+// than TAS. Not for critical sections that may sleep or for machines with more runnable threads
+// than cores.
 #pragma once
 
 #include <algorithm>

@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
   if (argc > 1) pairs_per_thread = std::strtoull(argv[1], nullptr, 10);
   pthread_t threads[kThreads];
   for (int t = 0; t < kThreads; ++t)
-    pthread_create(&threads[t], nullptr, worker, reinterpret_cast<void*>(static_cast<uintptr_t>(t)));
+    pthread_create(&threads[t], nullptr, worker,
+                   reinterpret_cast<void*>(static_cast<uintptr_t>(t)));
   for (pthread_t thread : threads) pthread_join(thread, nullptr);
   uint64_t pairs = 0;
   uint64_t checksum = 0;

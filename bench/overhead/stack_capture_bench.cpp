@@ -29,13 +29,15 @@ void capture_loop(benchmark::State& state, UnwindMode mode) {
     captured += capture_stack(frames, kFrames, mode);
     benchmark::DoNotOptimize(frames);
   }
-  state.counters["frames"] = benchmark::Counter(static_cast<double>(captured),
-                                                benchmark::Counter::kAvgIterations);
+  state.counters["frames"] =
+      benchmark::Counter(static_cast<double>(captured), benchmark::Counter::kAvgIterations);
 }
 
 __attribute__((noinline)) int descend(int levels, benchmark::State& state, UnwindMode mode) {
-  if (levels == 0) capture_loop(state, mode);
-  else benchmark::DoNotOptimize(descend(levels - 1, state, mode));
+  if (levels == 0)
+    capture_loop(state, mode);
+  else
+    benchmark::DoNotOptimize(descend(levels - 1, state, mode));
   return levels;
 }
 
@@ -46,8 +48,10 @@ __attribute__((noinline, optimize("omit-frame-pointer"))) int descend_without_fr
     int levels, benchmark::State& state, UnwindMode mode) {
   register uintptr_t data asm("rbp") = static_cast<uintptr_t>(levels) * 16 + 1;
   __asm__ volatile("" : "+r"(data));
-  if (levels == 0) capture_loop(state, mode);
-  else benchmark::DoNotOptimize(descend_without_frame_pointers(levels - 1, state, mode));
+  if (levels == 0)
+    capture_loop(state, mode);
+  else
+    benchmark::DoNotOptimize(descend_without_frame_pointers(levels - 1, state, mode));
   __asm__ volatile("" : "+r"(data));
   return static_cast<int>(data >> 4);
 }
@@ -57,7 +61,9 @@ void frame_pointer_capture(benchmark::State& state) {
 }
 BENCHMARK(frame_pointer_capture);
 
-void dwarf_capture(benchmark::State& state) { descend(kRecursion, state, UnwindMode::kDwarf); }
+void dwarf_capture(benchmark::State& state) {
+  descend(kRecursion, state, UnwindMode::kDwarf);
+}
 BENCHMARK(dwarf_capture);
 
 void auto_capture_with_frame_pointers(benchmark::State& state) {

@@ -102,15 +102,17 @@ std::string debug_info_hint(const DebugInfoHintInput& input, const PackageLookup
         input.sites_with_lines, input.sites_with_lines == 1 ? "" : "s");
   std::string hint = "no debug info found";
   if (input.build_id_hex.empty()) {
-    hint += " (and it has no build-id, so no debuginfod server can find it: rebuild with -g, or "
-            "with -Wl,--build-id and serve the -g build)";
+    hint +=
+        " (and it has no build-id, so no debuginfod server can find it: rebuild with -g, or "
+        "with -Wl,--build-id and serve the -g build)";
   } else if (!input.debuginfod_urls.empty()) {
-    hint += fmt::format(" (build-id {}; DEBUGINFOD_URLS is set, to {}, but no debug info came "
-                        "from there for that build-id)",
-                        input.build_id_hex, input.debuginfod_urls);
+    hint += fmt::format(
+        " (build-id {}; DEBUGINFOD_URLS is set, to {}, but no debug info came "
+        "from there for that build-id)",
+        input.build_id_hex, input.debuginfod_urls);
   } else {
-    hint += fmt::format(" (build-id {}): report again with DEBUGINFOD_URLS={}",
-                        input.build_id_hex, kDebianDebuginfodUrl);
+    hint += fmt::format(" (build-id {}): report again with DEBUGINFOD_URLS={}", input.build_id_hex,
+                        kDebianDebuginfodUrl);
   }
   if (const std::optional<std::string> package = owner(input.module_path)) {
     hint += fmt::format(

@@ -13,9 +13,9 @@ namespace lockscope {
 
 struct DebugInfoHintInput {
   std::string module_path;
-  std::string build_id_hex;       // empty: the module has no build-id note
-  std::string debuginfod_urls;    // DEBUGINFOD_URLS when the report ran (empty: not set)
-  size_t sites_with_lines = 0;    // call sites of the same module that have file:line
+  std::string build_id_hex;     // empty: the module has no build-id note
+  std::string debuginfod_urls;  // DEBUGINFOD_URLS when the report ran (empty: not set)
+  size_t sites_with_lines = 0;  // call sites of the same module that have file:line
 };
 
 // The Debian package that owns `path` (dpkg-query -S), or nullopt when none does or dpkg is absent

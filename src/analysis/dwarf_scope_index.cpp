@@ -1,11 +1,11 @@
 #include "analysis/dwarf_scope_index.h"
 
+#include <cxxabi.h>
 #include <dwarf.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <cxxabi.h>
 #include <limits>
 
 namespace lockscope {
@@ -137,9 +137,9 @@ std::vector<int> DwarfScopeIndex::chain_at(Dwarf_Addr dwarf_addr) const {
   // Every range starting at or before the address is a candidate; scanning backwards may stop as
   // soon as no earlier range reaches the address. The scan therefore covers only the scopes of
   // the function around the address, not the CU.
-  auto first_after = std::upper_bound(
-      ranges_.begin(), ranges_.end(), dwarf_addr,
-      [](Dwarf_Addr addr, const ScopeRange& range) { return addr < range.low; });
+  auto first_after =
+      std::upper_bound(ranges_.begin(), ranges_.end(), dwarf_addr,
+                       [](Dwarf_Addr addr, const ScopeRange& range) { return addr < range.low; });
   int innermost = -1;
   for (auto i = first_after - ranges_.begin(); i-- > 0;) {
     if (max_high_through_[static_cast<size_t>(i)] <= dwarf_addr) break;
@@ -171,9 +171,9 @@ DwarfUnitRanges::DwarfUnitRanges(Dwarf* dwarf) : dwarf_(dwarf) {
 }
 
 std::optional<Dwarf_Die> DwarfUnitRanges::find(Dwarf_Addr dwarf_addr) const {
-  auto first_after = std::upper_bound(
-      ranges_.begin(), ranges_.end(), dwarf_addr,
-      [](Dwarf_Addr addr, const UnitRange& range) { return addr < range.low; });
+  auto first_after =
+      std::upper_bound(ranges_.begin(), ranges_.end(), dwarf_addr,
+                       [](Dwarf_Addr addr, const UnitRange& range) { return addr < range.low; });
   if (first_after == ranges_.begin() || (first_after - 1)->high <= dwarf_addr) return std::nullopt;
   Dwarf_Die unit_die;
   if (dwarf_offdie(dwarf_, (first_after - 1)->unit_die_offset, &unit_die) == nullptr) {
@@ -200,7 +200,8 @@ const DwarfScopeIndex::ResolvedName& DwarfScopeIndex::resolved_name(int index) {
   const char* plain_name = string_attribute(DW_AT_name);
   // A C++ linkage name demangles to the qualified name with parameters. Any other linkage name is
   // an asm label (glibc's "__GI__exit" for _exit): the source's own name reads better.
-  if (linkage_name != nullptr && (plain_name == nullptr || std::strncmp(linkage_name, "_Z", 2) == 0)) {
+  if (linkage_name != nullptr &&
+      (plain_name == nullptr || std::strncmp(linkage_name, "_Z", 2) == 0)) {
     name->text = demangle_symbol(linkage_name);
     name->is_linkage_name = true;
   } else if (plain_name != nullptr) {

@@ -60,8 +60,8 @@ class DwarfScopeIndex {
   Dwarf* dwarf_;
   std::vector<DwarfScope> scopes_;
   std::vector<std::optional<ResolvedName>> names_;  // parallel to scopes_, filled on demand
-  std::vector<ScopeRange> ranges_;                 // sorted by low
-  std::vector<Dwarf_Addr> max_high_through_;       // max of ranges_[0..i].high: stops the scan
+  std::vector<ScopeRange> ranges_;                  // sorted by low
+  std::vector<Dwarf_Addr> max_high_through_;        // max of ranges_[0..i].high: stops the scan
 };
 
 // The address ranges of every compile unit, read once from the CU DIEs. A fallback for modules

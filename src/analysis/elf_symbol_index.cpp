@@ -36,9 +36,9 @@ ElfSymbolIndex::ElfSymbolIndex(Dwfl_Module* module, ElfSymbolKind kind) {
 }
 
 std::optional<ElfSymbolHit> ElfSymbolIndex::find(Dwarf_Addr dwfl_addr) const {
-  auto first_after = std::upper_bound(
-      symbols_.begin(), symbols_.end(), dwfl_addr,
-      [](Dwarf_Addr addr, const Symbol& symbol) { return addr < symbol.start; });
+  auto first_after =
+      std::upper_bound(symbols_.begin(), symbols_.end(), dwfl_addr,
+                       [](Dwarf_Addr addr, const Symbol& symbol) { return addr < symbol.start; });
   if (first_after == symbols_.begin()) return std::nullopt;
   const Symbol& symbol = *(first_after - 1);
   // A sized symbol must contain the address: past its end lies code with no symbol (a stripped

@@ -15,7 +15,7 @@
 namespace lockscope {
 
 struct ElfSymbolHit {
-  const char* name;  // mangled; owned by libelf, lives as long as the Dwfl
+  const char* name;   // mangled; owned by libelf, lives as long as the Dwfl
   Dwarf_Addr offset;  // address - symbol start
 };
 

@@ -29,8 +29,10 @@ std::vector<size_t> components(size_t nodes, const std::vector<std::vector<size_
       }
       if (child < next[v].size()) {
         const size_t w = next[v][child++];
-        if (index[w] == kUnseen) call.push_back({w, 0});
-        else if (on_stack[w]) low[v] = std::min(low[v], index[w]);
+        if (index[w] == kUnseen)
+          call.push_back({w, 0});
+        else if (on_stack[w])
+          low[v] = std::min(low[v], index[w]);
         continue;
       }
       if (low[v] == index[v]) {
@@ -74,7 +76,8 @@ std::vector<LockOrderInversion> find_lock_order_inversions(const ProcessProfile&
   std::map<std::pair<size_t, size_t>, size_t> edge_of;  // (from, to) -> its first edge
   for (size_t e = 0; e < process.lock_order.size(); ++e) {
     const LockOrderEdge& edge = process.lock_order[e];
-    if (edge.from_lock >= nodes || edge.to_lock >= nodes || edge.from_lock == edge.to_lock) continue;
+    if (edge.from_lock >= nodes || edge.to_lock >= nodes || edge.from_lock == edge.to_lock)
+      continue;
     if (edge_of.emplace(std::pair{edge.from_lock, edge.to_lock}, e).second)
       next[edge.from_lock].push_back(edge.to_lock);
   }
@@ -89,13 +92,15 @@ std::vector<LockOrderInversion> find_lock_order_inversions(const ProcessProfile&
     auto back = edge_of.find({b, a});
     if (back == edge_of.end()) continue;
     has_pair[component[a]] = true;
-    if (can_deadlock(process, {e, back->second})) out.push_back(LockOrderInversion{{e, back->second}});
+    if (can_deadlock(process, {e, back->second}))
+      out.push_back(LockOrderInversion{{e, back->second}});
   }
   // A longer cycle: from the lowest lock of each component without a pair, the shortest way back
   // to it (breadth-first, inside the component).
   std::map<size_t, size_t> lowest;  // component -> its lowest lock with an edge inside it
   for (const auto& [locks, e] : edge_of)
-    if (component[locks.first] == component[locks.second] && !has_pair.count(component[locks.first]))
+    if (component[locks.first] == component[locks.second] &&
+        !has_pair.count(component[locks.first]))
       lowest.emplace(component[locks.first], locks.first);  // edge_of is ordered: first is lowest
   for (const auto& [c, start] : lowest) {
     std::map<size_t, size_t> parent;  // lock -> the lock it was reached from

@@ -103,7 +103,8 @@ void SideSummary::add(const SiteSummary& site) {
   wait_max_ns = std::max(wait_max_ns, site.wait_max_ns);
   hold_sum_ns += site.hold_sum_ns;
   // Independent sampling errors add in quadrature.
-  hold_error_ns = static_cast<uint64_t>(std::hypot(double(hold_error_ns), double(site.hold_error_ns)));
+  hold_error_ns =
+      static_cast<uint64_t>(std::hypot(double(hold_error_ns), double(site.hold_error_ns)));
   hold_max_ns = std::max(hold_max_ns, site.hold_max_ns);
   wait.add(site.wait);
   hold.add(site.hold);
@@ -165,48 +166,84 @@ bool counts_as_acquisition(format::Operation operation) {
 
 std::string operation_name(format::Operation operation) {
   switch (operation) {
-    case format::Operation::kLock: return "lock";
-    case format::Operation::kTryLock: return "trylock";
-    case format::Operation::kTimedLock: return "timedlock";
-    case format::Operation::kClockLock: return "clocklock";
-    case format::Operation::kUnlock: return "unlock";
-    case format::Operation::kReadLock: return "rdlock";
-    case format::Operation::kTryReadLock: return "tryrdlock";
-    case format::Operation::kTimedReadLock: return "timedrdlock";
-    case format::Operation::kClockReadLock: return "clockrdlock";
-    case format::Operation::kWriteLock: return "wrlock";
-    case format::Operation::kTryWriteLock: return "trywrlock";
-    case format::Operation::kTimedWriteLock: return "timedwrlock";
-    case format::Operation::kClockWriteLock: return "clockwrlock";
-    case format::Operation::kReadUnlock: return "rdunlock";
-    case format::Operation::kWriteUnlock: return "wrunlock";
-    case format::Operation::kCondWait: return "wait";
-    case format::Operation::kCondTimedWait: return "timedwait";
-    case format::Operation::kCondClockWait: return "clockwait";
-    case format::Operation::kCondSignal: return "signal";
-    case format::Operation::kCondBroadcast: return "broadcast";
-    case format::Operation::kCondReacquire: return "cond-reacquire";
-    case format::Operation::kCondWake: return "cond-wake";
-    case format::Operation::kSpinLock: return "spin_lock";
-    case format::Operation::kSpinTryLock: return "spin_trylock";
-    case format::Operation::kSemWait: return "sem_wait";
-    case format::Operation::kSemTryWait: return "sem_trywait";
-    case format::Operation::kSemTimedWait: return "sem_timedwait";
-    case format::Operation::kSemClockWait: return "sem_clockwait";
-    case format::Operation::kSemPost: return "sem_post";
-    case format::Operation::kBarrierWait: return "barrier_wait";
+    case format::Operation::kLock:
+      return "lock";
+    case format::Operation::kTryLock:
+      return "trylock";
+    case format::Operation::kTimedLock:
+      return "timedlock";
+    case format::Operation::kClockLock:
+      return "clocklock";
+    case format::Operation::kUnlock:
+      return "unlock";
+    case format::Operation::kReadLock:
+      return "rdlock";
+    case format::Operation::kTryReadLock:
+      return "tryrdlock";
+    case format::Operation::kTimedReadLock:
+      return "timedrdlock";
+    case format::Operation::kClockReadLock:
+      return "clockrdlock";
+    case format::Operation::kWriteLock:
+      return "wrlock";
+    case format::Operation::kTryWriteLock:
+      return "trywrlock";
+    case format::Operation::kTimedWriteLock:
+      return "timedwrlock";
+    case format::Operation::kClockWriteLock:
+      return "clockwrlock";
+    case format::Operation::kReadUnlock:
+      return "rdunlock";
+    case format::Operation::kWriteUnlock:
+      return "wrunlock";
+    case format::Operation::kCondWait:
+      return "wait";
+    case format::Operation::kCondTimedWait:
+      return "timedwait";
+    case format::Operation::kCondClockWait:
+      return "clockwait";
+    case format::Operation::kCondSignal:
+      return "signal";
+    case format::Operation::kCondBroadcast:
+      return "broadcast";
+    case format::Operation::kCondReacquire:
+      return "cond-reacquire";
+    case format::Operation::kCondWake:
+      return "cond-wake";
+    case format::Operation::kSpinLock:
+      return "spin_lock";
+    case format::Operation::kSpinTryLock:
+      return "spin_trylock";
+    case format::Operation::kSemWait:
+      return "sem_wait";
+    case format::Operation::kSemTryWait:
+      return "sem_trywait";
+    case format::Operation::kSemTimedWait:
+      return "sem_timedwait";
+    case format::Operation::kSemClockWait:
+      return "sem_clockwait";
+    case format::Operation::kSemPost:
+      return "sem_post";
+    case format::Operation::kBarrierWait:
+      return "barrier_wait";
   }
   return "op" + std::to_string(static_cast<int>(operation));
 }
 
 std::string primitive_name(format::Primitive primitive) {
   switch (primitive) {
-    case format::Primitive::kMutex: return "mutex";
-    case format::Primitive::kRwLock: return "rwlock";
-    case format::Primitive::kCondVar: return "condvar";
-    case format::Primitive::kSpinLock: return "spinlock";
-    case format::Primitive::kSemaphore: return "semaphore";
-    case format::Primitive::kBarrier: return "barrier";
+    case format::Primitive::kMutex:
+      return "mutex";
+    case format::Primitive::kRwLock:
+      return "rwlock";
+    case format::Primitive::kCondVar:
+      return "condvar";
+    case format::Primitive::kSpinLock:
+      return "spinlock";
+    case format::Primitive::kSemaphore:
+      return "semaphore";
+    case format::Primitive::kBarrier:
+      return "barrier";
   }
   return "primitive" + std::to_string(static_cast<int>(primitive));
 }
@@ -222,11 +259,21 @@ std::string lock_kind_name(const LockSummary& lock) {
   const uint32_t flags = lock.flags;
   std::string name;
   switch (lock.kind) {
-    case format::MutexKind::kUnknown: name = "mutex"; break;
-    case format::MutexKind::kNormal: name = "mutex"; break;
-    case format::MutexKind::kRecursive: name = "mutex/recursive"; break;
-    case format::MutexKind::kErrorCheck: name = "mutex/errorcheck"; break;
-    case format::MutexKind::kAdaptive: name = "mutex/adaptive"; break;
+    case format::MutexKind::kUnknown:
+      name = "mutex";
+      break;
+    case format::MutexKind::kNormal:
+      name = "mutex";
+      break;
+    case format::MutexKind::kRecursive:
+      name = "mutex/recursive";
+      break;
+    case format::MutexKind::kErrorCheck:
+      name = "mutex/errorcheck";
+      break;
+    case format::MutexKind::kAdaptive:
+      name = "mutex/adaptive";
+      break;
   }
   if (flags & format::kLockProcessShared) name += "+pshared";
   if (flags & format::kLockRobust) name += "+robust";
@@ -237,12 +284,18 @@ std::string lock_kind_name(const LockSummary& lock) {
 
 std::string exit_path_name(format::ExitPath path) {
   switch (path) {
-    case format::ExitPath::kExit: return "exit";
-    case format::ExitPath::kUnderscoreExit: return "_exit";
-    case format::ExitPath::kExec: return "exec";
-    case format::ExitPath::kSignal: return "signal";
-    case format::ExitPath::kQuickExit: return "quick_exit";
-    case format::ExitPath::kSnapshot: return "snapshot";
+    case format::ExitPath::kExit:
+      return "exit";
+    case format::ExitPath::kUnderscoreExit:
+      return "_exit";
+    case format::ExitPath::kExec:
+      return "exec";
+    case format::ExitPath::kSignal:
+      return "signal";
+    case format::ExitPath::kQuickExit:
+      return "quick_exit";
+    case format::ExitPath::kSnapshot:
+      return "snapshot";
   }
   return "unknown";
 }
@@ -255,15 +308,24 @@ uint64_t ProcessTrace::lost() const {
 
 std::string trace_kind_name(format::TraceKind kind) {
   switch (kind) {
-    case format::TraceKind::kCall: return "call";
-    case format::TraceKind::kWaitBegin: return "wait-begin";
-    case format::TraceKind::kThreadStart: return "thread-start";
-    case format::TraceKind::kThreadName: return "thread-name";
-    case format::TraceKind::kThreadExit: return "thread-exit";
-    case format::TraceKind::kFork: return "fork";
-    case format::TraceKind::kExec: return "exec";
-    case format::TraceKind::kHoldPause: return "hold-pause";
-    case format::TraceKind::kHoldResume: return "hold-resume";
+    case format::TraceKind::kCall:
+      return "call";
+    case format::TraceKind::kWaitBegin:
+      return "wait-begin";
+    case format::TraceKind::kThreadStart:
+      return "thread-start";
+    case format::TraceKind::kThreadName:
+      return "thread-name";
+    case format::TraceKind::kThreadExit:
+      return "thread-exit";
+    case format::TraceKind::kFork:
+      return "fork";
+    case format::TraceKind::kExec:
+      return "exec";
+    case format::TraceKind::kHoldPause:
+      return "hold-pause";
+    case format::TraceKind::kHoldResume:
+      return "hold-resume";
   }
   return "unknown";
 }
@@ -271,12 +333,18 @@ std::string trace_kind_name(format::TraceKind kind) {
 std::string sched_policy_name(int32_t policy) {
   // Linux's values (<linux/sched.h>), spelled out: the report reads profiles of any machine.
   switch (policy) {
-    case 0: return "SCHED_OTHER";
-    case 1: return "SCHED_FIFO";
-    case 2: return "SCHED_RR";
-    case 3: return "SCHED_BATCH";
-    case 5: return "SCHED_IDLE";
-    case 6: return "SCHED_DEADLINE";
+    case 0:
+      return "SCHED_OTHER";
+    case 1:
+      return "SCHED_FIFO";
+    case 2:
+      return "SCHED_RR";
+    case 3:
+      return "SCHED_BATCH";
+    case 5:
+      return "SCHED_IDLE";
+    case 6:
+      return "SCHED_DEADLINE";
   }
   return "SCHED_" + std::to_string(policy);
 }

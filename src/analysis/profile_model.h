@@ -52,12 +52,12 @@ std::array<uint64_t, 5> report_buckets(const LatencyHistogram& histogram);
 
 struct CodeLocation {
   uint32_t module = format::kNoModule;
-  uint64_t offset = 0;   // ELF vaddr in the module (absolute address when no module)
+  uint64_t offset = 0;  // ELF vaddr in the module (absolute address when no module)
   // Filled in by symbolization:
   std::string function;  // demangled, may be empty
   std::string file;      // may be empty
   int line = 0;
-  std::string label;     // never empty once symbolized
+  std::string label;                      // never empty once symbolized
   std::vector<std::string> inlined_from;  // enclosing frames, innermost first: "function file:line"
   bool known() const { return module != format::kNoModule || offset != 0; }
 };
@@ -102,18 +102,18 @@ struct SiteSummary {
   uint64_t failed = 0;
   uint64_t wait_sum_ns = 0;
   uint64_t wait_max_ns = 0;
-  uint64_t hold_sum_ns = 0;  // estimate when holds were sampled (already scaled by the runtime)
+  uint64_t hold_sum_ns = 0;    // estimate when holds were sampled (already scaled by the runtime)
   uint64_t hold_error_ns = 0;  // 95 % bound of that estimate's sampling error (0: exact)
   uint64_t hold_max_ns = 0;
   uint64_t hold_samples = 0;
   LatencyHistogram wait;  // contended waits only; uncontended acquisitions are "no wait"
   LatencyHistogram hold;
-  uint64_t behind_readers = 0;   // rwlock acquire: waits begun while readers held it
-  uint64_t behind_writer = 0;    // rwlock acquire: waits begun while a writer held it
-  uint64_t with_waiters = 0;     // signal/broadcast sent while a thread waited
-  uint64_t without_waiters = 0;  // signal/broadcast that found no waiter
-  uint64_t arrived_last = 0;     // barrier: arrivals that completed the barrier
-  std::vector<Blame> blame;      // contended acquisitions, by the holder site they waited behind
+  uint64_t behind_readers = 0;    // rwlock acquire: waits begun while readers held it
+  uint64_t behind_writer = 0;     // rwlock acquire: waits begun while a writer held it
+  uint64_t with_waiters = 0;      // signal/broadcast sent while a thread waited
+  uint64_t without_waiters = 0;   // signal/broadcast that found no waiter
+  uint64_t arrived_last = 0;      // barrier: arrivals that completed the barrier
+  std::vector<Blame> blame;       // contended acquisitions, by the holder site they waited behind
   std::vector<SiteStack> stacks;  // contended acquisitions whose stack was captured, by stack
   std::vector<HoldStack> hold_stacks;  // timed holds whose release stack was captured, by stack
   // --stacks all: acquisitions by stack (SiteStack::waits counts acquisitions; wait_ns is 0).
@@ -132,7 +132,7 @@ struct SideSummary {
   uint64_t wait_sum_ns = 0;
   uint64_t wait_max_ns = 0;
   uint64_t hold_sum_ns = 0;
-  uint64_t hold_error_ns = 0;   // 95 % bound: the sites' bounds combined (independent samples)
+  uint64_t hold_error_ns = 0;  // 95 % bound: the sites' bounds combined (independent samples)
   uint64_t hold_max_ns = 0;
   LatencyHistogram wait;        // includes uncontended acquisitions in the <= 1 ns bucket
   LatencyHistogram waits_only;  // contended acquisitions and timed-out waits only
@@ -175,13 +175,13 @@ struct LockSummary : SideSummary {
   uint64_t owner_changes = 0;
   std::vector<SiteSummary> sites;
   uint64_t releases = 0;
-  uint64_t events = 0;              // signals, broadcasts, posts
-  uint64_t reacquisitions = 0;      // mutex re-taken inside pthread_cond_wait
-  uint64_t reacquire_wait_ns = 0;   // ... and the time that took (part of wait_sum_ns)
-  uint64_t wakeups = 0;             // condvar: waits woken by a signal (cond-wake sites)
-  uint64_t wake_latency_ns = 0;     // ... from the signal to the return, less mutex contention
-  SideSummary read_side;   // rwlock only
-  SideSummary write_side;  // rwlock only
+  uint64_t events = 0;             // signals, broadcasts, posts
+  uint64_t reacquisitions = 0;     // mutex re-taken inside pthread_cond_wait
+  uint64_t reacquire_wait_ns = 0;  // ... and the time that took (part of wait_sum_ns)
+  uint64_t wakeups = 0;            // condvar: waits woken by a signal (cond-wake sites)
+  uint64_t wake_latency_ns = 0;    // ... from the signal to the return, less mutex contention
+  SideSummary read_side;           // rwlock only
+  SideSummary write_side;          // rwlock only
   void finish();
 };
 
@@ -224,8 +224,8 @@ struct ModuleSummary {
 // A lock acquired (blocking) while another was a thread's innermost held lock: the first time in
 // the process, with where each was acquired.
 struct LockOrderEdge {
-  size_t from_lock = 0;  // index into ProcessProfile::locks: the lock held
-  size_t to_lock = 0;    // the lock acquired while holding it
+  size_t from_lock = 0;    // index into ProcessProfile::locks: the lock held
+  size_t to_lock = 0;      // the lock acquired while holding it
   CodeLocation from_site;  // where the held lock was acquired (unknown: !known())
   CodeLocation to_site;
   uint32_t tid = 0;
@@ -241,35 +241,35 @@ struct LockOrderEdge {
 struct TraceThread {
   uint32_t tid = 0;
   std::string file;
-  uint64_t events = 0;       // events read from it
-  uint64_t overwritten = 0;  // a ring's oldest events, written over
-  uint64_t dropped = 0;      // not written: the file was full
+  uint64_t events = 0;          // events read from it
+  uint64_t overwritten = 0;     // a ring's oldest events, written over
+  uint64_t dropped = 0;         // not written: the file was full
   uint64_t dropped_no_key = 0;  // of those: its key table was full (version 2)
-  uint64_t filtered = 0;     // left out by --min-wait
-  bool closed = false;       // the thread ended, or the process wrote its final profile
-  std::string problem;       // the file is damaged: what was read of it, and why not the rest
+  uint64_t filtered = 0;        // left out by --min-wait
+  bool closed = false;          // the thread ended, or the process wrote its final profile
+  std::string problem;          // the file is damaged: what was read of it, and why not the rest
 };
 
 // One traced event; times are nanoseconds since the process image started.
 struct TraceRecord {
   uint64_t time_ns = 0;
-  uint64_t ticks = 0;         // the clock's own reading (durations: ProcessTrace::ticks_to_ns)
+  uint64_t ticks = 0;  // the clock's own reading (durations: ProcessTrace::ticks_to_ns)
   uint32_t tid = 0;
   format::TraceKind kind = format::TraceKind::kCall;
   format::Operation operation = format::Operation::kLock;
-  uint8_t flags = 0;          // format::TraceEventFlags
-  uint64_t object = 0;        // the lock's address (0 for thread events)
-  uint32_t generation = 0;    // its generation (kCall)
-  size_t site = 0;            // index into ProcessTrace::sites (kCall, kWaitBegin, holds)
-  std::string name;           // kThreadName
+  uint8_t flags = 0;        // format::TraceEventFlags
+  uint64_t object = 0;      // the lock's address (0 for thread events)
+  uint32_t generation = 0;  // its generation (kCall)
+  size_t site = 0;          // index into ProcessTrace::sites (kCall, kWaitBegin, holds)
+  std::string name;         // kThreadName
 };
 
 struct ProcessTrace {
   bool present = false;
   uint64_t ns_per_tick_q32 = uint64_t{1} << 32;  // the runtime's conversion, for exact durations
   uint64_t ticks_to_ns(uint64_t ticks) const { return ticks_to_ns_q32(ticks, ns_per_tick_q32); }
-  bool ring = false;          // --trace-full ring
-  uint64_t min_wait_ns = 0;   // --min-wait (0: every event)
+  bool ring = false;         // --trace-full ring
+  uint64_t min_wait_ns = 0;  // --min-wait (0: every event)
   // The process ended without an exit path after its trace began (SIGKILL): its profile is a
   // snapshot, and its figures were rebuilt from the trace, which has every event to the end.
   bool cut_short = false;
@@ -295,7 +295,7 @@ struct ProcessProfile {
   format::ExitPath exit_path = format::ExitPath::kExit;
   int32_t exit_status = -1;
   bool parent_was_profiled = false;
-  std::string exec_target;  // ended by exec: the program exec'd, as named ("" when not known)
+  std::string exec_target;        // ended by exec: the program exec'd, as named ("" when not known)
   std::string exec_resolved;      // the file it ran (a PATH search's find); "" in older files
   std::string exec_unprofilable;  // why the runtime was not loaded into it, judged before the
                                   // exec ("FILE is statically linked"); "" if it was, or older file

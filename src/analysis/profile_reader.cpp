@@ -21,27 +21,48 @@ using format::SectionType;
 // Names every section type (no default: a type without a name fails to compile, -Werror=switch).
 constexpr const char* section_name(uint32_t type) {
   switch (static_cast<SectionType>(type)) {
-    case SectionType::kStrings: return "strings";
-    case SectionType::kProcess: return "process";
-    case SectionType::kModules: return "modules";
-    case SectionType::kThreads: return "threads";
-    case SectionType::kLocks: return "locks";
-    case SectionType::kSites: return "sites";
-    case SectionType::kHistograms: return "histograms";
-    case SectionType::kCounters: return "counters";
-    case SectionType::kLockOrder: return "lock order";
-    case SectionType::kBlame: return "blame";
-    case SectionType::kCpuHandoffs: return "CPU handoffs";
-    case SectionType::kStackFrames: return "stack frames";
-    case SectionType::kStacks: return "stacks";
-    case SectionType::kSiteStacks: return "site stacks";
-    case SectionType::kOrderStacks: return "lock-order stacks";
-    case SectionType::kBlameStacks: return "blame stacks";
-    case SectionType::kSiteHoldStacks: return "hold stacks";
-    case SectionType::kSiteAcquireStacks: return "acquire stacks";
-    case SectionType::kThreadFacts: return "thread facts";
-    case SectionType::kProcessFacts: return "process facts";
-    case SectionType::kEnd: return "end";
+    case SectionType::kStrings:
+      return "strings";
+    case SectionType::kProcess:
+      return "process";
+    case SectionType::kModules:
+      return "modules";
+    case SectionType::kThreads:
+      return "threads";
+    case SectionType::kLocks:
+      return "locks";
+    case SectionType::kSites:
+      return "sites";
+    case SectionType::kHistograms:
+      return "histograms";
+    case SectionType::kCounters:
+      return "counters";
+    case SectionType::kLockOrder:
+      return "lock order";
+    case SectionType::kBlame:
+      return "blame";
+    case SectionType::kCpuHandoffs:
+      return "CPU handoffs";
+    case SectionType::kStackFrames:
+      return "stack frames";
+    case SectionType::kStacks:
+      return "stacks";
+    case SectionType::kSiteStacks:
+      return "site stacks";
+    case SectionType::kOrderStacks:
+      return "lock-order stacks";
+    case SectionType::kBlameStacks:
+      return "blame stacks";
+    case SectionType::kSiteHoldStacks:
+      return "hold stacks";
+    case SectionType::kSiteAcquireStacks:
+      return "acquire stacks";
+    case SectionType::kThreadFacts:
+      return "thread facts";
+    case SectionType::kProcessFacts:
+      return "process facts";
+    case SectionType::kEnd:
+      return "end";
   }
   return "unknown";
 }
@@ -106,7 +127,8 @@ class ReferenceBudget {
   ReferenceBudget(uint64_t available, const char* what) : left_(available), what_(what) {}
   void take(uint64_t count) {
     if (count > left_)
-      throw BadFile(fmt::format("{} overlap (together they claim more than the section holds)", what_));
+      throw BadFile(
+          fmt::format("{} overlap (together they claim more than the section holds)", what_));
     left_ -= count;
   }
 
@@ -126,18 +148,22 @@ class SectionSet {
     if (bytes_.empty())
       throw BadFile("empty: the process ended without writing its profile (killed by SIGKILL?)");
     if (bytes_.size() < sizeof(format::FileHeader))
-      throw BadFile(fmt::format("truncated: {} bytes, shorter than the file header", bytes_.size()));
+      throw BadFile(
+          fmt::format("truncated: {} bytes, shorter than the file header", bytes_.size()));
     format::FileHeader header;
     std::memcpy(&header, bytes_.data(), sizeof(header));
     if (std::memcmp(header.magic, format::kMagic, sizeof(header.magic)) != 0)
       throw BadFile("not a lockscope profile (bad magic)");
     if (header.version > format::kVersion)
-      throw BadFile(fmt::format("written by a newer lockscope (format version {}; this one reads up "
-                                "to {})", header.version, format::kVersion));
+      throw BadFile(
+          fmt::format("written by a newer lockscope (format version {}; this one reads up "
+                      "to {})",
+                      header.version, format::kVersion));
     if (header.version < format::kOldestReadableVersion)
-      throw BadFile(fmt::format("written by an older lockscope (format version {}; this one reads "
-                                "versions {} to {}): record it again",
-                                header.version, format::kOldestReadableVersion, format::kVersion));
+      throw BadFile(
+          fmt::format("written by an older lockscope (format version {}; this one reads "
+                      "versions {} to {}): record it again",
+                      header.version, format::kOldestReadableVersion, format::kVersion));
     version_ = header.version;
     if (header.header_size != sizeof(format::FileHeader))
       throw BadFile(fmt::format("unsupported header size {}", header.header_size));
@@ -146,10 +172,10 @@ class SectionSet {
     if (crc32(0, &header, sizeof(header)) != stored_crc)
       throw BadFile("corrupt file header (checksum mismatch)");
     if (header.file_size != bytes_.size())
-      throw BadFile(header.file_size > bytes_.size()
-                        ? fmt::format("truncated: {} of {} bytes", bytes_.size(), header.file_size)
-                        : fmt::format("{} bytes, but its header says {}", bytes_.size(),
-                                      header.file_size));
+      throw BadFile(
+          header.file_size > bytes_.size()
+              ? fmt::format("truncated: {} of {} bytes", bytes_.size(), header.file_size)
+              : fmt::format("{} bytes, but its header says {}", bytes_.size(), header.file_size));
     size_t at = sizeof(format::FileHeader);
     bool ended = false;
     for (uint32_t i = 0; i < header.section_count && !ended; ++i) {
@@ -170,9 +196,10 @@ class SectionSet {
       if (crc32(0, payload, section.payload_size) != section.payload_crc)
         throw BadFile(fmt::format("section '{}' is corrupt (checksum mismatch)", name));
       const bool is_end = section.type == static_cast<uint32_t>(SectionType::kEnd);
-      if (is_end ? section.payload_size != 0 || section.record_size != 0 || section.record_count != 0
-                 : section.record_size == 0 || section.payload_size % section.record_size != 0 ||
-                       section.record_count != section.payload_size / section.record_size)
+      if (is_end
+              ? section.payload_size != 0 || section.record_size != 0 || section.record_count != 0
+              : section.record_size == 0 || section.payload_size % section.record_size != 0 ||
+                    section.record_count != section.payload_size / section.record_size)
         throw BadFile(fmt::format("section '{}' has inconsistent sizes", name));
       at += section.payload_size;
       if (section.type == static_cast<uint32_t>(SectionType::kEnd)) {
@@ -189,8 +216,8 @@ class SectionSet {
     }
     if (!ended) throw BadFile("no end-of-profile section (incomplete file)");
     auto strings = sections_.find(static_cast<uint32_t>(SectionType::kStrings));
-    string_bytes_ =
-        ReferenceBudget(strings == sections_.end() ? 0 : strings->second.count, "string references");
+    string_bytes_ = ReferenceBudget(strings == sections_.end() ? 0 : strings->second.count,
+                                    "string references");
   }
 
   uint32_t version() const { return version_; }
@@ -472,7 +499,8 @@ ProcessProfile decode(const SectionSet& file) {
     out.locks[site_place[s.site].first].sites[site_place[s.site].second].stacks.push_back(
         SiteStack{s.stack, s.waits, s.wait_ns});
   }
-  for (const auto& s : file.records<format::SiteHoldStackRecord>(SectionType::kSiteHoldStacks, false)) {
+  for (const auto& s :
+       file.records<format::SiteHoldStackRecord>(SectionType::kSiteHoldStacks, false)) {
     if (s.site >= site_place.size() || s.stack >= out.stacks.size())
       throw BadFile("a hold stack refers to a missing call site or stack");
     out.locks[site_place[s.site].first].sites[site_place[s.site].second].hold_stacks.push_back(
@@ -496,8 +524,10 @@ ProcessProfile decode(const SectionSet& file) {
         holds += row.holds;
         hold_ns += row.hold_ns;
       }
-      const double by_count = holds > site.acquisitions() ? double(site.acquisitions()) / double(holds) : 1.0;
-      const double by_time = hold_ns > site.hold_sum_ns ? double(site.hold_sum_ns) / double(hold_ns) : 1.0;
+      const double by_count =
+          holds > site.acquisitions() ? double(site.acquisitions()) / double(holds) : 1.0;
+      const double by_time =
+          hold_ns > site.hold_sum_ns ? double(site.hold_sum_ns) / double(hold_ns) : 1.0;
       if (by_count == 1.0 && by_time == 1.0) continue;
       for (HoldStack& row : site.hold_stacks) {
         row.holds = static_cast<uint64_t>(double(row.holds) * by_count);
@@ -584,14 +614,16 @@ Profile read_profile_directory(const std::string& directory) {
   namespace fs = std::filesystem;
   std::error_code error;
   if (!fs::is_directory(directory, error))
-    throw std::runtime_error(fmt::format("'{}' is not a profile directory ({})", directory,
-                                         fs::exists(directory) ? "not a directory" : "no such file or directory"));
+    throw std::runtime_error(
+        fmt::format("'{}' is not a profile directory ({})", directory,
+                    fs::exists(directory) ? "not a directory" : "no such file or directory"));
   Profile profile;
   profile.directory = directory;
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(directory, error))
     if (entry.path().extension() == format::kFileSuffix) files.push_back(entry.path());
-  if (error) throw std::runtime_error(fmt::format("cannot list '{}': {}", directory, error.message()));
+  if (error)
+    throw std::runtime_error(fmt::format("cannot list '{}': {}", directory, error.message()));
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
     auto result = read_profile_file(file.string());

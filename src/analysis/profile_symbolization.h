@@ -19,4 +19,4 @@ std::string short_function_name(std::string name);
 // Toolchain and library headers (/usr/..., .../include/c++/..., gthr-default.h): code that is
 // not where the program's own code took a lock.
 bool is_system_file(const std::string& file);
-}
+}  // namespace lockscope

@@ -6,8 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 

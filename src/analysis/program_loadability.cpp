@@ -47,13 +47,16 @@ Unprofilable why_unprofilable(const std::string& path) {
   std::string program = path;
   for (int depth = 0; depth < 4; ++depth) {
     if (std::string secure = secure_execution(program); !secure.empty())
-      return {program, secure + ": the kernel runs it in secure-execution mode, where the loader "
-                                "ignores LD_PRELOAD",
+      return {program,
+              secure +
+                  ": the kernel runs it in secure-execution mode, where the loader "
+                  "ignores LD_PRELOAD",
               "run lockscope as the program's user (e.g. with sudo -u), or profile a copy without "
               "the bit or capabilities"};
     std::string interpreter;
     switch (linkage_of(program, interpreter)) {
-      case Linkage::kDynamic: return {program, {}, {}};
+      case Linkage::kDynamic:
+        return {program, {}, {}};
       case Linkage::kStatic:
         return {program,
                 "is statically linked: lockscope preloads its runtime into the program, which a "

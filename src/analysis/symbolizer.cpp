@@ -112,7 +112,8 @@ void open_module(LoadedModule& data, const ModuleIdentity& identity) {
     std::string actual = build_id_of(module);
     // A rebuilt or upgraded file at the same path would give confident, wrong lines: refuse it.
     if (actual != expected) {
-      data.untrusted_reason = actual.empty() ? "file has no build-id to verify" : "build-id mismatch";
+      data.untrusted_reason =
+          actual.empty() ? "file has no build-id to verify" : "build-id mismatch";
       data.dwfl.reset();
       return;
     }

@@ -43,7 +43,8 @@ struct SymbolizedAddress {
 
 struct ModuleIdentity {
   std::string path;
-  std::string build_id_hex;  // may be empty; when given, a file whose build-id differs is not trusted
+  std::string
+      build_id_hex;  // may be empty; when given, a file whose build-id differs is not trusted
 };
 
 // A data object's symbol (from .symtab, else .dynsym), demangled, and the offset into it.

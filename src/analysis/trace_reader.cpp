@@ -1,11 +1,10 @@
 #include "analysis/trace_reader.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
-#include <unistd.h>
-
 #include <filesystem>
 #include <map>
 
@@ -223,8 +222,8 @@ void add_file(ProcessProfile& process, TraceFile&& file, std::map<uint64_t, size
   ProcessTrace& trace = process.trace;
   trace.present = true;
   trace.ring = trace.ring || file.ring;
-  trace.min_wait_ns = static_cast<uint64_t>(static_cast<double>(file.min_wait_ticks) * 1e9 /
-                                            file.ticks_per_second + 0.5);
+  trace.min_wait_ns = static_cast<uint64_t>(
+      static_cast<double>(file.min_wait_ticks) * 1e9 / file.ticks_per_second + 0.5);
   trace.ns_per_tick_q32 = file.ns_per_tick_q32;
   for (const format::TraceEvent& event : file.events) {
     TraceRecord record;
@@ -282,14 +281,15 @@ void attach_traces(Profile& profile, const std::string& directory) {
     auto it = processes.find({file.pid, file.process_start_realtime_ns});
     if (it == processes.end()) {
       // An image that ended (exec) before it recorded a call writes no profile: nothing is lost.
-      const bool only_thread_events = std::none_of(
-          file.events.begin(), file.events.end(), [](const format::TraceEvent& event) {
+      const bool only_thread_events =
+          std::none_of(file.events.begin(), file.events.end(), [](const format::TraceEvent& event) {
             return format::is_call_event(static_cast<format::TraceKind>(event.kind));
           });
       if (only_thread_events && file.thread.dropped == 0 && file.thread.filtered == 0) continue;
       profile.problems.push_back(ProfileProblem{
           path.string(), fmt::format("trace of pid {} whose profile file is missing (the process "
-                                     "was killed before its trace began?)", file.pid)});
+                                     "was killed before its trace began?)",
+                                     file.pid)});
       continue;
     }
     add_file(*it->second, std::move(file), site_indexes[it->second]);

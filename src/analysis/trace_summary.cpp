@@ -55,7 +55,9 @@ class Summarizer {
         case TraceKind::kWaitBegin:
           begun[{event->object, static_cast<uint16_t>(event->operation)}] = event->ticks;
           break;
-        case TraceKind::kCall: call(*event, thread, begun, held); break;
+        case TraceKind::kCall:
+          call(*event, thread, begun, held);
+          break;
         case TraceKind::kHoldPause:
           for (HeldHold& hold : held)
             if (hold.object == event->object) hold.paused_at = event->ticks;
@@ -70,9 +72,14 @@ class Summarizer {
                 ++owner_changes_[{hold.object, hold.generation}];
             }
           break;
-        case TraceKind::kThreadName: thread.name = event->name; break;
-        case TraceKind::kThreadExit: thread.flags |= format::kThreadExited; break;
-        default: break;
+        case TraceKind::kThreadName:
+          thread.name = event->name;
+          break;
+        case TraceKind::kThreadExit:
+          thread.flags |= format::kThreadExited;
+          break;
+        default:
+          break;
       }
     }
     thread.waits_only = thread.wait;
@@ -121,7 +128,8 @@ class Summarizer {
   SiteSummary& site_of(const TraceRecord& event) {
     lock_of(event);
     const LockKey key{event.object, event.generation};
-    auto [it, added] = sites_[key].try_emplace({event.site, static_cast<uint16_t>(event.operation)});
+    auto [it, added] =
+        sites_[key].try_emplace({event.site, static_cast<uint16_t>(event.operation)});
     if (added) {
       it->second.operation = event.operation;
       it->second.location = process_.trace.sites[event.site];
@@ -150,8 +158,8 @@ class Summarizer {
       }
       // Through the acquire path (locks, semaphores): timeouts and interruptions count; otherwise
       // any wait does.
-      const bool acquire_path = kind == OperationClass::kAcquire ||
-                                primitive == format::Primitive::kSemaphore;
+      const bool acquire_path =
+          kind == OperationClass::kAcquire || primitive == format::Primitive::kSemaphore;
       wait_counts = !failed || !acquire_path || (event.flags & format::kTraceTimedOut) ||
                     format::trace_interrupted(event.flags);
     }
@@ -179,7 +187,8 @@ class Summarizer {
       ++thread.acquisitions;
       if (waited) ++thread.contended;
       held.push_back(HeldHold{event.object, event.generation, &site, event.ticks});
-      if (event.flags & format::kTraceOwnerChanged) ++owner_changes_[{event.object, event.generation}];
+      if (event.flags & format::kTraceOwnerChanged)
+        ++owner_changes_[{event.object, event.generation}];
     } else if (kind == OperationClass::kRelease) {
       ++thread.releases;
       for (size_t i = held.size(); i-- > 0;) {
@@ -234,7 +243,8 @@ void rebuild_from_trace(ProcessProfile& process) {
       if (old.address != lock.address || old.generation != lock.generation) continue;
       for (SiteSummary& site : lock.sites)
         for (const SiteSummary& before : old.sites)
-          if (before.operation == site.operation && before.location.module == site.location.module &&
+          if (before.operation == site.operation &&
+              before.location.module == site.location.module &&
               before.location.offset == site.location.offset) {
             site.blame = before.blame;
             site.stacks = before.stacks;

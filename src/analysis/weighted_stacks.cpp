@@ -36,8 +36,8 @@ void add_waits(const ProcessProfile& process, const LockSummary& lock, const Sit
   const uint64_t rest_ns = site.wait_sum_ns - std::min(site.wait_sum_ns, captured_ns);
   const uint64_t rest_waits = site.contended - std::min(site.contended, captured_waits);
   if (rest_ns > 0)
-    out.push_back({&lock, site.operation, outermost_first({site.location}), false, rest_waits,
-                   rest_ns});
+    out.push_back(
+        {&lock, site.operation, outermost_first({site.location}), false, rest_waits, rest_ns});
 }
 
 // A site's hold total: the holds whose release stack was captured on that stack (it starts at the
@@ -68,9 +68,12 @@ std::string stack_weight_name(StackWeight weight) {
 }
 
 bool parse_stack_weight(const std::string& name, StackWeight& weight) {
-  if (name == "wait") weight = StackWeight::kWait;
-  else if (name == "hold") weight = StackWeight::kHold;
-  else return false;
+  if (name == "wait")
+    weight = StackWeight::kWait;
+  else if (name == "hold")
+    weight = StackWeight::kHold;
+  else
+    return false;
   return true;
 }
 
@@ -105,7 +108,8 @@ std::string lock_frame_name(const LockSummary& lock, format::Operation operation
       lock.same_name_locks > 1)
     name += fmt::format(" 0x{:x}", lock.address);
   if (lock.generation > 0) name += fmt::format("#{}", lock.generation);
-  if (operation == format::Operation::kCondReacquire) name += " (after cond wait)";
+  if (operation == format::Operation::kCondReacquire)
+    name += " (after cond wait)";
   else if (lock.primitive == format::Primitive::kRwLock && format::is_read_side(operation))
     name += " (read)";
   else if (lock.primitive == format::Primitive::kRwLock && format::is_write_side(operation))

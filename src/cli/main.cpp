@@ -22,7 +22,8 @@ constexpr const char* kUsage =
     "         [--caller-depth N] [--skip-frames REGEX]  (waits by the caller of lock wrappers)\n"
     "  bench  SCENARIO [options]           the lab: mutex, condvar, storm, pi, c2c, all\n"
     "\n"
-    "`lockscope <command> --help` describes each command's options (`report --help`: the formats).\n";
+    "`lockscope <command> --help` describes each command's options (`report --help`: the "
+    "formats).\n";
 
 // The lab reports its errors in its own type (it depends on nothing in src/cli): the same one-line
 // error and hint as every other command, exit status 125.

@@ -68,13 +68,15 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_command(
 std::string why_no_profile(const std::string& directory, const TargetOutcome& outcome) {
   std::error_code error;
   if (!std::filesystem::is_directory(directory, error))
-    return fmt::format("no profile was written: the profile directory '{}' no longer exists (it "
-                       "was removed while the program ran)",
-                       directory);
+    return fmt::format(
+        "no profile was written: the profile directory '{}' no longer exists (it "
+        "was removed while the program ran)",
+        directory);
   if (access(directory.c_str(), W_OK | X_OK) != 0)
-    return fmt::format("no profile was written: the profile directory '{}' is no longer "
-                       "writable ({})",
-                       directory, std::strerror(errno));
+    return fmt::format(
+        "no profile was written: the profile directory '{}' is no longer "
+        "writable ({})",
+        directory, std::strerror(errno));
   // The program runs with this process's file size limit (unless it changed its own): the
   // runtime writes no file past it (the kernel would end the program with SIGXFSZ).
   if (struct rlimit limit{};
@@ -116,10 +118,11 @@ struct RecordSettings {
 };
 
 void add_record_options(CLI::App& app, RecordSettings& settings) {
-  app.footer(fmt::format("The program to profile follows the options, after --:\n  {} [OPTIONS] -- CMD "
-                         "[ARGS...]\nExit status: the program's (its signal re-raised); 125 "
-                         "lockscope's own error, 126 cannot run, 127 not found.",
-                         app.get_name()));
+  app.footer(
+      fmt::format("The program to profile follows the options, after --:\n  {} [OPTIONS] -- CMD "
+                  "[ARGS...]\nExit status: the program's (its signal re-raised); 125 "
+                  "lockscope's own error, 126 cannot run, 127 not found.",
+                  app.get_name()));
   app.add_option("-o,--output", settings.directory,
                  "the profile DIRECTORY to write (one file per process; an older one is kept as "
                  "DIR.old), not the report's file (that is run --report FILE, report -o FILE)")
@@ -171,8 +174,8 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
                  "with --trace, write only the waits at least this long (e.g. 10us, 1ms) and "
                  "nothing else; the report's counts stay exact")
       ->transform(CLI::AsNumberWithUnit(
-          std::map<std::string, uint64_t>{{"ns", 1}, {"us", 1000}, {"ms", 1000000},
-                                          {"s", 1000000000}},
+          std::map<std::string, uint64_t>{
+              {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}},
           CLI::AsNumberWithUnit::UNIT_REQUIRED, "DURATION"));
 }
 

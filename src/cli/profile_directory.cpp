@@ -54,8 +54,9 @@ ProfileDirectoryAccess prepare_profile_directory(const std::string& directory) {
     const fs::path old = directory + ".old";
     fs::remove_all(old, error);
     fs::rename(path, old, error);
-    if (error) not_writable(directory, fmt::format("cannot move the previous profile to {}: {}",
-                                                   old.string(), error.message()));
+    if (error)
+      not_writable(directory, fmt::format("cannot move the previous profile to {}: {}",
+                                          old.string(), error.message()));
     fmt::print(stderr, "lockscope: previous profile moved to {}\n", old.string());
   }
   fs::create_directories(path, error);

@@ -155,10 +155,12 @@ TargetOutcome launch_target(const LaunchSettings& settings) {
   add(config::kTscHzKey, tsc_hz);
   config_text += fmt::format("{}={}", config::kDirectoryKey, directory);
   std::vector<char*> argv;
-  for (const std::string& argument : settings.arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+  for (const std::string& argument : settings.arguments)
+    argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);
 
-  struct sigaction forward {}, old_actions[kForwardedCount] {};
+  struct sigaction forward {
+  }, old_actions[kForwardedCount]{};
   forward.sa_sigaction = forward_signal;
   forward.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&forward.sa_mask);
@@ -245,7 +247,9 @@ void exit_like(const TargetOutcome& outcome) {
   std::fflush(stderr);
   if (outcome.signaled) {
     // Re-raise without a core dump of lockscope itself.
-    struct rlimit no_core {0, 0};
+    struct rlimit no_core {
+      0, 0
+    };
     setrlimit(RLIMIT_CORE, &no_core);
     signal(outcome.signal, SIG_DFL);
     sigset_t set;

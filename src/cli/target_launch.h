@@ -31,8 +31,8 @@ struct LaunchSettings {
 
 struct TargetOutcome {
   bool signaled = false;
-  int exit_status = 0;  // when !signaled
-  int signal = 0;       // when signaled
+  int exit_status = 0;       // when !signaled
+  int signal = 0;            // when signaled
   bool not_started = false;  // the program could not be run (said already): 126 or 127
 };
 

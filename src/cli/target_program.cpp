@@ -27,7 +27,8 @@ void require_runnable(const std::string& path, const std::string& command) {
     throw CliError(fmt::format("command not found: {}", command),
                    "check the spelling, or give a path to the program", kExitNotFound);
   if (S_ISDIR(info.st_mode))
-    throw CliError(fmt::format("cannot run '{}': it is a directory", command), "", kExitNotRunnable);
+    throw CliError(fmt::format("cannot run '{}': it is a directory", command), "",
+                   kExitNotRunnable);
   if (access(path.c_str(), X_OK) != 0)
     throw CliError(fmt::format("cannot run '{}': {}", command, std::strerror(errno)),
                    "make it executable (chmod +x) or run its interpreter", kExitNotRunnable);
@@ -49,7 +50,8 @@ std::string resolve_command(const std::string& command) {
     size_t end = search.find(':', start);
     if (end == std::string::npos) end = search.size();
     // An empty entry is the current directory.
-    const std::string directory = end > start ? search.substr(start, end - start) : std::string(".");
+    const std::string directory =
+        end > start ? search.substr(start, end - start) : std::string(".");
     const std::string candidate = directory + "/" + command;
     if (is_regular_file(candidate)) {
       if (access(candidate.c_str(), X_OK) == 0) return candidate;

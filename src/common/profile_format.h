@@ -1,16 +1,17 @@
 // The on-disk profile format: the only thing the runtime and the CLI share.
 //
-// One file per profiled process, `<pid>-<start ns>.lsprof`, written once at exit to a temporary name
-// and renamed, so a reader never sees half a file from a finished process. Layout:
+// One file per profiled process, `<pid>-<start ns>.lsprof`, written once at exit to a temporary
+// name and renamed, so a reader never sees half a file from a finished process. Layout:
 //
 //   FileHeader | (SectionHeader payload)* | SectionHeader{kEnd}
 //
-// Every section carries its record size, record count, payload size and a CRC-32 of its payload; the
-// header carries the total file size. A reader can therefore tell a truncated file (size mismatch),
-// a corrupt one (CRC mismatch) and one written by a newer lockscope (version) apart and name the
-// problem. Records are packed little-endian PODs; their sizes are pinned with static_assert so that
-// any change to a record is a deliberate format version bump. docs/profile-format.md describes it
-// in prose. Strings live in the kStrings section and are referenced by (offset, length).
+// Every section carries its record size, record count, payload size and a CRC-32 of its payload;
+// the header carries the total file size. A reader can therefore tell a truncated file (size
+// mismatch), a corrupt one (CRC mismatch) and one written by a newer lockscope (version) apart and
+// name the problem. Records are packed little-endian PODs; their sizes are pinned with
+// static_assert so that any change to a record is a deliberate format version bump.
+// docs/profile-format.md describes it in prose. Strings live in the kStrings section and are
+// referenced by (offset, length).
 #pragma once
 
 #include <cstddef>
@@ -75,8 +76,8 @@ constexpr bool lists_each_value_in_order(const Entry (&table)[N], Key Entry::*ke
 struct FileHeader {
   char magic[8];
   uint32_t version;
-  uint32_t header_size;  // sizeof(FileHeader) of the writer
-  uint64_t file_size;    // total bytes, header to end section inclusive
+  uint32_t header_size;    // sizeof(FileHeader) of the writer
+  uint64_t file_size;      // total bytes, header to end section inclusive
   uint32_t section_count;  // including kEnd
   uint32_t flags;
   uint32_t header_crc;  // CRC-32 of this header with header_crc = 0
@@ -114,28 +115,28 @@ static_assert(sizeof(HistogramBin) == 16);
 enum class ClockSource : uint32_t { kTsc = 1, kMonotonic = 2 };
 
 enum class ExitPath : uint32_t {
-  kExit = 1,       // exit() / return from main: library destructor
+  kExit = 1,            // exit() / return from main: library destructor
   kUnderscoreExit = 2,  // _exit() / _Exit()
-  kExec = 3,       // the image was replaced by execve(); a new file follows for the same pid
-  kSignal = 4,     // a signal whose default action ends the process; exit_status = its number
-  kQuickExit = 5,  // quick_exit(), after the at_quick_exit handlers
-  kSnapshot = 6,   // a periodic snapshot (--snapshot-interval) of a process still running; a file
-                   // still saying so was never replaced: the process ended without an exit path
-                   // (SIGKILL), and what it did after the snapshot is missing
+  kExec = 3,            // the image was replaced by execve(); a new file follows for the same pid
+  kSignal = 4,          // a signal whose default action ends the process; exit_status = its number
+  kQuickExit = 5,       // quick_exit(), after the at_quick_exit handlers
+  kSnapshot = 6,  // a periodic snapshot (--snapshot-interval) of a process still running; a file
+                  // still saying so was never replaced: the process ended without an exit path
+                  // (SIGKILL), and what it did after the snapshot is missing
 };
 
 struct ProcessRecord {
   uint32_t pid;
   uint32_t ppid;
-  uint64_t start_realtime_ns;  // CLOCK_REALTIME at runtime start
-  uint64_t duration_ns;        // runtime start to file write
-  double ticks_per_second;     // TSC (or monotonic ns) frequency used for every time below
-  uint32_t clock_source;       // ClockSource
-  uint32_t hold_sample_period; // 1 = every uncontended hold timed; N = 1 in N
-  uint32_t exit_path;          // ExitPath
-  int32_t exit_status;         // argument of exit/_exit when known, else -1
-  StringRef executable;        // /proc/self/exe
-  StringRef command_line;      // argv, NUL-separated
+  uint64_t start_realtime_ns;    // CLOCK_REALTIME at runtime start
+  uint64_t duration_ns;          // runtime start to file write
+  double ticks_per_second;       // TSC (or monotonic ns) frequency used for every time below
+  uint32_t clock_source;         // ClockSource
+  uint32_t hold_sample_period;   // 1 = every uncontended hold timed; N = 1 in N
+  uint32_t exit_path;            // ExitPath
+  int32_t exit_status;           // argument of exit/_exit when known, else -1
+  StringRef executable;          // /proc/self/exe
+  StringRef command_line;        // argv, NUL-separated
   uint32_t parent_was_profiled;  // 1 when created by fork() of a profiled process
   uint32_t exec_target;  // ended by exec: offset + 1 in the strings section of the exec'd path as
                          // the program named it (NUL-terminated); from version 4 two more strings
@@ -188,17 +189,17 @@ struct LockRecord {
 };
 static_assert(sizeof(LockRecord) == 48);
 
-struct SiteRecord {  // one (lock generation, call site, operation), summed over threads
+struct SiteRecord {     // one (lock generation, call site, operation), summed over threads
   uint32_t lock_index;  // into the kLocks section
   uint16_t operation;   // Operation
   uint16_t reserved0;
-  uint32_t module;      // into kModules, or kNoModule
+  uint32_t module;          // into kModules, or kNoModule
   uint32_t hold_error_ppm;  // 95 % bound of hold_sum_ns's sampling error, in millionths of it
                             // (0: exact; older files: 0)
-  uint64_t offset;      // return address - load bias (ELF vaddr); absolute if kNoModule
-  uint64_t count;       // calls, failed ones included (acquisitions = count - failed)
-  uint64_t contended;   // acquisitions that had to wait (trylock-first failed)
-  uint64_t failed;      // trylock EBUSY, timed lock ETIMEDOUT, other errors
+  uint64_t offset;          // return address - load bias (ELF vaddr); absolute if kNoModule
+  uint64_t count;           // calls, failed ones included (acquisitions = count - failed)
+  uint64_t contended;       // acquisitions that had to wait (trylock-first failed)
+  uint64_t failed;          // trylock EBUSY, timed lock ETIMEDOUT, other errors
   uint64_t wait_sum_ns;
   uint64_t wait_max_ns;
   uint64_t hold_sum_ns;  // exact holds + the estimate of the sampled ones (see hold_error_ppm)
@@ -218,8 +219,8 @@ static_assert(sizeof(SiteRecord) == 144);
 // A lock taken with a blocking call while another was this thread's innermost held lock, once per
 // (held lock, acquired lock) generation pair: the first thread and call sites that did so.
 struct LockOrderRecord {
-  uint32_t from_lock;  // the held lock, into kLocks
-  uint32_t to_lock;    // the lock acquired while holding it
+  uint32_t from_lock;    // the held lock, into kLocks
+  uint32_t to_lock;      // the lock acquired while holding it
   uint32_t from_module;  // where the held lock was acquired (kNoModule with offset 0: unknown)
   uint32_t to_module;    // where the other was acquired
   uint64_t from_offset;
@@ -322,7 +323,7 @@ struct ThreadRecord {
   uint64_t failed;
   uint64_t wait_sum_ns;  // lock waits: mutex, rwlock, condvar re-acquire (not spinning)
   uint64_t wait_max_ns;
-  HistogramRef wait_histogram;  // of the lock waits
+  HistogramRef wait_histogram;                     // of the lock waits
   uint64_t wait_ns_by_primitive[kPrimitiveSlots];  // every kind of wait, never summed together
   uint64_t barrier_last_arrivals;  // barrier waits this thread completed as the last to arrive
 };

@@ -38,7 +38,6 @@ struct ProcessStat {
   bool ended() const { return (state == 'Z' || state == 'X' || state == 'x') && threads <= 1; }
 };
 
-
 // Parses the text of /proc/<pid>/stat. The command name (field 2) is in parentheses and may itself
 // hold spaces and parentheses: the fields after it are counted from its last ')'.
 inline bool parse_process_stat(const char* text, size_t length, ProcessStat& out) {
@@ -119,8 +118,8 @@ inline bool parse_running_marker_name(const char* name, size_t length, uint32_t&
   constexpr size_t kSuffixLength = sizeof(kRunningMarkerSuffix) - 1;
   if (length < 4 + kSuffixLength || *p++ != '.') return false;
   uint64_t pid_value = 0;
-  if (!lockscope::parse_decimal(p, end, pid_value) || pid_value == 0 ||
-      pid_value > UINT32_MAX || p >= end || *p++ != '-')
+  if (!lockscope::parse_decimal(p, end, pid_value) || pid_value == 0 || pid_value > UINT32_MAX ||
+      p >= end || *p++ != '-')
     return false;
   if (!lockscope::parse_decimal(p, end, start_ticks)) return false;
   if (static_cast<size_t>(end - p) != kSuffixLength) return false;

@@ -44,10 +44,10 @@ enum TraceFlags : uint32_t {
 struct TraceHeader {
   char magic[8];
   uint32_t version;
-  uint32_t header_size;   // kTraceHeaderSize: events start here
-  uint32_t event_size;    // sizeof(TraceEvent)
-  uint32_t flags;         // TraceFlags
-  uint64_t capacity;      // events the file has room for
+  uint32_t header_size;  // kTraceHeaderSize: events start here
+  uint32_t event_size;   // sizeof(TraceEvent)
+  uint32_t flags;        // TraceFlags
+  uint64_t capacity;     // events the file has room for
   uint32_t pid;
   uint32_t tid;
   uint64_t process_start_realtime_ns;  // the image's start: pairs the file with its .lsprof
@@ -57,10 +57,10 @@ struct TraceHeader {
   uint64_t process_start_ticks;        // the clock when the image's runtime started (time 0)
   uint64_t min_wait_ticks;             // --min-wait: shorter waits' events were not written
   // Written by the thread, read by anyone (atomically, 8-byte aligned):
-  uint64_t written;  // events ever appended (published after the event)
-  uint64_t dropped;  // events not appended: the buffer was full (not a ring)
-  uint64_t filtered; // events left out by min_wait_ticks
-  uint32_t closed;   // 1: the thread is gone or the process ended normally
+  uint64_t written;   // events ever appended (published after the event)
+  uint64_t dropped;   // events not appended: the buffer was full (not a ring)
+  uint64_t filtered;  // events left out by min_wait_ticks
+  uint32_t closed;    // 1: the thread is gone or the process ended normally
   uint32_t reserved;
   // Version 2 (a version 1 header ends above): `capacity` and `written` count slots.
   uint64_t keys_offset;    // where the key table starts (kTraceHeaderSize)
@@ -116,12 +116,12 @@ constexpr bool trace_interrupted(uint8_t flags) {
 // An event as version 1 stored it, and as the reader hands on every version's events.
 struct TraceEvent {
   uint64_t ticks;
-  uint64_t object;    // the lock, condvar, semaphore or barrier's address
-  uint64_t site;      // the return address into the program
-  uint32_t value;     // the lock's generation (kThreadStart: the tid; kFork: 0)
-  uint16_t operation; // format::Operation (kCall, kWaitBegin)
-  uint8_t kind;       // TraceKind
-  uint8_t flags;      // TraceEventFlags
+  uint64_t object;     // the lock, condvar, semaphore or barrier's address
+  uint64_t site;       // the return address into the program
+  uint32_t value;      // the lock's generation (kThreadStart: the tid; kFork: 0)
+  uint16_t operation;  // format::Operation (kCall, kWaitBegin)
+  uint8_t kind;        // TraceKind
+  uint8_t flags;       // TraceEventFlags
 };
 static_assert(sizeof(TraceEvent) == 32);
 

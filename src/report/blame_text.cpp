@@ -74,8 +74,9 @@ void write_blame(const std::vector<const SiteSummary*>& sites, std::ostream& out
   if (waiting_sites < 2 || total_ns == 0) return;
   std::vector<const std::pair<const CodeLocation*, Blame>*> holders;
   for (const auto& [key, entry] : by_holder) holders.push_back(&entry);
-  std::stable_sort(holders.begin(), holders.end(),
-                   [](const auto* a, const auto* b) { return a->second.wait_ns > b->second.wait_ns; });
+  std::stable_sort(holders.begin(), holders.end(), [](const auto* a, const auto* b) {
+    return a->second.wait_ns > b->second.wait_ns;
+  });
   out << "  holds that made the others wait, by where they were taken:\n";
   for (const auto* entry : holders)
     write_wrapped_line(out, wait_line(entry->second.wait_ns, total_ns, entry->second.waits,
@@ -155,7 +156,8 @@ void write_holder_stacks(const ProcessProfile& process,
   for (const SiteSummary* site : sites)
     for (const Blame& row : site->blame) {
       blamed += row.waits;
-      if (row.holder_stack == Blame::kNoStack || row.holder_stack >= process.stacks.size()) continue;
+      if (row.holder_stack == Blame::kNoStack || row.holder_stack >= process.stacks.size())
+        continue;
       known += row.waits;
       HolderStack& sum = by_stack[{row.holder_stack, row.holder_stack_at_acquire,
                                    row.holder_site.module, row.holder_site.offset}];
@@ -167,8 +169,9 @@ void write_holder_stacks(const ProcessProfile& process,
   if (by_stack.empty()) return;
   std::vector<std::pair<size_t, const HolderStack*>> rows;
   for (const auto& [key, sum] : by_stack) rows.emplace_back(std::get<0>(key), &sum);
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto& a, const auto& b) { return a.second->wait_ns > b.second->wait_ns; });
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.second->wait_ns > b.second->wait_ns;
+  });
   out << fmt::format("  stacks of the holds they waited behind ({} of {} waits known):\n",
                      format_count(known), format_count(blamed));
   for (size_t r = 0; r < rows.size() && r < top; ++r) {

@@ -1,7 +1,8 @@
 // The text report's "who made them wait" lines under a lock's call sites: for each site that
 // waited, the acquire sites of the holds it waited behind; and, when several sites waited, the
 // holders' sites with the total wait they caused. Then where the waits came from: their call
-// stacks, the holders' stacks, and (--caller-depth, --skip-frames) the callers outside the lock's wrappers.
+// stacks, the holders' stacks, and (--caller-depth, --skip-frames) the callers outside the lock's
+// wrappers.
 #pragma once
 
 #include <ostream>

@@ -77,7 +77,9 @@ struct SiteColumn {
   std::function<std::string(const SiteSummary&)> value;
 };
 
-std::string number(uint64_t value) { return std::to_string(value); }
+std::string number(uint64_t value) {
+  return std::to_string(value);
+}
 
 const std::vector<SiteColumn>& site_columns() {
   static const std::vector<SiteColumn> columns = {

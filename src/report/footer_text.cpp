@@ -43,9 +43,10 @@ void write_footer(const Profile& profile, std::ostream& out) {
   add_trace_notes(profile, notes);
   for (const ProcessProfile& process : profile.processes)
     if (process.exit_path == format::ExitPath::kSnapshot && !process.trace.cut_short)
-      notes.push_back(fmt::format("pid {}: profile from its last snapshot ({} in): the process "
-                                  "ended without an exit path (SIGKILL?), later calls are missing",
-                                  process.pid, format_duration_ns(double(process.duration_ns))));
+      notes.push_back(
+          fmt::format("pid {}: profile from its last snapshot ({} in): the process "
+                      "ended without an exit path (SIGKILL?), later calls are missing",
+                      process.pid, format_duration_ns(double(process.duration_ns))));
   // An exec whose new image left no profile of its own (same pid, started later).
   for (const ProcessProfile& process : profile.processes) {
     if (process.exit_path != format::ExitPath::kExec || process.exec_target.empty()) continue;

@@ -55,8 +55,9 @@ void write_lock_order_inversions(const ProfileViews& views, bool addresses, std:
     }
   }
   if (found == 0)
-    out << fmt::format("none: {} lock-order edge{} (a lock taken while holding another), no cycle\n",
-                       edges, edges == 1 ? "" : "s");
+    out << fmt::format(
+        "none: {} lock-order edge{} (a lock taken while holding another), no cycle\n", edges,
+        edges == 1 ? "" : "s");
   out << '\n';
 }
 

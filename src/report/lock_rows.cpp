@@ -18,13 +18,19 @@ std::string bucket_text(const LockRow& row, size_t index) {
 std::vector<LockColumn> build_columns() {
   auto count_column = [](std::string key, std::string header, std::string legend,
                          uint64_t LockSummary::*field) {
-    return LockColumn{std::move(key), std::move(header), std::move(legend), false,
+    return LockColumn{std::move(key),
+                      std::move(header),
+                      std::move(legend),
+                      false,
                       [field](const LockRow& r) { return static_cast<double>(r.figures().*field); },
                       [field](const LockRow& r) { return format_count(r.figures().*field); }};
   };
   auto duration_column = [](std::string key, std::string header, std::string legend,
                             std::function<double(const LockSummary&)> value) {
-    return LockColumn{std::move(key), std::move(header), std::move(legend), false,
+    return LockColumn{std::move(key),
+                      std::move(header),
+                      std::move(legend),
+                      false,
                       [value](const LockRow& r) { return value(r.figures()); },
                       [value](const LockRow& r) { return format_duration_ns(value(r.figures())); },
                       true};
@@ -41,8 +47,7 @@ std::vector<LockColumn> build_columns() {
   columns.push_back(LockColumn{"kind", "KIND",
                                "mutex (type, +pshared/+robust/+pi/+pp), rwlock, spinlock, condvar, "
                                "semaphore, barrier(count)",
-                               true,
-                               [](const LockRow&) { return 0.0; },
+                               true, [](const LockRow&) { return 0.0; },
                                [](const LockRow& r) { return lock_kind_name(*r.lock); }});
   columns.push_back(count_column("acquired", "ACQUIRED",
                                  "successful acquisitions; for a condvar, semaphore or barrier: "
@@ -51,8 +56,10 @@ std::vector<LockColumn> build_columns() {
   columns.push_back(count_column("contended", "CONTENDED",
                                  "acquisitions that had to wait (the first try failed)",
                                  &LockSummary::contended));
-  columns.push_back(count_column("failed", "FAILED", "trylocks that found it busy, timed-out and "
-                                 "failed locks", &LockSummary::failed));
+  columns.push_back(count_column("failed", "FAILED",
+                                 "trylocks that found it busy, timed-out and "
+                                 "failed locks",
+                                 &LockSummary::failed));
   columns.push_back(count_column("handoffs", "HANDOFFS",
                                  "owner changes: acquisitions (and a mutex's re-acquisitions "
                                  "inside condition waits) by another thread than the last owner",
@@ -93,22 +100,23 @@ std::vector<LockColumn> build_columns() {
                                       return std::min(l.waits_only.percentile(0.99),
                                                       double(l.wait_max_ns));
                                     }));
-  columns.push_back(duration_column("hold", "HOLD TOTAL", "time it was held (estimate when holds "
+  columns.push_back(duration_column("hold", "HOLD TOTAL",
+                                    "time it was held (estimate when holds "
                                     "are sampled, see the footer; never more than the run allows)",
                                     [](const LockSummary& l) { return double(l.hold_sum_ns); }));
-  columns.push_back(LockColumn{
-      "hold-error", "±95%", "the HOLD TOTAL estimate's sampling error, 95 % bound (\"exact\": every "
-      "hold was timed)",
-      false,
-      [](const LockRow& r) { return double(r.figures().hold_error_ns); },
-      [](const LockRow& r) {
-        const LockSummary& l = r.figures();
-        if (l.hold_error_ns == 0) return std::string(l.hold_sum_ns ? "exact" : "");
-        const double percent = 100.0 * double(l.hold_error_ns) / double(l.hold_sum_ns);
-        // An error too small for one decimal is still an estimate: never "±0.0%".
-        return percent < 0.05 ? std::string("<±0.1%") : fmt::format("±{:.1f}%", percent);
-      },
-      true});
+  columns.push_back(
+      LockColumn{"hold-error", "±95%",
+                 "the HOLD TOTAL estimate's sampling error, 95 % bound (\"exact\": every "
+                 "hold was timed)",
+                 false, [](const LockRow& r) { return double(r.figures().hold_error_ns); },
+                 [](const LockRow& r) {
+                   const LockSummary& l = r.figures();
+                   if (l.hold_error_ns == 0) return std::string(l.hold_sum_ns ? "exact" : "");
+                   const double percent = 100.0 * double(l.hold_error_ns) / double(l.hold_sum_ns);
+                   // An error too small for one decimal is still an estimate: never "±0.0%".
+                   return percent < 0.05 ? std::string("<±0.1%") : fmt::format("±{:.1f}%", percent);
+                 },
+                 true});
   columns.push_back(duration_column("hold-max", "HOLD MAX", "longest timed hold",
                                     [](const LockSummary& l) { return double(l.hold_max_ns); }));
   // The text report's default table fits 120 columns next to a lock's name (some 50 of them):

@@ -18,14 +18,14 @@ struct LockRow {
   const ProcessProfile* process;
   const LockSummary* lock;
   std::shared_ptr<const LockSummary> view;  // the side's figures; null for a whole lock
-  std::string side;                          // "", "read" or "write"
+  std::string side;                         // "", "read" or "write"
   const LockSummary& figures() const { return view ? *view : *lock; }
   // How the LOCK column names it (lock_label): empty for lock_identity's pid/address form.
   std::string label = {};
 };
 
 struct LockColumn {
-  std::string key;     // for --sort
+  std::string key;  // for --sort
   std::string header;
   std::string legend;
   bool left_aligned = false;

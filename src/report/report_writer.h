@@ -107,8 +107,8 @@ struct ReportFormat {
   std::string name;                     // for -f
   std::vector<std::string> extensions;  // "-o FILE" ending with one picks this format
   std::function<std::unique_ptr<ReportWriter>()> make;
-  std::string help;                     // one line, for --help
-  std::vector<std::string> options;     // the format-specific options it reads ("--weight")
+  std::string help;                  // one line, for --help
+  std::vector<std::string> options;  // the format-specific options it reads ("--weight")
   // Empty when the format is for reading on a terminal; else what it is instead ("gzip-compressed
   // protobuf"), for the CLI's refusal to write it to one.
   std::string not_for_terminal;

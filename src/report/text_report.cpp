@@ -86,13 +86,16 @@ void write_locks(const char* title, const ListedRows& listed, const ReportOption
 // "L:lock", "U", "U:read", "W:wait", "E:signal": acquire, release, wait, event.
 std::string operation_label(format::Operation op) {
   switch (format::operation_class(op)) {
-    case format::OperationClass::kAcquire: return "L:" + operation_name(op);
+    case format::OperationClass::kAcquire:
+      return "L:" + operation_name(op);
     case format::OperationClass::kRelease:
       return op == format::Operation::kReadUnlock    ? "U:read"
              : op == format::Operation::kWriteUnlock ? "U:write"
                                                      : "U";
-    case format::OperationClass::kWait: return "W:" + operation_name(op);
-    case format::OperationClass::kEvent: return "E:" + operation_name(op);
+    case format::OperationClass::kWait:
+      return "W:" + operation_name(op);
+    case format::OperationClass::kEvent:
+      return "E:" + operation_name(op);
   }
   return operation_name(op);
 }
@@ -101,12 +104,15 @@ std::string operation_label(format::Operation op) {
 // waiter, who completed a barrier.
 std::string site_detail(const SiteSummary& site) {
   std::vector<std::string> parts;
-  if (site.behind_readers) parts.push_back(fmt::format("behind readers {}", format_count(site.behind_readers)));
-  if (site.behind_writer) parts.push_back(fmt::format("behind writer {}", format_count(site.behind_writer)));
+  if (site.behind_readers)
+    parts.push_back(fmt::format("behind readers {}", format_count(site.behind_readers)));
+  if (site.behind_writer)
+    parts.push_back(fmt::format("behind writer {}", format_count(site.behind_writer)));
   if (site.with_waiters) parts.push_back(fmt::format("woke {}", format_count(site.with_waiters)));
   if (site.without_waiters)
     parts.push_back(fmt::format("no waiter {}", format_count(site.without_waiters)));
-  if (site.arrived_last) parts.push_back(fmt::format("arrived last {}", format_count(site.arrived_last)));
+  if (site.arrived_last)
+    parts.push_back(fmt::format("arrived last {}", format_count(site.arrived_last)));
   std::string text;
   for (const std::string& part : parts) text += (text.empty() ? "" : ", ") + part;
   return text;
@@ -143,11 +149,12 @@ void write_call_sites(const ProfileViews& views, const std::vector<LockRow>& row
     // acquired: its waits as such, those that failed or timed out among them (all 21 timed-out
     // waits of a condvar read "acquired 0, contended 0, wait 102ms").
     const std::string calls =
-        !is_lock_row(row) ? fmt::format("waits {} ({} failed or timed out)",
-                                format_count(figures.acquisitions + figures.failed),
-                                format_count(figures.failed))
-                  : fmt::format("acquired {}, contended {}", format_count(figures.acquisitions),
-                                format_count(figures.contended));
+        !is_lock_row(row)
+            ? fmt::format("waits {} ({} failed or timed out)",
+                          format_count(figures.acquisitions + figures.failed),
+                          format_count(figures.failed))
+            : fmt::format("acquired {}, contended {}", format_count(figures.acquisitions),
+                          format_count(figures.contended));
     write_wrapped_line(out, fmt::format("{}  {}  {}, wait {}{}{}",
                                         row.label.empty() ? lock_identity(row) : row.label,
                                         lock_kind_name(*row.lock), calls,
@@ -191,8 +198,8 @@ void write_call_sites(const ProfileViews& views, const std::vector<LockRow>& row
     table.set_header(header, left);
     for (const SiteSummary* site : sites) {
       const format::OperationClass kind = format::operation_class(site->operation);
-      const bool timed = kind == format::OperationClass::kAcquire ||
-                         kind == format::OperationClass::kWait;
+      const bool timed =
+          kind == format::OperationClass::kAcquire || kind == format::OperationClass::kWait;
       const bool holds = kind == format::OperationClass::kAcquire;
       std::vector<std::string> cells = {operation_label(site->operation), format_count(site->count),
                                         timed ? format_count(site->contended) : ""};
@@ -214,8 +221,9 @@ void write_call_sites(const ProfileViews& views, const std::vector<LockRow>& row
     write_holder_stacks(*row.process, sites, 5, stacks, out);
     if (waited) write_hold_stacks(*row.process, sites, 3, stacks, out);
     if (options.attribution)
-      write_wait_attribution(attribute_waits(*row.process, row.figures().sites, *options.attribution),
-                             *options.attribution, out);
+      write_wait_attribution(
+          attribute_waits(*row.process, row.figures().sites, *options.attribution),
+          *options.attribution, out);
     out << '\n';
   }
 }

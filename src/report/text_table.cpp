@@ -120,7 +120,9 @@ void TextTable::set_header(std::vector<std::string> header, std::vector<bool> le
   left_aligned_ = std::move(left_aligned);
 }
 
-void TextTable::add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+void TextTable::add_row(std::vector<std::string> cells) {
+  rows_.push_back(std::move(cells));
+}
 
 void TextTable::fit_within(size_t max_width, size_t column, CellFit fit, size_t min_width) {
   max_width_ = max_width;

@@ -16,10 +16,10 @@ void add_trace_notes(const Profile& profile, std::vector<std::string>& notes) {
       ++processes;
     }
   if (processes == 0) return;
-  notes.push_back(fmt::format("traced (--trace): {} events from {} thread{}{}", format_count(events),
-                              threads, threads == 1 ? "" : "s",
-                              processes == 1 ? std::string()
-                                             : fmt::format(" of {} processes", processes)));
+  notes.push_back(
+      fmt::format("traced (--trace): {} events from {} thread{}{}", format_count(events), threads,
+                  threads == 1 ? "" : "s",
+                  processes == 1 ? std::string() : fmt::format(" of {} processes", processes)));
   for (const ProcessProfile& process : profile.processes) {
     const ProcessTrace& trace = process.trace;
     if (!trace.present) continue;
@@ -32,10 +32,10 @@ void add_trace_notes(const Profile& profile, std::vector<std::string>& notes) {
     }
     std::vector<std::string> parts;
     if (trace.min_wait_ns)
-      parts.push_back(fmt::format("only waits of at least {} kept (--min-wait), {} other events "
-                                  "left out, the counts above are still every call",
-                                  format_duration_ns(double(trace.min_wait_ns)),
-                                  format_count(filtered)));
+      parts.push_back(
+          fmt::format("only waits of at least {} kept (--min-wait), {} other events "
+                      "left out, the counts above are still every call",
+                      format_duration_ns(double(trace.min_wait_ns)), format_count(filtered)));
     if (dropped)
       parts.push_back(fmt::format(
           "{} events dropped: a thread's trace file was full{} (raise "
@@ -46,7 +46,8 @@ void add_trace_notes(const Profile& profile, std::vector<std::string>& notes) {
                                             "site and operation keys (a 256th of the file)",
                                             format_count(dropped_no_key))));
     if (overwritten)
-      parts.push_back(fmt::format("{} oldest events overwritten by the ring", format_count(overwritten)));
+      parts.push_back(
+          fmt::format("{} oldest events overwritten by the ring", format_count(overwritten)));
     if (!parts.empty())
       notes.push_back(fmt::format("pid {}: trace: {}", process.pid, fmt::join(parts, "; ")));
     if (trace.rebuilt)

@@ -1,7 +1,8 @@
-// Time on the hot path: the TSC when it is invariant (constant rate, does not stop in deep C-states),
-// else CLOCK_MONOTONIC through the vDSO. Durations are converted to nanoseconds with one 128-bit
-// multiply by a fixed-point factor set once at start-up: the CLI measures the TSC frequency once and
-// passes it in LOCKSCOPE_CONFIG (tsc_hz=...), so short-lived child processes need no calibration.
+// Time on the hot path: the TSC when it is invariant (constant rate, does not stop in deep
+// C-states), else CLOCK_MONOTONIC through the vDSO. Durations are converted to nanoseconds with one
+// 128-bit multiply by a fixed-point factor set once at start-up: the CLI measures the TSC frequency
+// once and passes it in LOCKSCOPE_CONFIG (tsc_hz=...), so short-lived child processes need no
+// calibration.
 #pragma once
 
 #include <cstdint>

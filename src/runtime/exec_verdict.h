@@ -14,7 +14,7 @@
 namespace lockscope::runtime {
 
 struct ExecVerdict {
-  char resolved[1024];  // the file exec will run ("" when not found: the exec will fail)
+  char resolved[1024];     // the file exec will run ("" when not found: the exec will fail)
   char reason[1024 + 64];  // "FILE is statically linked", ...: "" when the runtime will load
 };
 

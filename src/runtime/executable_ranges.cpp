@@ -9,7 +9,8 @@ int ExecutableRanges::add_module(dl_phdr_info* info, size_t, void* data) {
   auto& collected = *static_cast<Collected*>(data);
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& segment = info->dlpi_phdr[i];
-    if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) == 0 || segment.p_memsz == 0) continue;
+    if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) == 0 || segment.p_memsz == 0)
+      continue;
     if (collected.count == kMaxRanges) {
       collected.overflowed = true;
       return 1;  // stops dl_iterate_phdr
@@ -73,8 +74,10 @@ bool ExecutableRanges::contains(uintptr_t address) const {
     uint32_t low = 0, high = count;
     while (low < high) {
       const uint32_t middle = (low + high) / 2;
-      if (table.begin[middle].load(std::memory_order_relaxed) <= address) low = middle + 1;
-      else high = middle;
+      if (table.begin[middle].load(std::memory_order_relaxed) <= address)
+        low = middle + 1;
+      else
+        high = middle;
     }
     const bool inside = low > 0 && address < table.end[low - 1].load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);

@@ -14,6 +14,8 @@
 // process unrecorded. The kernel gets a trampoline instead, with the program's mask and flags but
 // SA_RESETHAND: on delivery it does the reset itself (to our stand-in, which the program sees as
 // SIG_DFL with its flags kept, as the kernel's reset leaves them), then calls the handler.
+#include "runtime/fatal_signals.h"
+
 #include <dlfcn.h>
 #include <signal.h>
 #include <string.h>
@@ -22,7 +24,6 @@
 
 #include <atomic>
 
-#include "runtime/fatal_signals.h"
 #include "runtime/interpose.h"
 #include "runtime/process_exit.h"
 
@@ -121,8 +122,7 @@ void install_fatal_signal_handlers() {
   for (int signal_number : kFatalSignals) {
     struct sigaction current {};
     if (real_sigaction()(signal_number, nullptr, &current) != 0) continue;
-    const bool is_default =
-        !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
+    const bool is_default = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
     if (!is_default) continue;
     Disposition& d = g_dispositions[signal_number];
     d.program = current;
@@ -186,7 +186,8 @@ LOCKSCOPE_EXPORT int sigaction(int signal_number, const struct sigaction* action
 namespace {
 // signal() and bsd_signal() in glibc: BSD semantics (SA_RESTART, the handler stays).
 sighandler_t set_handler(int signal_number, sighandler_t handler, int flags) {
-  struct sigaction action {}, previous {};
+  struct sigaction action {
+  }, previous{};
   action.sa_handler = handler;
   action.sa_flags = flags;
   sigemptyset(&action.sa_mask);

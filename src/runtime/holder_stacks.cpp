@@ -2,8 +2,7 @@
 
 namespace lockscope::runtime {
 
-uint32_t HolderStackTable::intern(const uintptr_t* frames, uint32_t depth,
-                                  HolderStackHint* hints) {
+uint32_t HolderStackTable::intern(const uintptr_t* frames, uint32_t depth, HolderStackHint* hints) {
   if (depth == 0) return 0;
   if (depth > StackStore::kMaxDepth) depth = StackStore::kMaxDepth;
   const uint64_t hash = StackStore::hash(frames, depth);

@@ -14,7 +14,9 @@ using lockscope::runtime::real;
 using lockscope::runtime::resolve_real_functions;
 
 namespace {
-auto& functions() { return lockscope::runtime::resolved_real(); }
+auto& functions() {
+  return lockscope::runtime::resolved_real();
+}
 }  // namespace
 
 LOCKSCOPE_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
@@ -24,7 +26,8 @@ LOCKSCOPE_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
   auto& rt = lockscope::runtime::g_runtime;
   const int saved_errno = errno;
   bool last = false;
-  if (auto* slot = lockscope::runtime::locate_site(*self, barrier, Operation::kBarrierWait, site).slot) {
+  if (auto* slot =
+          lockscope::runtime::locate_site(*self, barrier, Operation::kBarrierWait, site).slot) {
     const uint64_t arrival = slot->arrivals.fetch_add(1, std::memory_order_acq_rel) + 1;
     const uint32_t count = slot->capacity.load(std::memory_order_relaxed);
     last = count != 0 && arrival % count == 0;
@@ -51,8 +54,10 @@ LOCKSCOPE_EXPORT int pthread_barrier_init(pthread_barrier_t* barrier,
                                           const pthread_barrierattr_t* attr, unsigned count) {
   const int result = functions().barrier_init(barrier, attr, count);
   if (result == 0)
-    lockscope::runtime::note_lock_init(barrier, lockscope::format::Primitive::kBarrier, 0,
-                                       lockscope::runtime::process_shared_flag(attr, pthread_barrierattr_getpshared), count, CALL_SITE);
+    lockscope::runtime::note_lock_init(
+        barrier, lockscope::format::Primitive::kBarrier, 0,
+        lockscope::runtime::process_shared_flag(attr, pthread_barrierattr_getpshared), count,
+        CALL_SITE);
   return result;
 }
 

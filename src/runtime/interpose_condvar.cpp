@@ -1,5 +1,6 @@
 // Condition variables. A wait is split in three:
-//   * the wait for the condition (operation wait/timedwait/clockwait, on the condvar): from the call
+//   * the wait for the condition (operation wait/timedwait/clockwait, on the condvar): from the
+//   call
 //     to the latest signal or broadcast sent on the condvar during the call (each sender stamps
 //     the condvar's slot with the clock just before waking). Without one, or when the wait timed
 //     out (ETIMEDOUT: no signal was consumed), the whole call is condition wait;
@@ -21,15 +22,17 @@
 using lockscope::format::Operation;
 using lockscope::runtime::HeldLock;
 using lockscope::runtime::LockSlot;
-using lockscope::runtime::ThreadState;
 using lockscope::runtime::real;
+using lockscope::runtime::resolve_real_functions;
 using lockscope::runtime::signaller_held_slot;
 using lockscope::runtime::signaller_release_ticks;
-using lockscope::runtime::resolve_real_functions;
+using lockscope::runtime::ThreadState;
 
 namespace {
 
-auto& functions() { return lockscope::runtime::resolved_real(); }
+auto& functions() {
+  return lockscope::runtime::resolved_real();
+}
 
 HeldLock* held_entry(ThreadState& self, const void* lock) {
   for (uint32_t i = self.held_depth; i-- > 0;)
@@ -248,8 +251,9 @@ LOCKSCOPE_EXPORT int pthread_cond_broadcast(pthread_cond_t* condition) {
 LOCKSCOPE_EXPORT int pthread_cond_init(pthread_cond_t* condition, const pthread_condattr_t* attr) {
   const int result = functions().cond_init(condition, attr);
   if (result == 0)
-    lockscope::runtime::note_lock_init(condition, lockscope::format::Primitive::kCondVar, 0,
-                                       lockscope::runtime::process_shared_flag(attr, pthread_condattr_getpshared), 0, CALL_SITE);
+    lockscope::runtime::note_lock_init(
+        condition, lockscope::format::Primitive::kCondVar, 0,
+        lockscope::runtime::process_shared_flag(attr, pthread_condattr_getpshared), 0, CALL_SITE);
   return result;
 }
 

@@ -16,7 +16,6 @@
 using lockscope::format::Operation;
 using lockscope::runtime::real;
 
-
 namespace {
 
 // Before dlsym has found the timed variants (only possible during our own bootstrap), emulate them
@@ -159,8 +158,7 @@ LOCKSCOPE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* mutex, const times
 
 LOCKSCOPE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* mutex, clockid_t clock,
                                              const timespec* deadline) {
-  return lockscope::runtime::acquire(mutex, CALL_SITE,
-                                     MutexClockLockCalls{mutex, deadline, clock});
+  return lockscope::runtime::acquire(mutex, CALL_SITE, MutexClockLockCalls{mutex, deadline, clock});
 }
 
 struct MutexUnlockCall {

@@ -25,7 +25,9 @@ Blocker rwlock_blocker(const pthread_rwlock_t* rwlock) {
   return Blocker::kUnknown;
 }
 
-auto& functions() { return lockscope::runtime::resolved_real(); }
+auto& functions() {
+  return lockscope::runtime::resolved_real();
+}
 
 template <Operation Op, bool Blocking>
 struct RwLockCalls {
@@ -47,13 +49,20 @@ struct RwLockCalls {
   int blocking_acquire() const {
     auto& f = functions();
     switch (Op) {
-      case Operation::kReadLock: return f.rwlock_rdlock(rwlock);
-      case Operation::kTimedReadLock: return f.rwlock_timedrdlock(rwlock, deadline);
-      case Operation::kClockReadLock: return f.rwlock_clockrdlock(rwlock, clock, deadline);
-      case Operation::kWriteLock: return f.rwlock_wrlock(rwlock);
-      case Operation::kTimedWriteLock: return f.rwlock_timedwrlock(rwlock, deadline);
-      case Operation::kClockWriteLock: return f.rwlock_clockwrlock(rwlock, clock, deadline);
-      default: return try_acquire();
+      case Operation::kReadLock:
+        return f.rwlock_rdlock(rwlock);
+      case Operation::kTimedReadLock:
+        return f.rwlock_timedrdlock(rwlock, deadline);
+      case Operation::kClockReadLock:
+        return f.rwlock_clockrdlock(rwlock, clock, deadline);
+      case Operation::kWriteLock:
+        return f.rwlock_wrlock(rwlock);
+      case Operation::kTimedWriteLock:
+        return f.rwlock_timedwrlock(rwlock, deadline);
+      case Operation::kClockWriteLock:
+        return f.rwlock_clockwrlock(rwlock, clock, deadline);
+      default:
+        return try_acquire();
     }
   }
   Blocker blocker() const { return rwlock_blocker(rwlock); }
@@ -79,7 +88,8 @@ LOCKSCOPE_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* rwlock) {
 LOCKSCOPE_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t* rwlock) {
   return acquire_rwlock<Operation::kTryReadLock, false>(rwlock, CALL_SITE);
 }
-LOCKSCOPE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rwlock, const timespec* deadline) {
+LOCKSCOPE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rwlock,
+                                                const timespec* deadline) {
   return acquire_rwlock<Operation::kTimedReadLock, true>(rwlock, CALL_SITE, CLOCK_REALTIME,
                                                          deadline);
 }
@@ -93,7 +103,8 @@ LOCKSCOPE_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* rwlock) {
 LOCKSCOPE_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t* rwlock) {
   return acquire_rwlock<Operation::kTryWriteLock, false>(rwlock, CALL_SITE);
 }
-LOCKSCOPE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rwlock, const timespec* deadline) {
+LOCKSCOPE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rwlock,
+                                                const timespec* deadline) {
   return acquire_rwlock<Operation::kTimedWriteLock, true>(rwlock, CALL_SITE, CLOCK_REALTIME,
                                                           deadline);
 }
@@ -111,8 +122,9 @@ LOCKSCOPE_EXPORT int pthread_rwlock_init(pthread_rwlock_t* rwlock,
                                          const pthread_rwlockattr_t* attr) {
   const int result = functions().rwlock_init(rwlock, attr);
   if (result == 0)
-    lockscope::runtime::note_lock_init(rwlock, lockscope::format::Primitive::kRwLock, 0,
-                                       lockscope::runtime::process_shared_flag(attr, pthread_rwlockattr_getpshared), 0, CALL_SITE);
+    lockscope::runtime::note_lock_init(
+        rwlock, lockscope::format::Primitive::kRwLock, 0,
+        lockscope::runtime::process_shared_flag(attr, pthread_rwlockattr_getpshared), 0, CALL_SITE);
   return result;
 }
 

@@ -20,17 +20,22 @@ using lockscope::runtime::resolve_real_functions;
 
 namespace {
 
-auto& functions() { return lockscope::runtime::resolved_real(); }
+auto& functions() {
+  return lockscope::runtime::resolved_real();
+}
 
 // 0, or the error number the real call left in errno.
-inline int error_of(int result) { return result == 0 ? 0 : errno; }
+inline int error_of(int result) {
+  return result == 0 ? 0 : errno;
+}
 
 // Threads blocked in sem_wait on `semaphore` — in every process that shares it — as glibc counts
 // them itself (glibc >= 2.21 on 64-bit: struct new_sem's `data` holds the value in its low 32 bits
 // and the waiters in its high 32). Read, never written; -1 where the layout is not that one.
 int waiters_of(const sem_t* semaphore) {
 #if defined(__x86_64__) || defined(__aarch64__)
-  const uint64_t data = __atomic_load_n(reinterpret_cast<const uint64_t*>(semaphore), __ATOMIC_RELAXED);
+  const uint64_t data =
+      __atomic_load_n(reinterpret_cast<const uint64_t*>(semaphore), __ATOMIC_RELAXED);
   return static_cast<int>(data >> 32);
 #else
   (void)semaphore;
@@ -64,10 +69,14 @@ struct SemWaitCalls {
   int blocking_acquire() const {
     auto& f = functions();
     switch (Op) {
-      case Operation::kSemWait: return error_of(f.sem_wait(semaphore));
-      case Operation::kSemTimedWait: return error_of(f.sem_timedwait(semaphore, deadline));
-      case Operation::kSemClockWait: return error_of(f.sem_clockwait(semaphore, clock, deadline));
-      default: return error_of(f.sem_trywait(semaphore));
+      case Operation::kSemWait:
+        return error_of(f.sem_wait(semaphore));
+      case Operation::kSemTimedWait:
+        return error_of(f.sem_timedwait(semaphore, deadline));
+      case Operation::kSemClockWait:
+        return error_of(f.sem_clockwait(semaphore, clock, deadline));
+      default:
+        return error_of(f.sem_trywait(semaphore));
     }
   }
 };

@@ -15,9 +15,13 @@ using lockscope::runtime::resolve_real_functions;
 namespace {
 
 // pthread_spinlock_t is a volatile int: its address, without the qualifier, is its identity.
-inline const void* identity(pthread_spinlock_t* lock) { return const_cast<int*>(lock); }
+inline const void* identity(pthread_spinlock_t* lock) {
+  return const_cast<int*>(lock);
+}
 
-auto& functions() { return lockscope::runtime::resolved_real(); }
+auto& functions() {
+  return lockscope::runtime::resolved_real();
+}
 
 struct SpinLockCalls {
   static constexpr Operation kOperation = Operation::kSpinLock;

@@ -13,10 +13,14 @@ uint32_t mutex_kind(const pthread_mutexattr_t* attr) {
   int type = 0;
   if (pthread_mutexattr_gettype(attr, &type) != 0) return 0;
   switch (type) {
-    case PTHREAD_MUTEX_RECURSIVE: return static_cast<uint32_t>(format::MutexKind::kRecursive);
-    case PTHREAD_MUTEX_ERRORCHECK: return static_cast<uint32_t>(format::MutexKind::kErrorCheck);
-    case PTHREAD_MUTEX_ADAPTIVE_NP: return static_cast<uint32_t>(format::MutexKind::kAdaptive);
-    default: return static_cast<uint32_t>(format::MutexKind::kNormal);
+    case PTHREAD_MUTEX_RECURSIVE:
+      return static_cast<uint32_t>(format::MutexKind::kRecursive);
+    case PTHREAD_MUTEX_ERRORCHECK:
+      return static_cast<uint32_t>(format::MutexKind::kErrorCheck);
+    case PTHREAD_MUTEX_ADAPTIVE_NP:
+      return static_cast<uint32_t>(format::MutexKind::kAdaptive);
+    default:
+      return static_cast<uint32_t>(format::MutexKind::kNormal);
   }
 }
 
@@ -46,8 +50,10 @@ void with_lock_slot(const void* lock, Update update) {
   const int saved_errno = errno;
   Runtime& rt = runtime();
   const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-  if (index == LockTable::kNoSlot) rt.count(format::Counter::kDroppedLocks);
-  else update(rt, index);
+  if (index == LockTable::kNoSlot)
+    rt.count(format::Counter::kDroppedLocks);
+  else
+    update(rt, index);
   errno = saved_errno;
 }
 
@@ -68,7 +74,8 @@ void note_lock_init(const void* lock, format::Primitive primitive, uint32_t kind
   });
 }
 
-void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* attr, uintptr_t site) {
+void note_mutex_init(const pthread_mutex_t* mutex, const pthread_mutexattr_t* attr,
+                     uintptr_t site) {
   note_lock_init(mutex, format::Primitive::kMutex, mutex_kind(attr), mutex_flags(attr), 0, site);
 }
 

@@ -56,8 +56,10 @@ bool LockOrderTable::insert(const OrderEdge& edge) {
   bool added = false;
   Index* index = index_.load(std::memory_order_relaxed);
   if (index == nullptr || (edges_.size() + 1) * 2 > index->capacity) {
-    if (Index* grown = grow_index()) index = grown;
-    else if (index == nullptr || edges_.size() + 1 >= index->capacity) index = nullptr;
+    if (Index* grown = grow_index())
+      index = grown;
+    else if (index == nullptr || edges_.size() + 1 >= index->capacity)
+      index = nullptr;
   }
   if (index != nullptr && find(index, edge) == 0) {
     const size_t number = edges_.size();

@@ -23,14 +23,14 @@ namespace lockscope::runtime {
 struct OrderLocks {
   uint32_t from_slot;  // the lock held (LockTable slot and generation)
   uint32_t from_generation;
-  uint32_t to_slot;    // the lock acquired while holding it
+  uint32_t to_slot;  // the lock acquired while holding it
   uint32_t to_generation;
 };
 
 struct OrderEdge : OrderLocks {
-  uintptr_t from_site;  // where the held lock was acquired (0: not known)
-  uintptr_t to_site;    // where the other was acquired while it was held
-  uint32_t tid;         // the first thread that did so
+  uintptr_t from_site;      // where the held lock was acquired (0: not known)
+  uintptr_t to_site;        // where the other was acquired while it was held
+  uint32_t tid;             // the first thread that did so
   uint16_t to_operation;    // format::Operation of that acquisition
   uint16_t from_operation;  // how the held lock was acquired (0: not known)
   // The call stack of that acquisition, from `to_site` outwards (0 frames: not captured).

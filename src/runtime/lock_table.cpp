@@ -20,9 +20,8 @@ uint32_t LockTable::insert(uintptr_t address) {
     }
     index = index_.load(std::memory_order_relaxed);
     const size_t at = slots_.size();
-    if (slots_.append([&](LockSlot& fresh) {
-          fresh.address.store(address, std::memory_order_relaxed);
-        })) {
+    if (slots_.append(
+            [&](LockSlot& fresh) { fresh.address.store(address, std::memory_order_relaxed); })) {
       const size_t mask = index->capacity - 1;
       size_t i = hash(address) & mask;
       while (index->numbers()[i].load(std::memory_order_relaxed) != 0) i = (i + 1) & mask;
@@ -90,7 +89,8 @@ void LockTable::reset_after_fork() {
     s.flags.fetch_and(~uint32_t{format::kLockOwnerDied}, std::memory_order_relaxed);
     // A lock's holder site and releaser CPU were the parent's (barriers and condvars keep theirs:
     // the same fields are their arrivals and signal times).
-    const auto primitive = static_cast<format::Primitive>(s.primitive.load(std::memory_order_relaxed));
+    const auto primitive =
+        static_cast<format::Primitive>(s.primitive.load(std::memory_order_relaxed));
     if (primitive == format::Primitive::kMutex || primitive == format::Primitive::kRwLock ||
         primitive == format::Primitive::kSpinLock) {
       holder_site(s).store(0, std::memory_order_relaxed);

@@ -32,17 +32,17 @@ struct alignas(64) LockSlot {
   std::atomic<uint64_t> last_signal_ticks;  // condvar: clock at its latest signal/broadcast
   std::atomic<uint64_t> arrivals;           // barrier arrivals since init
   std::atomic<uint32_t> generation;
-  std::atomic<uint32_t> flags;       // format::LockFlags
+  std::atomic<uint32_t> flags;  // format::LockFlags
   // tid: the last owner, when the slot keeps it; for a mutex whose owner word does, the thread
   // whose hold holder_site names (holder_tid).
   std::atomic<uint32_t> last_owner;
-  std::atomic<uint32_t> capacity;    // barrier count, semaphore initial value
+  std::atomic<uint32_t> capacity;  // barrier count, semaphore initial value
   // Condvar, semaphore: threads inside a wait on it. Mutex, rwlock, spinlock: threads blocked
   // acquiring it (a release that sees one made a thread wait: see LockSlot::waited_on).
   std::atomic<uint32_t> waiters;
-  std::atomic<uint8_t> kind;         // format::MutexKind
-  std::atomic<uint8_t> primitive;    // format::Primitive; 0 until first seen
-  std::atomic<bool> used;            // acquired since its generation began
+  std::atomic<uint8_t> kind;       // format::MutexKind
+  std::atomic<uint8_t> primitive;  // format::Primitive; 0 until first seen
+  std::atomic<bool> used;          // acquired since its generation began
   // A thread has blocked acquiring it in this generation: from then on every hold of it reads the
   // clock at acquisition, so that each hold that makes a thread wait is timed exactly.
   std::atomic<bool> waited_on;
@@ -51,8 +51,12 @@ static_assert(sizeof(LockSlot) == 64);
 
 // A condvar has no owner and no arrivals: its slot keeps, in those fields, the lock its latest
 // signaller held innermost (slot + 1, 0 = none) and when that lock was released after the signal.
-inline std::atomic<uint32_t>& signaller_held_slot(LockSlot& condvar) { return condvar.last_owner; }
-inline std::atomic<uint64_t>& signaller_release_ticks(LockSlot& condvar) { return condvar.arrivals; }
+inline std::atomic<uint32_t>& signaller_held_slot(LockSlot& condvar) {
+  return condvar.last_owner;
+}
+inline std::atomic<uint64_t>& signaller_release_ticks(LockSlot& condvar) {
+  return condvar.arrivals;
+}
 // ... nor a published holder: there go the threads inside a wait on it that no signal or broadcast
 // has woken yet (a woken thread stays inside its call until it has the mutex again, and a signal
 // sent meanwhile wakes nobody: 1,000 broadcasts in one hold showed "woke 1,000" for 1 wait).
@@ -62,7 +66,9 @@ inline std::atomic<uint64_t>& unsignalled_waiters(LockSlot& condvar) {
 // A mutex, spinlock or rwlock's write side has no arrivals either: there goes the acquire site of
 // its latest hold, written inside the critical section (note_owner, lock_owner.h), so that a thread
 // that waited for the lock can name, once it has it, the acquire site of the hold it waited behind.
-inline std::atomic<uint64_t>& holder_site(LockSlot& lock) { return lock.arrivals; }
+inline std::atomic<uint64_t>& holder_site(LockSlot& lock) {
+  return lock.arrivals;
+}
 // For a mutex whose owner word keeps its owner, holder_site is published instead by the release
 // that leaves a thread waiting (publish_holder), with the holder and the time.
 inline std::atomic<uint32_t>& holder_tid(LockSlot& lock) {
@@ -74,16 +80,24 @@ inline std::atomic<uint64_t>& holder_ticks(LockSlot& lock) {
 // ... nor signals: a release that leaves a thread blocked acquiring the lock writes there the CPU
 // it ran on (+ 1) before its real unlock, and the next contended acquisition takes it (0 again),
 // so it can tell whether the lock came to it from another CPU (its cache lines moved) or this one.
-inline std::atomic<uint64_t>& releaser_cpu(LockSlot& lock) { return lock.last_signal_ticks; }
+inline std::atomic<uint64_t>& releaser_cpu(LockSlot& lock) {
+  return lock.last_signal_ticks;
+}
 // Its value: the releasing thread in the high 32 bits, its CPU + 1 in the low ones (0: none).
 constexpr uint64_t releaser_cpu_value(uint32_t tid, uint32_t cpu) {
   return uint64_t{tid} << 32 | (uint64_t{cpu} + 1);
 }
 // ... nor a capacity: the same release writes there the number of its call stack in the
 // HolderStackTable (0: not captured), taken by the same acquirer (holder_stacks.h).
-inline std::atomic<uint32_t>& holder_stack(LockSlot& lock) { return lock.capacity; }
-constexpr uint32_t releaser_tid(uint64_t value) { return static_cast<uint32_t>(value >> 32); }
-constexpr uint32_t releaser_cpu_plus_one(uint64_t value) { return static_cast<uint32_t>(value); }
+inline std::atomic<uint32_t>& holder_stack(LockSlot& lock) {
+  return lock.capacity;
+}
+constexpr uint32_t releaser_tid(uint64_t value) {
+  return static_cast<uint32_t>(value >> 32);
+}
+constexpr uint32_t releaser_cpu_plus_one(uint64_t value) {
+  return static_cast<uint32_t>(value);
+}
 
 struct RetiredLock {  // a finished generation
   uintptr_t address;

@@ -11,14 +11,17 @@
 namespace lockscope::runtime {
 namespace {
 
-void read_build_id(const dl_phdr_info* info, const ElfW(Phdr)& note_segment, LoadedModule& module) {
-  const auto* cursor = reinterpret_cast<const unsigned char*>(info->dlpi_addr + note_segment.p_vaddr);
+void read_build_id(const dl_phdr_info* info, const ElfW(Phdr) & note_segment,
+                   LoadedModule& module) {
+  const auto* cursor =
+      reinterpret_cast<const unsigned char*>(info->dlpi_addr + note_segment.p_vaddr);
   const unsigned char* end = cursor + note_segment.p_memsz;
   while (cursor + sizeof(ElfW(Nhdr)) <= end) {
     const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(cursor);
     const unsigned char* name = cursor + sizeof(ElfW(Nhdr));
     const unsigned char* desc = name + ((note->n_namesz + 3) & ~3u);
-    if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+    if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+        std::memcmp(name, "GNU", 4) == 0) {
       const uint32_t size = note->n_descsz < 20 ? note->n_descsz : 20;
       std::memcpy(module.build_id, desc, size);
       module.build_id_size = size;

@@ -1,7 +1,8 @@
-// Where a process's profile gets written: normal exit (see remember_exit_status and lockscope_finish), _exit /
-// _Exit (interposed: no destructors run), and exec (interposed: the image is about to vanish; the
-// file is removed again if exec fails, so nothing is counted twice). vfork children share our
-// memory and are not this process: they are recognised by their pid and never write.
+// Where a process's profile gets written: normal exit (see remember_exit_status and
+// lockscope_finish), _exit / _Exit (interposed: no destructors run), and exec (interposed: the
+// image is about to vanish; the file is removed again if exec fails, so nothing is counted twice).
+// vfork children share our memory and are not this process: they are recognised by their pid and
+// never write.
 #include "runtime/process_exit.h"
 
 #include <dlfcn.h>
@@ -109,7 +110,8 @@ bool write_once(ExitPath path, int status, char* written, bool from_signal = fal
       lockscope::runtime::sink().thread_event(*self, lockscope::format::TraceKind::kExec);
   const bool wrote = lockscope::runtime::write_profile(path, status, written, from_signal);
   if (wrote) lockscope::runtime::mark_process_traces_closed(from_signal);
-  if (path != ExitPath::kExec) lockscope::runtime::finish_running_marker();
+  if (path != ExitPath::kExec)
+    lockscope::runtime::finish_running_marker();
   else
     rt.final_writer_tid.store(0, std::memory_order_release);
   return wrote;
@@ -159,10 +161,12 @@ size_t count_variadic(const char* first, va_list args) {
 
 // exit() and returning from main. The profile is written by our library destructor, which the
 // loader's finaliser runs after every exit handler and C++ static destructor of the program (their
-// locks are recorded too). Only the exit status is learnt earlier, by an on_exit handler: it must be
-// registered after __libc_start_main registers the loader's finaliser, or it would run after the
+// locks are recorded too). Only the exit status is learnt earlier, by an on_exit handler: it must
+// be registered after __libc_start_main registers the loader's finaliser, or it would run after the
 // write, so we wrap main.
-static void remember_exit_status(int status, void*) { runtime().exit_status = status; }
+static void remember_exit_status(int status, void*) {
+  runtime().exit_status = status;
+}
 
 using MainFunction = int (*)(int, char**, char**);
 static MainFunction g_program_main;
@@ -273,19 +277,19 @@ LOCKSCOPE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
 }
 
 // The list forms gather their arguments on the stack (no malloc) and reuse the vector forms.
-#define GATHER_ARGUMENTS(first, extra_after_null)                       \
-  va_list count_args;                                                   \
-  va_start(count_args, first);                                          \
-  const size_t count = count_variadic(first, count_args);               \
-  va_end(count_args);                                                   \
+#define GATHER_ARGUMENTS(first, extra_after_null)                                   \
+  va_list count_args;                                                               \
+  va_start(count_args, first);                                                      \
+  const size_t count = count_variadic(first, count_args);                           \
+  va_end(count_args);                                                               \
   char** argv = static_cast<char**>(__builtin_alloca((count + 1) * sizeof(char*))); \
-  va_list args;                                                         \
-  va_start(args, first);                                                \
-  argv[0] = const_cast<char*>(first);                                   \
-  for (size_t i = 1; i < count; ++i) argv[i] = va_arg(args, char*);     \
-  if (count) (void)va_arg(args, char*);                                 \
-  argv[count] = nullptr;                                                \
-  extra_after_null;                                                     \
+  va_list args;                                                                     \
+  va_start(args, first);                                                            \
+  argv[0] = const_cast<char*>(first);                                               \
+  for (size_t i = 1; i < count; ++i) argv[i] = va_arg(args, char*);                 \
+  if (count) (void)va_arg(args, char*);                                             \
+  argv[count] = nullptr;                                                            \
+  extra_after_null;                                                                 \
   va_end(args)
 
 LOCKSCOPE_EXPORT int execl(const char* path, const char* arg, ...) {

@@ -159,7 +159,7 @@ void fill_process(Sections& out, const Runtime& rt, format::ExitPath exit_path, 
   record.duration_ns = Clock::monotonic_ns() - rt.start_monotonic_ns;
   record.ticks_per_second = rt.clock.ticks_per_second;
   record.clock_source = static_cast<uint32_t>(rt.clock.use_tsc ? format::ClockSource::kTsc
-                                                                : format::ClockSource::kMonotonic);
+                                                               : format::ClockSource::kMonotonic);
   record.hold_sample_period = rt.hold_sample_period;
   record.exit_path = static_cast<uint32_t>(exit_path);
   record.exit_status = exit_status;
@@ -207,10 +207,12 @@ void split_site(const ModuleList& modules, uintptr_t address, uint32_t& module, 
 // sample gives no variance: the whole sampled part is then the bound.
 uint64_t hold_estimate(uint64_t acquisitions, const SiteDetail& d, uint32_t& error_ppm) {
   error_ppm = 0;
-  const uint64_t estimated = acquisitions > d.hold_exact_count ? acquisitions - d.hold_exact_count : 0;
+  const uint64_t estimated =
+      acquisitions > d.hold_exact_count ? acquisitions - d.hold_exact_count : 0;
   if (d.hold_sampled_count == 0 || estimated == 0) return d.hold_sum_ns;
   const double n = static_cast<double>(d.hold_sampled_count);
-  const double m = static_cast<double>(estimated < d.hold_sampled_count ? d.hold_sampled_count : estimated);
+  const double m =
+      static_cast<double>(estimated < d.hold_sampled_count ? d.hold_sampled_count : estimated);
   const double mean = static_cast<double>(d.hold_sampled_ns) / n;
   const double sampled_part = m * mean;
   double bound = sampled_part;
@@ -239,11 +241,14 @@ format::LockRecord lock_record(const ModuleList& modules, uintptr_t address, uin
   // A mutex's or rwlock's slot keeps its holder stack there (holder_stack): not a capacity.
   const auto kind_of = static_cast<format::Primitive>(record.primitive);
   record.capacity =
-      kind_of == format::Primitive::kBarrier || kind_of == format::Primitive::kSemaphore ? capacity : 0;
+      kind_of == format::Primitive::kBarrier || kind_of == format::Primitive::kSemaphore ? capacity
+                                                                                         : 0;
   record.kind = kind;
   record.flags = flags;
-  if (init_site) split_site(modules, init_site, record.init_module, record.init_offset);
-  else record.init_module = format::kNoModule;
+  if (init_site)
+    split_site(modules, init_site, record.init_module, record.init_offset);
+  else
+    record.init_module = format::kNoModule;
   return record;
 }
 
@@ -318,7 +323,8 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
       record.failed = detail->failed;
       record.wait_sum_ns = detail->wait_sum_ns;
       record.wait_max_ns = detail->wait_max_ns;
-      record.hold_sum_ns = hold_estimate(site.count - detail->failed, *detail, record.hold_error_ppm);
+      record.hold_sum_ns =
+          hold_estimate(site.count - detail->failed, *detail, record.hold_error_ppm);
       record.hold_max_ns = detail->hold_max_ns;
       record.hold_samples = detail->hold_exact_count + detail->hold_sampled_count;
       record.behind_readers = detail->behind_readers;
@@ -334,7 +340,8 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
         blame.site = site_number;
         if (row->key.holder_site)
           split_site(modules, row->key.holder_site, blame.holder_module, blame.holder_offset);
-        else blame.holder_module = format::kNoModule;
+        else
+          blame.holder_module = format::kNoModule;
         blame.waits = row->waits;
         blame.wait_ns = row->wait_ns;
         // Its stacks join the sites' (the same numbering: `all`'s store, whose waiter stacks
@@ -371,8 +378,10 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
     record.to_lock = index.get(edge.to_slot, edge.to_generation);
     // A lock whose every acquisition failed is not in the locks section: nor is its edge.
     if (record.from_lock == format::kNoModule || record.to_lock == format::kNoModule) continue;
-    if (edge.from_site) split_site(modules, edge.from_site, record.from_module, record.from_offset);
-    else record.from_module = format::kNoModule;
+    if (edge.from_site)
+      split_site(modules, edge.from_site, record.from_module, record.from_offset);
+    else
+      record.from_module = format::kNoModule;
     split_site(modules, edge.to_site, record.to_module, record.to_offset);
     record.tid = edge.tid;
     record.to_operation = edge.to_operation;
@@ -386,8 +395,9 @@ void fill_locks_and_sites(Sections& out, Runtime& rt, const ModuleList& modules,
   }
   const StackStore& stacks = all.stacks();
   for (uint32_t n = 1; n <= stacks.size(); ++n) {
-    format::StackRecord record{static_cast<uint32_t>(out.frames.size() / sizeof(format::StackFrameRecord)),
-                               stacks.depth(n)};
+    format::StackRecord record{
+        static_cast<uint32_t>(out.frames.size() / sizeof(format::StackFrameRecord)),
+        stacks.depth(n)};
     for (uint32_t i = 0; i < record.frame_count; ++i) {
       format::StackFrameRecord frame{};
       split_site(modules, stacks.frame(n, i), frame.module, frame.offset);
@@ -430,9 +440,12 @@ void add_in_progress(Runtime& rt, const ThreadState& t, SiteTable& all, LiveThre
     const uint32_t slot = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(blocked.lock));
     const uint64_t ns = rt.clock.to_ns(now - blocked.since_ticks);
     const auto op = static_cast<format::Operation>(blocked.operation);
-    SiteStats* entry = slot == LockTable::kNoSlot ? nullptr : all.find_or_insert(SiteKey{
-        slot, rt.locks.slot(slot).generation.load(std::memory_order_relaxed), blocked.site,
-        blocked.operation});
+    SiteStats* entry =
+        slot == LockTable::kNoSlot
+            ? nullptr
+            : all.find_or_insert(
+                  SiteKey{slot, rt.locks.slot(slot).generation.load(std::memory_order_relaxed),
+                          blocked.site, blocked.operation});
     if (SiteDetail* detail = entry ? all.detail(*entry) : nullptr) {
       // Counted as a wait that timed out is: a call that did not complete (failed), its time
       // waited up to now. (Counted contended, it was an acquisition in ACQUIRED, calls less
@@ -531,7 +544,8 @@ uint64_t fill_threads(Sections& out, Runtime& rt, ByteBuffer& live) {
     LiveThread& thread = threads[i];
     if (!(thread.record.flags & format::kThreadExited)) ++running;
     thread.record.wait_histogram = out.add_histogram(rt.threads.slot(thread.slot).wait_histogram);
-    if (thread.extra_wait_bucket >= 0) out.add_bin(thread.record.wait_histogram, thread.extra_wait_bucket, 1);
+    if (thread.extra_wait_bucket >= 0)
+      out.add_bin(thread.record.wait_histogram, thread.extra_wait_bucket, 1);
     add_thread(out, thread.record, thread.facts);
   }
   for (size_t i = 0; i < rt.threads.finished_count(); ++i) {
@@ -687,8 +701,11 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
     rt.merge_lock.lock();
   } else if (!rt.merge_lock.try_lock_for(interrupted_lockscope ? 0 : 1000)) {
     // The signal interrupted the lock's holder (this thread, or one that never lets go).
-    RawLine().append("profile of pid ").append(rt.pid)
-        .append(" not written: the signal arrived while lockscope's own lock was held").emit();
+    RawLine()
+        .append("profile of pid ")
+        .append(rt.pid)
+        .append(" not written: the signal arrived while lockscope's own lock was held")
+        .emit();
     return false;
   }
   rt.threads.take_late_exits();  // threads that left while another write held the lock
@@ -769,8 +786,11 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   }
   if (from_signal ? !rt.file_lock.try_lock_for(interrupted_lockscope ? 0 : 1000)
                   : (rt.file_lock.lock(), false)) {
-    RawLine().append("profile of pid ").append(rt.pid)
-        .append(" not written: the signal arrived while its file was being written").emit();
+    RawLine()
+        .append("profile of pid ")
+        .append(rt.pid)
+        .append(" not written: the signal arrived while its file was being written")
+        .emit();
     errno = saved_errno;
     return false;
   }

@@ -1,5 +1,5 @@
-// The real implementations behind every interposed symbol, found with dlsym(RTLD_NEXT) so that other
-// preloaded tools still chain.
+// The real implementations behind every interposed symbol, found with dlsym(RTLD_NEXT) so that
+// other preloaded tools still chain.
 //
 // Bootstrap: dlsym itself may take locks or allocate, and a program may lock a mutex before our
 // constructor runs. The five mutex functions therefore start out pointing at glibc's exported
@@ -67,7 +67,9 @@ struct RealFunctions {
 void resolve_real_functions();
 // A hidden global, read inline on the hot path (no call, no GOT).
 extern RealFunctions g_real_functions;
-inline RealFunctions& real() { return g_real_functions; }
+inline RealFunctions& real() {
+  return g_real_functions;
+}
 // For the functions without a bootstrap alias: resolved on first use, before our constructor if
 // the program calls them that early.
 inline RealFunctions& resolved_real() {

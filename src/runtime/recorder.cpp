@@ -163,8 +163,9 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
     const bool entry_valid = held.entry != nullptr && held.epoch == own_epoch(self);
     OrderEdge edge{};
     edge.from_slot = held.slot;
-    edge.from_generation = entry_valid ? held.entry->key.generation
-                                       : rt.locks.slot(held.slot).generation.load(std::memory_order_relaxed);
+    edge.from_generation =
+        entry_valid ? held.entry->key.generation
+                    : rt.locks.slot(held.slot).generation.load(std::memory_order_relaxed);
     edge.from_site = entry_valid ? held.entry->key.site : 0;
     edge.to_slot = slot;
     edge.to_generation = rt.locks.slot(slot).generation.load(std::memory_order_relaxed);
@@ -175,8 +176,8 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
     // A new edge keeps the stack it was made from (once per edge: within the capture budget).
     if (!rt.order.contains(edge)) {
       uint64_t now = rt.clock.now();
-      const uint32_t depth = rt.stack_depth < OrderEdge::kMaxStackDepth ? rt.stack_depth
-                                                                         : OrderEdge::kMaxStackDepth;
+      const uint32_t depth =
+          rt.stack_depth < OrderEdge::kMaxStackDepth ? rt.stack_depth : OrderEdge::kMaxStackDepth;
       // Walked from code without frame pointers (the interposer's inline fast path, this
       // function): unwind tables unless frame pointers alone were asked for. Once per edge.
       const uint8_t mode = rt.unwind_mode == static_cast<uint8_t>(UnwindMode::kFramePointer)
@@ -496,7 +497,7 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
   if (g_runtime.all_stacks && outcome.stack_depth != 0 && !failed &&
       format::operation_class(op) == format::OperationClass::kAcquire &&
       !(own_stack = self.sites.record_stack(detail->acquire_stacks, outcome.stack,
-                                                  outcome.stack_depth, 1, 0)))
+                                            outcome.stack_depth, 1, 0)))
     runtime().count(format::Counter::kDroppedSites);
   // What the release that left this thread waiting wrote into the lock's slot (see
   // note_blocking_release), taken (0 again) inside the critical section now, so ordered after that
@@ -510,7 +511,8 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
                                 ? previous_owner(*located.slot, outcome.owner_word, self)
                                 : 0;
   if (outcome.contended && !failed && located.slot &&
-      format::operation_class(op) == format::OperationClass::kAcquire && !format::is_read_side(op)) {
+      format::operation_class(op) == format::OperationClass::kAcquire &&
+      !format::is_read_side(op)) {
     const uint64_t from = releaser_cpu(*located.slot).exchange(0, std::memory_order_relaxed);
     const uint32_t stack = holder_stack(*located.slot).exchange(0, std::memory_order_relaxed);
     if (from != 0 && releaser_tid(from) == previous) {
@@ -526,8 +528,8 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     record_thread_wait(self, primitive, outcome.wait_ns);
     uint32_t waiter_stack = 0;
     if (outcome.stack_depth &&
-        !(waiter_stack = self.sites.record_stack(detail->stacks, outcome.stack, outcome.stack_depth, 1,
-                                                 outcome.wait_ns)))
+        !(waiter_stack = self.sites.record_stack(detail->stacks, outcome.stack, outcome.stack_depth,
+                                                 1, outcome.wait_ns)))
       runtime().count(format::Counter::kDroppedSites);
     if (waiter_stack) own_stack = waiter_stack;
     if (outcome.blocker == Blocker::kReaders) ++detail->behind_readers;
@@ -555,11 +557,12 @@ Recorded record_acquire(ThreadState& self, const void* lock, format::Operation o
     const int cpu = releaser != 0 ? sched_getcpu() : -1;
     if (cpu >= 0)
       ++(static_cast<uint32_t>(cpu) + 1 == releaser_cpu_plus_one(releaser) ? detail->same_cpu
-                                                                          : detail->cross_cpu);
+                                                                           : detail->cross_cpu);
   }
   if (outcome.result == EOWNERDEAD && located.slot)  // the previous owner died holding it
     located.slot->flags.fetch_or(format::kLockOwnerDied, std::memory_order_relaxed);
-  if (format::operation_class(op) != format::OperationClass::kAcquire) return recorded;  // nothing held
+  if (format::operation_class(op) != format::OperationClass::kAcquire)
+    return recorded;  // nothing held
   ++self.acquisitions;
   if (outcome.contended) ++self.contended;
   const bool owner_changed =
@@ -636,8 +639,10 @@ Recorded record_release(ThreadState& self, const void* lock, uintptr_t site, int
   if (acquire_entry && !rt.trace.enabled) acquire_entry->release_stats = entry;
   snapshot_if_due(self);
   if (result != 0) {
-    if (SiteDetail* detail = self.sites.detail(*entry)) ++detail->failed;
-    else rt.count(format::Counter::kDroppedSites);
+    if (SiteDetail* detail = self.sites.detail(*entry))
+      ++detail->failed;
+    else
+      rt.count(format::Counter::kDroppedSites);
   }
   return {located.slot, op, timed_to};
 }

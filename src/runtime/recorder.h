@@ -30,10 +30,10 @@ namespace lockscope::runtime {
 enum class Blocker : uint8_t { kUnknown, kReaders, kWriter };
 
 struct AcquireOutcome {
-  int result;         // what the real function returned (0 or an error number)
-  bool contended;     // the trylock-first failed and we blocked
-  uint64_t wait_ns;   // measured when contended (also for timed-out waits)
-  uint64_t end_ticks; // clock after the blocking call, when contended
+  int result;          // what the real function returned (0 or an error number)
+  bool contended;      // the trylock-first failed and we blocked
+  uint64_t wait_ns;    // measured when contended (also for timed-out waits)
+  uint64_t end_ticks;  // clock after the blocking call, when contended
   Blocker blocker;
   const uintptr_t* stack = nullptr;  // the call stack it waited from (innermost: the call site)
   uint32_t stack_depth = 0;          // 0: not captured
@@ -68,7 +68,7 @@ inline bool failed_after_waiting(int result) {
 struct Recorded {
   LockSlot* slot = nullptr;
   format::Operation operation = format::Operation::kLock;
-  uint64_t ticks = 0;  // the clock read that timed the hold begun or ended here (0: none)
+  uint64_t ticks = 0;          // the clock read that timed the hold begun or ended here (0: none)
   bool owner_changed = false;  // an exclusive acquisition from another thread than the last owner
 };
 
@@ -95,7 +95,9 @@ struct EventSink {
 };
 extern const EventSink kSummarySink;
 extern const EventSink kTraceSink;
-inline const EventSink& sink() { return *g_runtime.sink; }
+inline const EventSink& sink() {
+  return *g_runtime.sink;
+}
 
 // The program's call stack at a contended acquisition, from the call site `site` outwards, into
 // `frames` (room for kMaxStackDepth); 0 when the capture budget `spent` is spent (captures took
@@ -128,7 +130,9 @@ inline uint32_t capture_wait_stack(ThreadState& self, uintptr_t site, uintptr_t*
                           self.stack_ticks);
 }
 
-inline bool acquired(int result) { return result == 0 || result == EOWNERDEAD; }
+inline bool acquired(int result) {
+  return result == 0 || result == EOWNERDEAD;
+}
 
 // How the release of a lock acquired by `op` is counted: an rwlock's by its side.
 constexpr format::Operation release_operation_for(format::Operation op) {
@@ -422,7 +426,8 @@ inline void record_cached_acquire(ThreadState& self, SiteCacheEntry& cached, uin
 __attribute__((noinline)) void note_order(ThreadState& self, const void* lock, uint32_t slot,
                                           uintptr_t site, format::Operation op,
                                           bool even_if_held = false);
-// The same for a cached site; the held lock's acquire entry then remembers it (SiteStats::order_to).
+// The same for a cached site; the held lock's acquire entry then remembers it
+// (SiteStats::order_to).
 __attribute__((noinline)) void note_order_cached(ThreadState& self, const SiteCacheEntry& cached);
 // Whether a blocking acquisition at a cached site may add a lock-order edge: the thread holds a
 // lock, and the last lock it took under a hold from that lock's acquire site was another one.
@@ -549,8 +554,8 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
   uintptr_t frames[kMaxStackDepth];
   if (blocking && outcome.result == EBUSY) {
     if constexpr (requires { calls.blocker(); }) outcome.blocker = calls.blocker();
-    constexpr bool holds = format::operation_class(Calls::kOperation) ==
-                           format::OperationClass::kAcquire;
+    constexpr bool holds =
+        format::operation_class(Calls::kOperation) == format::OperationClass::kAcquire;
     // A thread relocking a mutex it holds (EDEADLK from an error-checking one) waits for no one.
     bool own = false;
     if constexpr (requires { calls.held_by(uint32_t{}); }) own = calls.held_by(self->tid);
@@ -755,9 +760,9 @@ __attribute__((always_inline)) inline void publish_if_waited(ThreadState& self,
 }
 
 template <typename Release>
-__attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(ThreadState* self, const void* lock, uintptr_t site,
-                                           Release real_release,
-                                           format::Operation default_operation) {
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(
+    ThreadState* self, const void* lock, uintptr_t site, Release real_release,
+    format::Operation default_operation) {
   if (self == nullptr) self = current_thread_slow();  // the fast path read only the TLS pointer
   if (self) pause_point(*self);
   bool made_wait = false;
@@ -803,9 +808,9 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(Th
 // needs_release_work) has a condvar signalled under it stamped and whether it made a thread wait
 // read before the real unlock, and is timed after it.
 template <typename Release>
-__attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermost(ThreadState* self, const void* lock,
-                                                uintptr_t site, Release real_release,
-                                                format::Operation default_operation) {
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermost(
+    ThreadState* self, const void* lock, uintptr_t site, Release real_release,
+    format::Operation default_operation) {
   pause_point(*self);
   HeldLock& top = self->held[self->held_depth - 1];
   // Trace mode: a copy of the site's trace-tagged entry, and the event after the same steps.
@@ -863,9 +868,9 @@ __attribute__((always_inline)) inline int release(
     const void* lock, uintptr_t site, Release real_release,
     format::Operation default_operation = format::Operation::kUnlock) {
   ThreadState* self = tls_thread;
-  if (__builtin_expect(self == nullptr || self->held_depth == 0 ||
-                           self->held[self->held_depth - 1].lock != lock,
-                       0))
+  if (__builtin_expect(
+          self == nullptr || self->held_depth == 0 || self->held[self->held_depth - 1].lock != lock,
+          0))
     return release_slow(self, lock, site, real_release, default_operation);
   const HeldLock& top = self->held[self->held_depth - 1];
   // A held lock's entry is set whenever its epoch is current.

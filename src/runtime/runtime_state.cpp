@@ -44,7 +44,6 @@ __thread uint64_t tls_registration_retry_ticks = 0;
 constexpr double kRegistrationRetrySeconds = 0.01;
 }  // namespace
 
-
 void read_thread_name(uint32_t tid, char (&name)[16]) {
   NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   char path[64] = "/proc/self/task/";
@@ -182,8 +181,8 @@ void reset_process_identity(Runtime& rt) {
   }
   timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
-  rt.start_realtime_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
-                         static_cast<uint64_t>(now.tv_nsec);
+  rt.start_realtime_ns =
+      static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
   rt.start_monotonic_ns = Clock::monotonic_ns();
   rt.start_ticks = rt.clock.now();
   rt.shared_stack_ticks.store(0, std::memory_order_relaxed);
@@ -463,7 +462,6 @@ ThreadState* current_thread_slow() {
   errno = saved_errno;
   return self;
 }
-
 
 bool has_recorded_events() {
   Runtime& rt = g_runtime;

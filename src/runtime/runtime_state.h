@@ -46,12 +46,12 @@ inline constexpr uint32_t kMaxStackDepth = config::kMaxStackDepth;  // frames pe
 struct HeldLock {
   const void* lock;
   LockSlot* lock_slot;
-  SiteStats* entry;     // the acquire site's entry
+  SiteStats* entry;  // the acquire site's entry
   uint32_t slot;
-  uint32_t epoch;       // SiteTable epoch when `entry` was taken; a flush invalidates it
+  uint32_t epoch;  // SiteTable epoch when `entry` was taken; a flush invalidates it
   // The fields below, up to `made_wait`, are all zero for a hold whose release needs nothing but
   // counting (needs_release_work()): the fast acquire writes them with two stores.
-  uint32_t weight;      // 0: not in the timed sample; 1: exact (cold site, contended); N: 1 in N
+  uint32_t weight;  // 0: not in the timed sample; 1: exact (cold site, contended); N: 1 in N
   // Condvar slot + 1 when this thread signalled that condvar while this was its innermost lock:
   // the release then stamps the condvar, so a woken waiter can tell its wait for this mutex
   // (contention) from its wake-up latency (interpose_condvar.cpp). 0 otherwise.
@@ -61,8 +61,8 @@ struct HeldLock {
   bool stamped;
   bool made_wait;  // known before the release to have made a thread wait (a condvar's waiter)
   uint16_t release_operation;  // format::Operation its release is counted as (rwlock: by side)
-  uint64_t start_ticks;   // valid when `stamped`
-  uint64_t paused_ticks;  // held time before a condition wait released and re-took the lock
+  uint64_t start_ticks;        // valid when `stamped`
+  uint64_t paused_ticks;       // held time before a condition wait released and re-took the lock
 
   static constexpr size_t kIdentityBytes = 32;  // lock .. epoch
 };
@@ -119,13 +119,13 @@ struct BlockedCall {
   const void* released;  // a condition wait's mutex (its hold clock is paused), else nullptr
   uintptr_t site;
   uint64_t since_ticks;
-  uint16_t operation;    // format::Operation
+  uint16_t operation;  // format::Operation
 };
 
 struct ThreadState {
   // The thread's record (folded into a finished-thread record once the thread is gone).
   uint32_t tid;
-  uint32_t flags;  // format::ThreadFlags
+  uint32_t flags;        // format::ThreadFlags
   uint32_t owner_token;  // what an owner word names this thread by (lock_owner.h)
   // Site cache windows open (open_cache_window): while one is, no cache entry is filled. (Here, in
   // what was padding: a field after held_depth would move the held stack, and its address
@@ -163,7 +163,7 @@ struct ThreadState {
   SiteCacheEntry site_cache[kSiteCacheSize];
   HolderStackHint holder_stack_hints[kHolderStackHints];  // see HolderStackTable::intern
   // The slot itself (thread_registry.h).
-  std::atomic<uint32_t> state;  // SlotState
+  std::atomic<uint32_t> state;   // SlotState
   std::atomic<uint32_t> paused;  // 1: at a pause point, for a profile writer (thread_pause.h)
   uint32_t index;
   // The next slot (index + 1, 0: none) on the registry's list of threads that left without the
@@ -212,7 +212,7 @@ struct Runtime {
   Clock clock;
   const EventSink* sink = &kSummarySink;  // chosen once, before the runtime is ready
   TraceSettings trace;
-  std::atomic<uint32_t> trace_files{0};   // files this image opened (their numbers)
+  std::atomic<uint32_t> trace_files{0};  // files this image opened (their numbers)
   // The defaults of a runtime preloaded without the CLI are the CLI's (runtime_config.h).
   uint32_t hold_sample_period = config::kDefaultHoldSamplePeriod;
   uint32_t stack_depth = config::kDefaultStackDepth;  // config stack_depth=N; 0: no stacks
@@ -251,8 +251,9 @@ struct Runtime {
   // under way, and whether the process ends with that write (any path but exec).
   std::atomic<uint32_t> final_writer_tid{0};
   std::atomic<bool> final_write_ends_process{false};
-  uint64_t snapshot_interval_ticks = 0;     // 0: no periodic snapshots
-  bool log_writes = false;  // config log_writes=1: say how long each profile write took (benchmarks)
+  uint64_t snapshot_interval_ticks = 0;  // 0: no periodic snapshots
+  bool log_writes =
+      false;  // config log_writes=1: say how long each profile write took (benchmarks)
   std::atomic<uint64_t> next_snapshot_ticks{0};
   InternalLock file_lock;  // the file's write and rename: a late snapshot never replaces the end
   // While an exec's profile is written: NAMED\0RESOLVED\0REASON\0 (exec_verdict.h), its bytes.
@@ -263,8 +264,8 @@ struct Runtime {
   LockTable locks;
   LockOrderTable order;
   HolderStackTable holder_stacks;  // stacks of holds that made a thread wait (holder_stacks.h)
-  SiteTable merged;          // sites of threads that are gone; guarded by merge_lock
-  ThreadRegistry threads;    // guarded by merge_lock
+  SiteTable merged;                // sites of threads that are gone; guarded by merge_lock
+  ThreadRegistry threads;          // guarded by merge_lock
   InternalLock merge_lock;
   pthread_key_t exit_key = 0;
 
@@ -276,7 +277,9 @@ struct Runtime {
 
 // Constant-initialised (usable before any constructor runs); read inline on the hot path.
 extern Runtime g_runtime;
-inline Runtime& runtime() { return g_runtime; }
+inline Runtime& runtime() {
+  return g_runtime;
+}
 
 // Whether a site cache entry (inline or wide) holds the key (lock, site, op), valid or not.
 inline bool site_cache_entry_keyed(const SiteCacheEntry& entry, const void* lock, uintptr_t site,
@@ -413,7 +416,9 @@ inline bool cache_windows_open(const ThreadState& self) {
 }
 
 // True while the calling thread runs lockscope's own code (an InsideLockscope scope).
-inline bool inside_lockscope() { return tls_inside; }
+inline bool inside_lockscope() {
+  return tls_inside;
+}
 bool ensure_initialized();
 // True when any lock operation was recorded in this process image (so an exec that follows a
 // fork with no locking in between leaves no empty file behind).

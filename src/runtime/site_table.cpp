@@ -135,10 +135,18 @@ bool add_histogram(SparseHistogram*& into, BumpArena& arena, const SparseHistogr
 
 namespace {
 // What identifies a row of a site's blame and stack lists.
-const BlameKey& key_of(const BlameRow& row) { return row.key; }
-void set_key(BlameRow& row, const BlameKey& key) { row.key = key; }
-uint32_t key_of(const StackRow& row) { return row.stack; }
-void set_key(StackRow& row, uint32_t stack) { row.stack = stack; }
+const BlameKey& key_of(const BlameRow& row) {
+  return row.key;
+}
+void set_key(BlameRow& row, const BlameKey& key) {
+  row.key = key;
+}
+uint32_t key_of(const StackRow& row) {
+  return row.stack;
+}
+void set_key(StackRow& row, uint32_t stack) {
+  row.stack = stack;
+}
 
 // Adds (waits, wait_ns) to the row of the list at `head` whose key is `key`, or to a new row
 // appended last (a reader walking the list meanwhile sees it whole or not at all); false when out
@@ -277,8 +285,8 @@ uint64_t SiteTable::merge_from(const SiteTable& other, const SiteStats* const* h
       blamed = record_blame(*into, key, row->waits, row->wait_ns) && kept_stack && blamed;
     }
     // Each stack list, its stacks re-numbered in this table's store.
-    for (StackRow* SiteDetail::*list : {&SiteDetail::stacks, &SiteDetail::hold_stacks,
-                                        &SiteDetail::acquire_stacks})
+    for (StackRow* SiteDetail::*list :
+         {&SiteDetail::stacks, &SiteDetail::hold_stacks, &SiteDetail::acquire_stacks})
       for (const StackRow* row = from->*list; row; row = row->next) {
         const uint32_t depth = other.stacks_.copy(row->stack, frames);
         blamed = record_stack(into->*list, frames, depth, row->waits, row->wait_ns) != 0 && blamed;

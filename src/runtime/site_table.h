@@ -47,10 +47,10 @@ void for_each_bin(const SparseHistogram* histogram, Visit visit) {
 }
 
 struct SiteKey {
-  uint32_t lock_slot;   // index in the LockTable
+  uint32_t lock_slot;  // index in the LockTable
   uint32_t generation;
-  uintptr_t site;       // return address of the interposed call
-  uint16_t operation;   // format::Operation
+  uintptr_t site;      // return address of the interposed call
+  uint16_t operation;  // format::Operation
   bool operator==(const SiteKey&) const = default;
 };
 
@@ -125,7 +125,7 @@ struct alignas(64) SiteDetail {
   uint64_t without_waiters;  // ... while none did
   uint64_t arrived_last;     // barrier: arrivals that completed it
   SparseHistogram* wait_histogram;
-  BlameRow* blame;  // contended acquisitions by the hold they waited behind
+  BlameRow* blame;     // contended acquisitions by the hold they waited behind
   uint64_t cross_cpu;  // contended acquisitions the lock came to from a release on another CPU
   uint64_t same_cpu;   // ... from a release on this thread's CPU (the rest: not known)
   StackRow* stacks;    // contended acquisitions by call stack (those whose stack was captured)
@@ -151,8 +151,8 @@ static_assert(offsetof(SiteDetail, owner_changes) < 64 &&
 static_assert(kShortDetailBytes == 128 && sizeof(SiteDetail) == 320);
 
 // The hot path reads and writes one cache line per site: `count`, `hold_countdown` and, for an
-// acquire site, the entry of the release its locks were last released at. That pair lets a release go
-// straight from the held lock to its own entry: on a thread that uses more (lock, site) pairs
+// acquire site, the entry of the release its locks were last released at. That pair lets a release
+// go straight from the held lock to its own entry: on a thread that uses more (lock, site) pairs
 // than its site cache holds (a server's thousands of item locks), a release then costs no lookup.
 struct alignas(64) SiteStats {
   SiteKey key;
@@ -333,7 +333,9 @@ class SiteTable {
   uint32_t same_stack(const SiteTable& other, uint32_t number);
   const StackStore& stacks() const { return stacks_; }
   // The number of stack `frames[0..depth)` in this table's store (0: memory refused); the owner's.
-  uint32_t intern_stack(const uintptr_t* frames, uint32_t depth) { return stacks_.intern(frames, depth); }
+  uint32_t intern_stack(const uintptr_t* frames, uint32_t depth) {
+    return stacks_.intern(frames, depth);
+  }
   // Adds every entry of `other` into this table; returns the count of calls that could not be
   // added (out of memory). The acquisitions still to come that the latest sample of an entry
   // stands for (its countdown) are taken out of that sample's bucket and stack row, but for the

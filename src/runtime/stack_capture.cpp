@@ -99,8 +99,8 @@ _Unwind_Reason_Code record_dwarf_frame(_Unwind_Context* context, void* data) {
 __attribute__((noinline)) uint32_t walk_dwarf(uintptr_t* frames, uint32_t max_frames,
                                               uintptr_t first_return_address,
                                               BacktraceFunction backtrace) {
-  DwarfWalk walk{frames, max_frames, 0, 0, first_return_address,
-                 g_get_ip_info.load(std::memory_order_acquire)};
+  DwarfWalk walk{frames, max_frames,           0,
+                 0,      first_return_address, g_get_ip_info.load(std::memory_order_acquire)};
   backtrace(record_dwarf_frame, &walk);
   return walk.depth;
 }
@@ -112,9 +112,11 @@ bool chain_broke_early(const FrameChainWalk& walk) {
 
 // The capture, run in the frame of capture_stack() or capture_stack_with_outcome(): `own_frame` is
 // that function's frame record, `own_return_address` its return address (frames[0]).
-__attribute__((always_inline)) inline StackCaptureOutcome capture_from(
-    uintptr_t own_frame, uintptr_t own_return_address, uintptr_t* frames, uint32_t max_frames,
-    UnwindMode mode) {
+__attribute__((always_inline)) inline StackCaptureOutcome capture_from(uintptr_t own_frame,
+                                                                       uintptr_t own_return_address,
+                                                                       uintptr_t* frames,
+                                                                       uint32_t max_frames,
+                                                                       UnwindMode mode) {
   StackCaptureOutcome outcome;
   if (max_frames == 0) return outcome;
   const BacktraceFunction backtrace = g_backtrace.load(std::memory_order_acquire);
@@ -155,7 +157,8 @@ FrameChainWalk walk_frame_chain(uintptr_t frame_address, uintptr_t stack_top, ui
     // A null saved frame pointer ends a whole chain only in the outermost frame, whose return
     // address is in libc (start_thread, __libc_start_call_main). Elsewhere it is code built
     // without frame pointers that never set the register (a new thread's is 0): broken.
-    if (next == 0) return {depth, in_libc ? FrameChainEnd::kNullFramePointer : FrameChainEnd::kBroken};
+    if (next == 0)
+      return {depth, in_libc ? FrameChainEnd::kNullFramePointer : FrameChainEnd::kBroken};
     if (stack_top == 0) return {depth, FrameChainEnd::kNoStackBounds};
     const bool plausible = next % kFrameRecordAlignment == 0 && next > frame &&
                            next - frame < kMaxFrameBytes && stack_top >= 2 * sizeof(uintptr_t) &&
@@ -200,7 +203,8 @@ void init_stack_capture() {
     if (libgcc) executable_ranges().refresh();
   }
   if (!backtrace || !get_ip_info) {
-    RawLine().append("stack capture: no _Unwind_Backtrace (libgcc_s.so.1 not loadable); ")
+    RawLine()
+        .append("stack capture: no _Unwind_Backtrace (libgcc_s.so.1 not loadable); ")
         .append("DWARF stacks fall back to frame pointers")
         .emit();
     return;
@@ -212,7 +216,9 @@ void init_stack_capture() {
   capture_stack(warm_up, 16, UnwindMode::kDwarf);
 }
 
-void refresh_stack_capture_modules() { executable_ranges().refresh(); }
+void refresh_stack_capture_modules() {
+  executable_ranges().refresh();
+}
 
 Unwinder unwinder_for(UnwindMode mode) {
   if (mode == UnwindMode::kFramePointer || !g_backtrace.load(std::memory_order_acquire))
@@ -222,9 +228,12 @@ Unwinder unwinder_for(UnwindMode mode) {
 
 const char* unwinder_name(Unwinder unwinder) {
   switch (unwinder) {
-    case Unwinder::kFramePointer: return "frame-pointer";
-    case Unwinder::kDwarf: return "dwarf";
-    case Unwinder::kFramePointerThenDwarf: return "frame-pointer, dwarf when broken";
+    case Unwinder::kFramePointer:
+      return "frame-pointer";
+    case Unwinder::kDwarf:
+      return "dwarf";
+    case Unwinder::kFramePointerThenDwarf:
+      return "frame-pointer, dwarf when broken";
   }
   return "unknown";
 }

@@ -71,7 +71,7 @@ enum class FrameChainEnd : uint8_t {
 };
 
 struct StackCaptureOutcome {
-  uint32_t depth = 0;                        // frames written
+  uint32_t depth = 0;                           // frames written
   Unwinder unwinder = Unwinder::kFramePointer;  // the walk whose frames were returned
   FrameChainEnd frame_chain_end = FrameChainEnd::kNullFramePointer;  // of the fp walk, if one ran
 };

@@ -58,9 +58,7 @@ uint32_t StackStore::intern(const uintptr_t* frames, uint32_t depth) {
   for (uint32_t f = 0; f < depth; ++f)
     if (!frames_.append([&](uintptr_t& slot) { slot = frames[f]; })) return 0;
   const size_t number = stacks_.size() + 1;
-  if (!stacks_.append([&](Stack& stack) {
-        stack = Stack{h, static_cast<uint32_t>(first), depth};
-      }))
+  if (!stacks_.append([&](Stack& stack) { stack = Stack{h, static_cast<uint32_t>(first), depth}; }))
     return 0;
   index_[i] = static_cast<uint32_t>(number);
   return static_cast<uint32_t>(number);

@@ -26,7 +26,8 @@ void write_wait(ThreadState& self, const void* object, uintptr_t site, format::O
                 uint32_t generation, uint64_t start, uint64_t end, uint8_t flags, bool begun) {
   const uint64_t min_wait = g_runtime.trace.min_wait_ticks;
   if (min_wait != 0) {
-    if (!(flags & format::kTraceWaited) || end - start < min_wait) return count_filtered(self.trace);
+    if (!(flags & format::kTraceWaited) || end - start < min_wait)
+      return count_filtered(self.trace);
     begun = false;  // begins are not marked under a filter
   }
   if ((flags & format::kTraceWaited) && !begun)

@@ -174,7 +174,7 @@ void unpark_trace(TraceBuffer& buffer) {
 
 void mark_process_traces_closed(bool from_signal) {
   Runtime& rt = g_runtime;
-  InsideLockscope inside;  // the merge lock is internal
+  InsideLockscope inside;                           // the merge lock is internal
   if (rt.merge_lock.held_by_this_thread()) return;  // a handler that interrupted its holder
   if (from_signal ? !rt.merge_lock.try_lock_for(100) : (rt.merge_lock.lock(), false)) return;
   for (size_t i = 0; i < rt.threads.slot_count(); ++i) mark_trace_closed(rt.threads.slot(i).trace);

@@ -46,7 +46,7 @@ struct TraceSettings {
   bool ring = false;     // config trace_ring=1: a full file overwrites its oldest events
   TraceLayout layout = trace_layout_for(config::kDefaultTraceSize);  // config trace_size=BYTES
   uint64_t min_wait_ns = config::kDefaultMinWaitNs;  // config min_wait_ns=N: only waits that long
-  uint64_t min_wait_ticks = 0;   // the same in clock ticks, set once the clock is known
+  uint64_t min_wait_ticks = 0;  // the same in clock ticks, set once the clock is known
 };
 
 // A thread's open trace file; all zero when it has none.
@@ -86,7 +86,7 @@ struct TraceBuffer {
   // supply may be in progress when the program forks.
   int supply_fd_plus_one;
   FileIdentity file;  // what supply checks it opened
-  bool refused;  // the file system refused the next pages: the file is full from there
+  bool refused;       // the file system refused the next pages: the file is full from there
   // While the thread forks: `header` is parked here (appends see none), so that nothing the child
   // runs before lockscope's own fork handler (another library's handlers) writes into the parent's
   // file, which the child inherits mapped.

@@ -1,6 +1,7 @@
 // Who made a thread wait: each contended acquisition is blamed on the acquire site of the hold it
 // waited behind.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "lockscope_harness.h"
@@ -37,7 +38,8 @@ TEST(Blame, WaitsBehindASleepingHolderAreBlamedOnItsSite) {
   uint64_t blamed_on_stack = 0;
   for (const Blame& row : waiter.site->blame) {
     ASSERT_LT(row.waiter_stack, process.stacks.size()) << "every wait's stack was captured";
-    EXPECT_TRUE(located_at(process.stacks[row.waiter_stack].front(), "sleepy_holder.c", waiter_line));
+    EXPECT_TRUE(
+        located_at(process.stacks[row.waiter_stack].front(), "sleepy_holder.c", waiter_line));
     if (row.holder_stack >= process.stacks.size()) continue;
     const std::vector<CodeLocation>& holder = process.stacks[row.holder_stack];
     if (located_at(row.holder_site, "sleepy_holder.c", holder_line) &&
@@ -54,7 +56,8 @@ TEST(Blame, WaitsBehindASleepingHolderAreBlamedOnItsSite) {
   ASSERT_EQ(text.exit_status, 0) << text.err;
   EXPECT_NE(text.out.find("were behind holds taken at:"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("sleepy_holder.c:" + std::to_string(holder_line)), std::string::npos);
-  EXPECT_NE(text.out.find("stacks of the holds they waited behind ("), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("stacks of the holds they waited behind ("), std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("(stack at its release)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("sleepy_holder.c:" + std::to_string(unlock_line)), std::string::npos);
 
@@ -126,7 +129,8 @@ TEST(Blame, HolderStacksNameTheWrappersTheHoldCameThrough) {
       holder_unknown += row.waits;
       continue;
     }
-    EXPECT_TRUE(located_at(row.holder_site, "wrapped_locks.c", marker_line("wrapped_locks", "level3")))
+    EXPECT_TRUE(
+        located_at(row.holder_site, "wrapped_locks.c", marker_line("wrapped_locks", "level3")))
         << row.holder_site.label;
     if (row.holder_stack >= process.stacks.size()) continue;
     with_holder_stack += row.waits;
@@ -144,7 +148,6 @@ TEST(Blame, HolderStacksNameTheWrappersTheHoldCameThrough) {
   EXPECT_GE(with_waiter_stack * 10, with_holder_stack * 9);
 }
 
-
 // Where each contended lock came from: a holder pinned to CPU 0 and a waiter pinned to CPU 1 (or
 // both to CPU 0). Every contended acquisition but the lock's first (its holder had not been asked
 // to say its CPU) is counted as from another CPU (or the same one), in the site and the lock.
@@ -157,16 +160,20 @@ void expect_handoffs_from(const char* mode, bool cross) {
   const FoundSite waiter = find_site(process, "cpu_handoffs", "waiter-lock", Operation::kLock);
   ASSERT_NE(waiter.site, nullptr);
   ASSERT_EQ(waiter.site->contended, 10u);
-  const uint64_t expected = cross ? waiter.site->cross_cpu_handoffs : waiter.site->same_cpu_handoffs;
+  const uint64_t expected =
+      cross ? waiter.site->cross_cpu_handoffs : waiter.site->same_cpu_handoffs;
   const uint64_t other = cross ? waiter.site->same_cpu_handoffs : waiter.site->cross_cpu_handoffs;
   EXPECT_GE(expected, 9u);
   EXPECT_EQ(other, 0u);
   EXPECT_EQ(cross ? waiter.lock->cross_cpu_handoffs : waiter.lock->same_cpu_handoffs, expected);
 }
 
-TEST(CpuHandoffs, ALockWaitedForOnAnotherCpuComesFromThere) { expect_handoffs_from("cross", true); }
-TEST(CpuHandoffs, ALockWaitedForOnTheSameCpuStaysThere) { expect_handoffs_from("same", false); }
-
+TEST(CpuHandoffs, ALockWaitedForOnAnotherCpuComesFromThere) {
+  expect_handoffs_from("cross", true);
+}
+TEST(CpuHandoffs, ALockWaitedForOnTheSameCpuStaysThere) {
+  expect_handoffs_from("same", false);
+}
 
 // Regression: a recursive mutex re-taken inside its outer hold goes on being that hold: waits
 // behind it are blamed on the outer line (before, on the short inner re-take's).
@@ -178,8 +185,8 @@ TEST(Blame, WaitsBehindARecursiveMutexAreBlamedOnItsOuterHold) {
   ASSERT_EQ(waiter.site->contended, 3u);
   uint64_t outer = 0;
   for (const Blame& row : waiter.site->blame) {
-    EXPECT_FALSE(located_at(row.holder_site, "recursive_blame.c",
-                            marker_line("recursive_blame", "inner")))
+    EXPECT_FALSE(
+        located_at(row.holder_site, "recursive_blame.c", marker_line("recursive_blame", "inner")))
         << row.holder_site.label;
     if (located_at(row.holder_site, "recursive_blame.c", marker_line("recursive_blame", "outer")))
       outer += row.waits;

@@ -226,17 +226,17 @@ TEST(CondVarWakeups, SignalsFromAThreadHoldingNothingAreWakeUpLatencyNotContenti
   const ProcessProfile process =
       record_unchanged(dir, "condvar_wakeups", {std::to_string(kRounds)});
   const FoundSite wait = lockscope::testing::find_site(process, "condvar_wakeups", "waiter-wait",
-                                   format::Operation::kCondTimedWait);
+                                                       format::Operation::kCondTimedWait);
   ASSERT_NE(wait.site, nullptr);
   EXPECT_EQ(wait.site->count, static_cast<uint64_t>(kRounds));
-  const SiteSummary* wake =
-      lockscope::testing::site_of(*wait.lock, "condvar_wakeups", "waiter-wait", format::Operation::kCondWake);
+  const SiteSummary* wake = lockscope::testing::site_of(
+      *wait.lock, "condvar_wakeups", "waiter-wait", format::Operation::kCondWake);
   ASSERT_NE(wake, nullptr) << "no wake-up latency recorded on the condvar";
   EXPECT_EQ(wake->count, static_cast<uint64_t>(kRounds)) << "one signalled wake per round";
   EXPECT_EQ(wait.lock->wakeups, static_cast<uint64_t>(kRounds));
   EXPECT_EQ(wait.lock->acquisitions, static_cast<uint64_t>(kRounds)) << "wakes are not waits";
-  const FoundSite reacquire = lockscope::testing::find_site(process, "condvar_wakeups", "waiter-wait",
-                                        format::Operation::kCondReacquire);
+  const FoundSite reacquire = lockscope::testing::find_site(
+      process, "condvar_wakeups", "waiter-wait", format::Operation::kCondReacquire);
   ASSERT_NE(reacquire.site, nullptr);
   EXPECT_EQ(reacquire.site->count, static_cast<uint64_t>(kRounds));
   EXPECT_EQ(reacquire.site->contended, 0u) << "nobody else ever held the waiter's mutex";
@@ -247,12 +247,12 @@ TEST(CondVarWakeups, ATimedOutWaitIsAllConditionWaitEvenAfterSomeoneElsesSignal)
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "condvar_wakeups", {"1"});
   const FoundSite wait = lockscope::testing::find_site(process, "condvar_wakeups", "timed-out-wait",
-                                   format::Operation::kCondTimedWait);
+                                                       format::Operation::kCondTimedWait);
   ASSERT_NE(wait.site, nullptr);
   EXPECT_GE(wait.site->failed, 1u) << "the ETIMEDOUT return";
   EXPECT_GE(wait.site->wait_sum_ns, 35 * kMs) << "the 40 ms of waiting for the condition";
-  const FoundSite reacquire = lockscope::testing::find_site(process, "condvar_wakeups", "timed-out-wait",
-                                        format::Operation::kCondReacquire);
+  const FoundSite reacquire = lockscope::testing::find_site(
+      process, "condvar_wakeups", "timed-out-wait", format::Operation::kCondReacquire);
   ASSERT_NE(reacquire.site, nullptr);
   EXPECT_LT(reacquire.site->wait_sum_ns, 5 * kMs)
       << "the tail after another waiter's signal is not mutex re-acquire";

@@ -203,7 +203,8 @@ TEST(Counts, AColdSiteHasEveryHoldTimedAtTheDefaultSampling) {
   // reported: 20 holds of 3 ms as 3.1 ms).
   TemporaryDirectory dir;
   const int rounds = 20;
-  const ProcessProfile process = record_single_process(dir, "sleepy_holder", {std::to_string(rounds)});
+  const ProcessProfile process =
+      record_single_process(dir, "sleepy_holder", {std::to_string(rounds)});
   EXPECT_EQ(process.hold_sample_period, 32u);
   const int holder_line = marker_line("sleepy_holder", "holder-lock");
   const LockSummary* lock = lock_acquired_at(process, "sleepy_holder.c", holder_line);
@@ -213,7 +214,8 @@ TEST(Counts, AColdSiteHasEveryHoldTimedAtTheDefaultSampling) {
   EXPECT_EQ(holder->hold_samples, unsigned(rounds));
   EXPECT_EQ(holder->hold.total(), unsigned(rounds));
   EXPECT_GE(holder->hold_sum_ns, rounds * 2'000'000ull);
-  EXPECT_LE(lock->hold_sum_ns, process.duration_ns) << "an exclusive lock is held at most for the run";
+  EXPECT_LE(lock->hold_sum_ns, process.duration_ns)
+      << "an exclusive lock is held at most for the run";
 }
 
 }  // namespace
@@ -519,7 +521,8 @@ void expect_long_holds_timed_exactly(const std::string& mode) {
       << "longest inside " << longest << ", around " << longest_outer;
   // The long holds are exact; the 400 short ones (a few us each) are estimated around them.
   const double estimate = double(site.site->hold_sum_ns), bound = double(site.site->hold_error_ns);
-  EXPECT_GE(estimate, double(long_total)) << "estimate " << estimate << ", long holds " << long_total;
+  EXPECT_GE(estimate, double(long_total))
+      << "estimate " << estimate << ", long holds " << long_total;
   EXPECT_LE(estimate, double(outer_truth) + 2 * bound + kClocks)
       << "estimate " << estimate << " ± " << bound << ", truth " << truth << ", around "
       << outer_truth;
@@ -527,7 +530,9 @@ void expect_long_holds_timed_exactly(const std::string& mode) {
   EXPECT_EQ(process.counter(format::Counter::kBlockingHoldsUntimed), 1u);
 }
 
-TEST(Counts, HoldsThatMadeAThreadWaitAreTimedExactly) { expect_long_holds_timed_exactly(""); }
+TEST(Counts, HoldsThatMadeAThreadWaitAreTimedExactly) {
+  expect_long_holds_timed_exactly("");
+}
 
 // The same when the waiter was woken by a signal sent while the mutex was held: it then waits to
 // re-take the mutex inside glibc's condition wait, where no interposed lock call sees it.

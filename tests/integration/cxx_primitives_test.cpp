@@ -14,7 +14,6 @@ namespace {
 using format::Operation;
 using format::Primitive;
 
-
 struct Recorded {
   ProcessProfile process;
   std::map<std::string, uint64_t> addresses;  // "mutex" -> address of its pthread object

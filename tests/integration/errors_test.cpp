@@ -1,9 +1,8 @@
 // Every bad input gets a clear one-line error naming the problem and a non-zero exit; never a
 // crash, never a lost result that could have been kept.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -18,7 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
 
 void expect_error(const CommandResult& result, int status, const std::string& needle) {
   EXPECT_EQ(result.exit_status, status) << result.err;
@@ -28,7 +29,8 @@ void expect_error(const CommandResult& result, int status, const std::string& ne
 
 // Two processes' files (fork_exec); returns them in start order.
 std::vector<std::string> record_two_files(const TemporaryDirectory& dir) {
-  const CommandResult result = run_lockscope({"record", "-o", dir.path(), "--", fixture("fork_exec")});
+  const CommandResult result =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("fork_exec")});
   EXPECT_EQ(result.exit_status, 0) << result.err;
   auto files = profile_files(dir.path());
   std::sort(files.begin(), files.end());
@@ -76,8 +78,9 @@ TEST(Errors, StaticallyLinkedProgramIsRefusedBeforeItRuns) {
 
 TEST(Errors, UnwritableOutputDirectory) {
   // /dev/null is a file, so nothing can be created under it, even as root.
-  expect_error(run_lockscope({"record", "-o", "/dev/null/profile", "--", fixture("counter_threads")}),
-               125, "cannot write profiles to '/dev/null/profile'");
+  expect_error(
+      run_lockscope({"record", "-o", "/dev/null/profile", "--", fixture("counter_threads")}), 125,
+      "cannot write profiles to '/dev/null/profile'");
 }
 
 TEST(Errors, UnknownOption) {
@@ -176,7 +179,8 @@ TEST(Errors, CorruptProfileIsNamed) {
   {
     std::fstream file(files[0], std::ios::in | std::ios::out | std::ios::binary);
     // A byte of the first section's payload (the strings), which its CRC covers.
-    const auto at = static_cast<std::streamoff>(sizeof(format::FileHeader) + sizeof(format::SectionHeader) + 1);
+    const auto at =
+        static_cast<std::streamoff>(sizeof(format::FileHeader) + sizeof(format::SectionHeader) + 1);
     file.seekg(at);
     const char old = static_cast<char>(file.get());
     file.seekp(at);
@@ -222,9 +226,11 @@ TEST(Errors, PreviousProfileIsKeptAsOld) {
   TemporaryDirectory dir;
   const std::string profile = dir / "p";
   ASSERT_EQ(run_lockscope({"record", "-o", profile, "--", fixture("counter_threads"), "1", "1"})
-                .exit_status, 0);
+                .exit_status,
+            0);
   ASSERT_EQ(run_lockscope({"record", "-o", profile, "--", fixture("counter_threads"), "1", "1"})
-                .exit_status, 0);
+                .exit_status,
+            0);
   EXPECT_EQ(profile_files(profile).size(), 1u);
   EXPECT_EQ(profile_files(profile + ".old").size(), 1u);
 }
@@ -274,8 +280,9 @@ TEST(Errors, AnExecdStaticProgramIsNamedInTheReport) {
       {"run", "-o", dir / "p", "--", fixture("exec_program"), fixture("static_program"), marker});
   EXPECT_EQ(result.exit_status, 0) << result.err;
   EXPECT_TRUE(fs::exists(marker)) << "the static program ran, unprofiled";
-  EXPECT_NE(unwrapped_notes(result.err).find("exec'd " + fixture("static_program") + ": not profiled (" +
-                            fixture("static_program") + " is statically linked)"),
+  EXPECT_NE(unwrapped_notes(result.err)
+                .find("exec'd " + fixture("static_program") + ": not profiled (" +
+                      fixture("static_program") + " is statically linked)"),
             std::string::npos)
       << result.err;
   Profile profile = load_profile(dir / "p");
@@ -295,10 +302,10 @@ TEST(Errors, AStaticProgramExecdThroughPathIsNamedWithTheFileFound) {
        fixture("exec_program"), "fixture_static_program", marker});
   EXPECT_EQ(result.exit_status, 0) << result.err;
   EXPECT_TRUE(fs::exists(marker)) << "the static program ran, unprofiled";
-  EXPECT_NE(
-      unwrapped_notes(result.err).find("exec'd fixture_static_program (" + fixture("static_program") +
+  EXPECT_NE(unwrapped_notes(result.err)
+                .find("exec'd fixture_static_program (" + fixture("static_program") +
                       "): not profiled (" + fixture("static_program") + " is statically linked)"),
-      std::string::npos)
+            std::string::npos)
       << result.err;
   Profile profile = load_profile(dir / "p");
   ASSERT_EQ(profile.processes.size(), 1u) << "env recorded nothing and exec'd a profiled program";

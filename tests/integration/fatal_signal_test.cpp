@@ -38,7 +38,8 @@ ProcessProfile record_death(const TemporaryDirectory& dir, const std::string& mo
   Profile profile = load_profile(dir.path());
   EXPECT_TRUE(profile.problems.empty());
   if (profile.processes.size() != 1) {
-    ADD_FAILURE() << "expected one profile, got " << profile.processes.size() << "\n" << recorded.err;
+    ADD_FAILURE() << "expected one profile, got " << profile.processes.size() << "\n"
+                  << recorded.err;
     return {};
   }
   return profile.processes[0];
@@ -102,7 +103,8 @@ TEST(FatalSignals, TheProgramSeesTheDispositionsItSetNeverTheStandIn) {
   EXPECT_EQ(recorded.exit_status, 0);
   EXPECT_EQ(recorded.out, plain.out);
   EXPECT_EQ(plain.out.find("SOMETHING ELSE"), std::string::npos) << plain.out;
-  EXPECT_NE(plain.out.find("after SIG_DFL          SIGINT default"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("after SIG_DFL          SIGINT default"), std::string::npos)
+      << plain.out;
 }
 
 TEST(FatalSignals, QuickExitWritesAfterTheAtQuickExitHandlers) {
@@ -254,7 +256,8 @@ TEST(Snapshots, AProcessKilledBySigkillKeepsItsLastSnapshot) {
   const FoundSite loop = find_site(process, "killed_later", "loop-lock", format::Operation::kLock);
   ASSERT_NE(loop.site, nullptr);
   EXPECT_EQ(loop.site->count, 1000u);
-  const FoundSite later = find_site(process, "killed_later", "later-lock", format::Operation::kLock);
+  const FoundSite later =
+      find_site(process, "killed_later", "later-lock", format::Operation::kLock);
   ASSERT_NE(later.site, nullptr) << "snapshots were taken while it ran on";
   EXPECT_GE(later.site->count, 100u) << "300 ms of 1 ms rounds, the last snapshot within 100 ms";
 }
@@ -467,8 +470,8 @@ TEST(Snapshots, AnExitAfterSnapshotsIsTheFinalProfile) {
   Profile profile = load_profile(dir.path());
   ASSERT_EQ(profile.processes.size(), 1u);
   EXPECT_EQ(profile.processes[0].exit_path, format::ExitPath::kExit);
-  const FoundSite site = find_site(profile.processes[0], "timed_holds", "timed-lock",
-                                   format::Operation::kLock);
+  const FoundSite site =
+      find_site(profile.processes[0], "timed_holds", "timed-lock", format::Operation::kLock);
   ASSERT_NE(site.site, nullptr);
   EXPECT_EQ(site.site->count, 3000u);
 }

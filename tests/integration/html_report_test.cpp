@@ -161,8 +161,8 @@ TEST(HtmlReport, ChromiumTakesAScreenshot) {
   EXPECT_GT(image.size(), 20000u) << "a blank page is a few KB";
 }
 
-// lock_names_formats: the page opens on the findings, the verdict first (its title, the lock it names by
-// its first use, its evidence); the locks table names the global by its symbol.
+// lock_names_formats: the page opens on the findings, the verdict first (its title, the lock it
+// names by its first use, its evidence); the locks table names the global by its symbol.
 TEST(HtmlReport, ChromiumShowsTheFindingsFirstAndEveryLockByName) {
   TemporaryDirectory dir;
   record_unchanged(dir, "lock_names_formats");

@@ -1,10 +1,10 @@
-// Lock names and findings in every machine format, from one real run of the lock_names_formats fixture
-// (a global pthread mutex `account_a` and a heap std::mutex, each waited for once): each format
-// names the global by its symbol and the std::mutex by the call site of its first acquisition,
-// as the profile read back says, and carries the verdict naming the most waited-for lock (the
-// cache's). JSON, csv, sqlite (read with the sqlite3 CLI), pprof (read with `go tool pprof`,
-// whose -tagfocus selects one lock by its name), collapsed and sarif; html has its own test in
-// html_report_test.cpp, and the sarif log's validation by Microsoft's validator is
+// Lock names and findings in every machine format, from one real run of the lock_names_formats
+// fixture (a global pthread mutex `account_a` and a heap std::mutex, each waited for once): each
+// format names the global by its symbol and the std::mutex by the call site of its first
+// acquisition, as the profile read back says, and carries the verdict naming the most waited-for
+// lock (the cache's). JSON, csv, sqlite (read with the sqlite3 CLI), pprof (read with `go tool
+// pprof`, whose -tagfocus selects one lock by its name), collapsed and sarif; html has its own test
+// in html_report_test.cpp, and the sarif log's validation by Microsoft's validator is
 // validate_sarif_report.py.
 #include <fmt/core.h>
 #include <gtest/gtest.h>

@@ -58,7 +58,8 @@ TEST(LockOrder, TwoThreadsTakingTwoLocksInOppositeOrdersAreOneInversion) {
 TEST(LockOrder, LocksAlwaysTakenInOneOrderAreNoInversion) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "lock_order", {"consistent"});
-  EXPECT_EQ(process.lock_order.size(), 3u) << "A->B, B->C, C->recursive (trylocks and re-takes are no edge)";
+  EXPECT_EQ(process.lock_order.size(), 3u)
+      << "A->B, B->C, C->recursive (trylocks and re-takes are no edge)";
   EXPECT_TRUE(find_lock_order_inversions(process).empty());
   const CommandResult text = run_lockscope({"report", dir.path()});
   EXPECT_NE(text.out.find("none: 3 lock-order edges"), std::string::npos) << text.out;
@@ -67,7 +68,7 @@ TEST(LockOrder, LocksAlwaysTakenInOneOrderAreNoInversion) {
 // The other fixtures that nest locks: none reports an inversion.
 TEST(LockOrder, FixturesThatNestLocksShowNoInversion) {
   const std::vector<std::vector<std::string>> programs = {
-      {"counter_threads", "2", "100"}, {"condvar_hold"}, {"handoffs", "100"},
+      {"counter_threads", "2", "100"}, {"condvar_hold"},   {"handoffs", "100"},
       {"rwlock_sides", "2", "100"},    {"cxx_primitives"}, {"mutex_semantics"}};
   size_t edges = 0;
   for (const auto& program : programs) {
@@ -83,7 +84,6 @@ TEST(LockOrder, FixturesThatNestLocksShowNoInversion) {
   }
   EXPECT_GT(edges, 0u) << "some of these fixtures nest locks";
 }
-
 
 // Regressions: a lock held deeper in the stack and taken again never waits, so it makes no edge
 // (before, the re-take under N made N -> R and, with R -> N, an inversion that cannot happen).
@@ -124,8 +124,8 @@ TEST(LockOrder, AConditionWaitReTakingItsMutexUnderAnotherLockIsAnEdge) {
     if (edge.to_operation == format::Operation::kCondReacquire) {
       reacquire_edge = true;
       EXPECT_TRUE(located_at(edge.to_site, "lock_order.c", marker_line("lock_order", "cond-wait")));
-      EXPECT_TRUE(
-          located_at(edge.from_site, "lock_order.c", marker_line("lock_order", "under-cond-mutex")));
+      EXPECT_TRUE(located_at(edge.from_site, "lock_order.c",
+                             marker_line("lock_order", "under-cond-mutex")));
     }
   EXPECT_TRUE(reacquire_edge);
 }
@@ -156,8 +156,9 @@ TEST(LockOrder, EachEdgeKeepsTheStackItWasMadeFrom) {
   const size_t from = text.out.find("from transfer_ab ");
   ASSERT_NE(from, std::string::npos) << text.out;
   const std::string line = text.out.substr(from, text.out.find('\n', from) - from);
-  EXPECT_NE(line.find(fmt::format("fixtures/lock_order.c:{}", marker_line("lock_order", "transfer-ab"))),
-            std::string::npos)
+  EXPECT_NE(
+      line.find(fmt::format("fixtures/lock_order.c:{}", marker_line("lock_order", "transfer-ab"))),
+      std::string::npos)
       << line;
 }
 

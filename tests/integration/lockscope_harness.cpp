@@ -1,23 +1,21 @@
 #include "lockscope_harness.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
-#include <signal.h>
-
 #include <algorithm>
-#include <chrono>
-#include <thread>
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "analysis/profile_reader.h"
 #include "analysis/profile_symbolization.h"
@@ -34,8 +32,9 @@ std::string slurp(const std::string& path) {
   return buffer.str();
 }
 
-StartedCommand start_command(const std::vector<std::string>& argv, const TemporaryDirectory& capture,
-                             const std::string& tag, const std::vector<std::string>* environment) {
+StartedCommand start_command(const std::vector<std::string>& argv,
+                             const TemporaryDirectory& capture, const std::string& tag,
+                             const std::vector<std::string>* environment) {
   StartedCommand started{-1, capture / (tag + ".out"), capture / (tag + ".err")};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -262,7 +261,8 @@ const LockSummary* lock_acquired_at(const ProcessProfile& process, const std::st
                                     int line) {
   for (const LockSummary& lock : process.locks)
     for (const SiteSummary& site : lock.sites)
-      if (site.operation != format::Operation::kUnlock && located_at(site.location, file_suffix, line))
+      if (site.operation != format::Operation::kUnlock &&
+          located_at(site.location, file_suffix, line))
         return &lock;
   return nullptr;
 }
@@ -286,7 +286,8 @@ Profile record_all_unchanged(const TemporaryDirectory& dir, const std::vector<st
   command.insert(command.end(), program.begin(), program.end());
   const CommandResult recorded = run_command(command, environment);
   EXPECT_EQ(recorded.exit_status, plain.exit_status) << recorded.out << recorded.err;
-  EXPECT_EQ(recorded.signal, 0) << "14 is SIGALRM: the fixture's watchdog, it hung under the runtime";
+  EXPECT_EQ(recorded.signal, 0)
+      << "14 is SIGALRM: the fixture's watchdog, it hung under the runtime";
   EXPECT_EQ(recorded.out, plain.out);
   if (recorded_out) *recorded_out = recorded;
   Profile profile = load_profile(dir.path());
@@ -341,7 +342,8 @@ uint64_t most_waited(const ProcessProfile& process, format::Primitive primitive)
   return most;
 }
 
-void expect_wrapped_locks_stack(const std::vector<CodeLocation>& frames, const std::string& innermost) {
+void expect_wrapped_locks_stack(const std::vector<CodeLocation>& frames,
+                                const std::string& innermost) {
   ASSERT_GE(frames.size(), 4u);
   const std::string levels[] = {innermost, "level2", "level1", "worker"};
   for (size_t i = 0; i < 4; ++i)

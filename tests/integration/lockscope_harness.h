@@ -1,5 +1,6 @@
 // Shared helpers of the integration tests: run a command and capture its output and end, make a
-// temporary directory, find a fixture's marked line, load a profile the way `lockscope report` does.
+// temporary directory, find a fixture's marked line, load a profile the way `lockscope report`
+// does.
 #pragma once
 
 #include <sys/types.h>
@@ -61,8 +62,8 @@ struct StartedCommand {
   pid_t pid = -1;
   std::string out_path, err_path;
 };
-StartedCommand start_command(const std::vector<std::string>& argv, const TemporaryDirectory& capture,
-                             const std::string& tag,
+StartedCommand start_command(const std::vector<std::string>& argv,
+                             const TemporaryDirectory& capture, const std::string& tag,
                              const std::vector<std::string>* environment = nullptr);
 CommandResult finish_command(const StartedCommand& started, int status);
 // Waits (up to 10 s) until the started command's stdout says "ready PID", lets it run
@@ -122,7 +123,8 @@ bool located_at(const CodeLocation& where, const std::string& file_suffix, int l
 // A call stack of the wrapped_locks fixture: its innermost frame at the line of `innermost` (a
 // marker: the lock or the unlock), then the three wrappers and the thread function, each at the
 // line of its call.
-void expect_wrapped_locks_stack(const std::vector<CodeLocation>& frames, const std::string& innermost);
+void expect_wrapped_locks_stack(const std::vector<CodeLocation>& frames,
+                                const std::string& innermost);
 
 struct FoundSite {
   const LockSummary* lock = nullptr;

@@ -12,7 +12,6 @@ namespace {
 using format::Operation;
 using format::Primitive;
 
-
 // ---------------------------------------------------------------------------------------------
 // Spinlocks.
 
@@ -45,7 +44,8 @@ TEST(Primitives, SpinLockCountsTryLockFailuresAndSpinTime) {
     EXPECT_EQ(busy->count, 1u) << marker;
     EXPECT_EQ(busy->failed, 1u) << marker << ": EBUSY is a failed trylock";
   }
-  const SiteSummary* free_try = site_of(*held.lock, f, "spin-trylock-free", Operation::kSpinTryLock);
+  const SiteSummary* free_try =
+      site_of(*held.lock, f, "spin-trylock-free", Operation::kSpinTryLock);
   ASSERT_NE(free_try, nullptr);
   EXPECT_EQ(free_try->failed, 0u);
   const SiteSummary* spinner = site_of(*held.lock, f, "spin-behind-holder", Operation::kSpinLock);
@@ -88,7 +88,7 @@ TEST(Primitives, SemaphoreWaitsPostsAndFailuresUnnamedAndNamed) {
     Operation op;
     uint64_t failed;
   };
-  for (const Expected& e : {Expected{"items-trywait", Operation::kSemTryWait, 1},     // EAGAIN
+  for (const Expected& e : {Expected{"items-trywait", Operation::kSemTryWait, 1},      // EAGAIN
                             Expected{"items-timedwait", Operation::kSemTimedWait, 1},  // ETIMEDOUT
                             Expected{"items-clockwait", Operation::kSemClockWait, 1},  // ETIMEDOUT
                             Expected{"items-post-errno", Operation::kSemPost, 0},
@@ -138,7 +138,8 @@ TEST(Primitives, SemaphoreWaitsPostsAndFailuresUnnamedAndNamed) {
   EXPECT_EQ(named_try->failed, 1u) << "EAGAIN";
   EXPECT_EQ(named.lock->acquisitions, 4u);
   EXPECT_EQ(named.lock->events, 3u);
-  EXPECT_TRUE(named.lock->flags & format::kLockProcessShared) << "a named semaphore is shared memory";
+  EXPECT_TRUE(named.lock->flags & format::kLockProcessShared)
+      << "a named semaphore is shared memory";
   EXPECT_EQ(lock_kind_name(*named.lock), "semaphore+pshared");
 }
 
@@ -148,8 +149,7 @@ TEST(Primitives, SemaphoreWaitsPostsAndFailuresUnnamedAndNamed) {
 TEST(Primitives, BarrierWaitIsLoadImbalanceAndTheLateThreadArrivesLast) {
   TemporaryDirectory dir;
   const int rounds = 10;
-  const ProcessProfile process =
-      record_unchanged(dir, "barrier_rounds", {std::to_string(rounds)});
+  const ProcessProfile process = record_unchanged(dir, "barrier_rounds", {std::to_string(rounds)});
   const std::string f = "barrier_rounds";
   const FoundSite waits = find_site(process, f, "barrier-wait", Operation::kBarrierWait);
   ASSERT_NE(waits.site, nullptr);

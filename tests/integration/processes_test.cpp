@@ -43,7 +43,8 @@ TEST(Processes, TheProgramStartsWithTheSignalMaskAndDispositionsLockscopeWasGive
 
 TEST(Processes, ForkAndExecYieldOneFilePerProcess) {
   TemporaryDirectory dir;
-  const CommandResult result = run_lockscope({"record", "-o", dir.path(), "--", fixture("fork_exec")});
+  const CommandResult result =
+      run_lockscope({"record", "-o", dir.path(), "--", fixture("fork_exec")});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   EXPECT_EQ(profile_files(dir.path()).size(), 2u);
   Profile profile = load_profile(dir.path());
@@ -72,10 +73,9 @@ TEST(Processes, ChildThatLocksBeforeExecKeepsThatPartInItsOwnFile) {
   ASSERT_EQ(result.exit_status, 0) << result.err;
   Profile profile = load_profile(dir.path());
   ASSERT_EQ(profile.processes.size(), 3u);
-  const auto pre_exec = std::find_if(profile.processes.begin(), profile.processes.end(),
-                                     [](const ProcessProfile& p) {
-                                       return p.exit_path == format::ExitPath::kExec;
-                                     });
+  const auto pre_exec =
+      std::find_if(profile.processes.begin(), profile.processes.end(),
+                   [](const ProcessProfile& p) { return p.exit_path == format::ExitPath::kExec; });
   ASSERT_NE(pre_exec, profile.processes.end());
   EXPECT_TRUE(pre_exec->parent_was_profiled);
   const LockSummary* lock =
@@ -107,8 +107,9 @@ TEST(Processes, UnderscoreExitStillWritesTheProfile) {
 
 TEST(Processes, DeathBySignalIsReRaised) {
   TemporaryDirectory dir;
-  const CommandResult result = run_lockscope(
-      {"run", "-o", dir.path(), "--", fixture("exit_and_signal"), "signal", std::to_string(SIGTERM)});
+  const CommandResult result =
+      run_lockscope({"run", "-o", dir.path(), "--", fixture("exit_and_signal"), "signal",
+                     std::to_string(SIGTERM)});
   EXPECT_EQ(result.signal, SIGTERM);
   EXPECT_EQ(result.exit_status, -1);
 }
@@ -220,11 +221,11 @@ TEST(ProcessShared, ASemPostSeesTheWaiterBlockedInAnotherProcess) {
   const SiteSummary* post = nullptr;
   const SiteSummary* wait = nullptr;
   for (const ProcessProfile& process : profile.processes) {
-    if (const SiteSummary* s = find_site(process, "shared_semaphore", "parent-post",
-                                         format::Operation::kSemPost).site)
+    if (const SiteSummary* s =
+            find_site(process, "shared_semaphore", "parent-post", format::Operation::kSemPost).site)
       post = s;
-    if (const SiteSummary* s = find_site(process, "shared_semaphore", "child-wait",
-                                         format::Operation::kSemWait).site)
+    if (const SiteSummary* s =
+            find_site(process, "shared_semaphore", "child-wait", format::Operation::kSemWait).site)
       wait = s;
   }
   ASSERT_NE(post, nullptr);

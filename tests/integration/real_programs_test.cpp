@@ -1,18 +1,17 @@
 // Real software under the runtime, counts cross-checked against what the programs say themselves:
 // a threaded fixture with jemalloc preloaded (jemalloc's own per-mutex lock counters), Debian's
 // python3 with threading (the GIL's mutex + condvar, threading.Lock as a semaphore) and memcached
-// under a bounded load (its `stats` counters). Each test skips, naming the package, when its program
-// is not installed; scripts/install-dependencies.sh installs them.
+// under a bounded load (its `stats` counters). Each test skips, naming the package, when its
+// program is not installed; scripts/install-dependencies.sh installs them.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
@@ -34,7 +33,9 @@ namespace fs = std::filesystem;
 using format::Operation;
 using format::Primitive;
 
-bool executable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
+bool executable(const std::string& path) {
+  return access(path.c_str(), X_OK) == 0;
+}
 
 std::string jemalloc_library() {
   for (const char* candidate :
@@ -71,7 +72,8 @@ bool has_module(const ProcessProfile& process, const std::string& name) {
   });
 }
 
-bool taken_in_module(const ProcessProfile& process, const LockSummary& lock, const std::string& name) {
+bool taken_in_module(const ProcessProfile& process, const LockSummary& lock,
+                     const std::string& name) {
   return std::any_of(lock.sites.begin(), lock.sites.end(), [&](const SiteSummary& site) {
     return in_module(process, site.location, name);
   });
@@ -89,7 +91,8 @@ void expect_nothing_dropped(const ProcessProfile& process) {
 
 TEST(RealPrograms, JemallocPreloadedThreadsKeepExactCountsAndJemallocsOwnLocksMatchItsCounters) {
   const std::string jemalloc = jemalloc_library();
-  if (jemalloc.empty()) GTEST_SKIP() << "libjemalloc.so.2 not installed (Debian package libjemalloc2)";
+  if (jemalloc.empty())
+    GTEST_SKIP() << "libjemalloc.so.2 not installed (Debian package libjemalloc2)";
 #if defined(__SANITIZE_ADDRESS__)
   // The fixture is built with the tests' sanitizers: ASan refuses to start behind a preloaded
   // library ("ASan runtime does not come first"), and replaces malloc itself.
@@ -141,7 +144,8 @@ TEST(RealPrograms, JemallocPreloadedThreadsKeepExactCountsAndJemallocsOwnLocksMa
     profiled_total += l.acquisitions;
     if (in_module(process, l.init_site, "libjemalloc.so")) ++jemalloc_inits;
     for (const SiteSummary& site : l.sites)
-      if (site.operation == Operation::kTryLock && in_module(process, site.location, "libjemalloc.so"))
+      if (site.operation == Operation::kTryLock &&
+          in_module(process, site.location, "libjemalloc.so"))
         ++trylock_sites;
   }
   ASSERT_FALSE(profiled_counts.empty()) << "no lock taken inside jemalloc";
@@ -159,7 +163,8 @@ TEST(RealPrograms, JemallocPreloadedThreadsKeepExactCountsAndJemallocsOwnLocksMa
     uint64_t ops = 0;
     if (fields >> tag >> name >> ops && tag == "jemalloc-mutex") jemalloc_counts[name] = ops;
   }
-  ASSERT_FALSE(jemalloc_counts.empty()) << "the fixture printed no jemalloc counters:\n" << profiled.err;
+  ASSERT_FALSE(jemalloc_counts.empty()) << "the fixture printed no jemalloc counters:\n"
+                                        << profiled.err;
   uint64_t jemalloc_total = 0;
   std::multiset<uint64_t> unmatched = profiled_counts;
   for (const auto& [name, ops] : jemalloc_counts) {
@@ -176,8 +181,9 @@ TEST(RealPrograms, JemallocPreloadedThreadsKeepExactCountsAndJemallocsOwnLocksMa
 }
 
 // ---------------------------------------------------------------------------------------------
-// Debian's CPython: the GIL is a pthread mutex + condvar (take_gil waits on it with a 5 ms timeout),
-// and a threading.Lock is a POSIX semaphore (sem_trywait first, sem_wait when it is taken).
+// Debian's CPython: the GIL is a pthread mutex + condvar (take_gil waits on it with a 5 ms
+// timeout), and a threading.Lock is a POSIX semaphore (sem_trywait first, sem_wait when it is
+// taken).
 
 TEST(RealPrograms, Python3ThreadsShowTheGilCondvarAndExactThreadingLockCounts) {
   const std::string python = "/usr/bin/python3";
@@ -186,15 +192,15 @@ TEST(RealPrograms, Python3ThreadsShowTheGilCondvarAndExactThreadingLockCounts) {
       run_command({python, "-I", "-c", "import sys; print(sys.version_info >= (3, 13))"});
   ASSERT_EQ(version.exit_status, 0) << version.err;
   if (version.out == "True\n")
-    GTEST_SKIP() << "CPython 3.13+ implements threading.Lock with its own futex-based PyMutex, not a "
-                    "POSIX semaphore: this test is written for Debian 12's CPython 3.11";
+    GTEST_SKIP()
+        << "CPython 3.13+ implements threading.Lock with its own futex-based PyMutex, not a "
+           "POSIX semaphore: this test is written for Debian 12's CPython 3.11";
   constexpr int kThreads = 4;
   constexpr long kIterations = 100000;
   TemporaryDirectory dir;
   const ProcessProfile process = record_program_unchanged(
-      dir,
-      {python, "-I", std::string(FIXTURE_SOURCE_DIR) + "/python_threads.py",
-       std::to_string(kThreads), std::to_string(kIterations)});
+      dir, {python, "-I", std::string(FIXTURE_SOURCE_DIR) + "/python_threads.py",
+            std::to_string(kThreads), std::to_string(kIterations)});
   EXPECT_EQ(process.exit_path, format::ExitPath::kExit);
   EXPECT_EQ(process.exit_status, 0);
   expect_nothing_dropped(process);
@@ -214,8 +220,8 @@ TEST(RealPrograms, Python3ThreadsShowTheGilCondvarAndExactThreadingLockCounts) {
   EXPECT_EQ(script_lock->acquisitions, with_lock);
   EXPECT_EQ(script_lock->events, with_lock);
 
-  // The GIL: a condvar that python3.11 waits on with a timeout and signals; every one of those waits
-  // re-takes its mutex, recorded on the mutex as a cond-reacquire at the same call site.
+  // The GIL: a condvar that python3.11 waits on with a timeout and signals; every one of those
+  // waits re-takes its mutex, recorded on the mutex as a cond-reacquire at the same call site.
   const LockSummary* gil_cond = nullptr;
   uint64_t timed_waits = 0;
   for (const LockSummary& l : process.locks) {
@@ -228,7 +234,8 @@ TEST(RealPrograms, Python3ThreadsShowTheGilCondvarAndExactThreadingLockCounts) {
       timed_waits = waits;
     }
   }
-  ASSERT_NE(gil_cond, nullptr) << "no timed condition wait in python3: the GIL's condvar is missing";
+  ASSERT_NE(gil_cond, nullptr)
+      << "no timed condition wait in python3: the GIL's condvar is missing";
   EXPECT_GT(gil_cond->events, 0u) << "the GIL's condvar was never signalled";
   // Named after the global that holds it, which python3 exports: "_PyRuntime+0x188" without
   // debug info, "_PyRuntime.ceval.gil.cond" with (Debian's python3 ships it in python3.11-dbg's
@@ -241,7 +248,8 @@ TEST(RealPrograms, Python3ThreadsShowTheGilCondvarAndExactThreadingLockCounts) {
     for (const LockSummary& l : process.locks)
       if (l.primitive == Primitive::kMutex)
         for (const SiteSummary& site : l.sites)
-          if (site.operation == Operation::kCondReacquire && site.location.module == wait.location.module &&
+          if (site.operation == Operation::kCondReacquire &&
+              site.location.module == wait.location.module &&
               site.location.offset == wait.location.offset)
             reacquired += site.count;
     EXPECT_EQ(reacquired, wait.count) << "condition waits at " << wait.location.label;
@@ -298,8 +306,7 @@ class RecordedServer {
  public:
   RecordedServer(const std::vector<std::string>& command, const std::string& pid_file,
                  const TemporaryDirectory& capture)
-      : started_(start_command(command, capture, "record")),
-        pid_file_(pid_file) {}
+      : started_(start_command(command, capture, "record")), pid_file_(pid_file) {}
   ~RecordedServer() {
     if (done_) return;
     if (server_pid(20) > 0) kill(server_, SIGKILL);
@@ -317,8 +324,10 @@ class RecordedServer {
   pid_t server_pid(int attempts = 500) {
     for (int attempt = 0; attempt < attempts && server_ <= 0; ++attempt) {
       const pid_t pid = static_cast<pid_t>(std::atol(slurp(pid_file_).c_str()));
-      if (pid > 0 && parent_of(pid) == started_.pid) server_ = pid;
-      else std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (pid > 0 && parent_of(pid) == started_.pid)
+        server_ = pid;
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return server_;
   }
@@ -359,14 +368,16 @@ std::map<std::string, uint64_t> parse_stats(const std::string& out) {
 
 TEST(RealPrograms, MemcachedUnderBoundedLoadIsProfiledOnItsWorkerThreads) {
   const std::string memcached = "/usr/bin/memcached";
-  if (!executable(memcached)) GTEST_SKIP() << memcached << " not installed (Debian package memcached)";
-  constexpr int kWorkers = 4;      // memcached -t: worker threads; one client connection each
+  if (!executable(memcached))
+    GTEST_SKIP() << memcached << " not installed (Debian package memcached)";
+  constexpr int kWorkers = 4;       // memcached -t: worker threads; one client connection each
   constexpr long kRequests = 5000;  // per connection: this many sets, then as many gets
   TemporaryDirectory dir, capture;
   const std::string pid_file = capture / "memcached.pid";
   const std::string port = std::to_string(free_local_port());
-  std::vector<std::string> server = {memcached, "-t", std::to_string(kWorkers), "-p", port,
-                                     "-U", "0", "-l", "127.0.0.1", "-P", pid_file};
+  std::vector<std::string> server = {
+      memcached, "-t",    std::to_string(kWorkers), "-p", port, "-U", "0", "-l", "127.0.0.1",
+      "-P",      pid_file};
   if (geteuid() == 0) server.insert(server.end(), {"-u", "root"});  // refuses root without -u
   RecordedServer recorded(record_command(dir, server), pid_file, capture);
 
@@ -388,8 +399,9 @@ TEST(RealPrograms, MemcachedUnderBoundedLoadIsProfiledOnItsWorkerThreads) {
       << "memcached did not stop within 10 s of SIGTERM";
   const CommandResult ended = recorded.result(status);
   if (ended.signal == SIGTERM && profile_files(dir.path()).empty())
-    GTEST_SKIP() << "memcached died of SIGTERM instead of exiting, and the runtime writes no profile "
-                    "for a process killed by a signal (docs/runtime.md, What is not seen)";
+    GTEST_SKIP()
+        << "memcached died of SIGTERM instead of exiting, and the runtime writes no profile "
+           "for a process killed by a signal (docs/runtime.md, What is not seen)";
   ASSERT_EQ(ended.exit_status, 0) << "memcached's SIGTERM handler exits 0\n" << ended.err;
 
   const Profile profile = load_profile(dir.path());

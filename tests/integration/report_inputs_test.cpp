@@ -4,16 +4,15 @@
 // non-zero exit only when nothing could be reported; never a hang, a crash or a lost result that
 // could have been kept. Commands run bounded (run_lockscope_bounded): a hang fails the test.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/log_histogram.h"
@@ -102,13 +101,14 @@ ProfileFileBuilder process_profile(uint32_t pid, uint32_t ppid, uint64_t start_n
     s.hold_sum_ns = 50'000;
     s.hold_max_ns = 1000;
     s.hold_samples = 100;
-    s.wait_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(1000), 5},
-                                        {LogHistogramLayout::bucket_of(3000), 5}});
-    s.hold_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(400), 90},
-                                        {LogHistogramLayout::bucket_of(1000), 10}});
+    s.wait_histogram = b.add_histogram(
+        {{LogHistogramLayout::bucket_of(1000), 5}, {LogHistogramLayout::bucket_of(3000), 5}});
+    s.hold_histogram = b.add_histogram(
+        {{LogHistogramLayout::bucket_of(400), 90}, {LogHistogramLayout::bucket_of(1000), 10}});
     b.sites.push_back(s);
     SiteRecord u = site(Operation::kUnlock, 0x3000);
-    u.wait_histogram = u.hold_histogram = b.add_histogram(std::vector<std::pair<uint32_t, uint64_t>>());
+    u.wait_histogram = u.hold_histogram =
+        b.add_histogram(std::vector<std::pair<uint32_t, uint64_t>>());
     b.sites.push_back(u);
   }
   return b;
@@ -133,8 +133,9 @@ TEST(ReportInputs, NonRegularAndHugeFilesAreNamedAndTheOthersReported) {
   EXPECT_NE(result.out.find("fork_exec.c"), std::string::npos) << "the real files are reported";
   const auto warnings = lines_with(result.err, "lockscope: warning: ");
   ASSERT_EQ(warnings.size(), 4u) << result.err;
-  EXPECT_EQ(warnings[0], "lockscope: warning: " + profile +
-                             "/1-1.lsprof: not a regular file (a directory) (its process is left out)");
+  EXPECT_EQ(warnings[0],
+            "lockscope: warning: " + profile +
+                "/1-1.lsprof: not a regular file (a directory) (its process is left out)");
   EXPECT_EQ(warnings[1], "lockscope: warning: " + profile +
                              "/2-2.lsprof: not a regular file (a FIFO) (its process is left out)");
   EXPECT_EQ(warnings[2], "lockscope: warning: " + profile +
@@ -292,9 +293,9 @@ TEST(ReportInputs, InvalidUtf8StringsAreRepairedInEveryFormat) {
   for (const std::string format : {"json", "text", "csv", "collapsed", "speedscope"}) {
     SCOPED_TRACE(format);
     const std::string report = dir / ("report." + format);
-    const CommandResult result = run_lockscope(
-        {"run", "-o", dir / ("p-" + format), "-f", format, "--report", report, "--", "/bin/sh",
-         "-c", "exit 7", latin1});
+    const CommandResult result =
+        run_lockscope({"run", "-o", dir / ("p-" + format), "-f", format, "--report", report, "--",
+                       "/bin/sh", "-c", "exit 7", latin1});
     EXPECT_EQ(result.exit_status, 7) << "the program's status: " << result.err;
     EXPECT_EQ(result.err.find("error"), std::string::npos) << result.err;
     EXPECT_TRUE(fs::exists(report));
@@ -347,8 +348,9 @@ TEST(ReportInputs, ControlCharactersNeverReachTheTerminal) {
     EXPECT_EQ(result.out.find(control), std::string::npos) << int(control) << ": " << result.out;
   EXPECT_EQ(result.out.find("\xc2\x9b"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("exit 0 \\x1B[2J\\x1B]0;owned\\x07"), std::string::npos) << result.out;
-  EXPECT_NE(unwrapped_notes(result.out).find("1 string (arguments, thread names, paths or symbols) not valid UTF-8 "
-                            "or with control characters"),
+  EXPECT_NE(unwrapped_notes(result.out)
+                .find("1 string (arguments, thread names, paths or symbols) not valid UTF-8 "
+                      "or with control characters"),
             std::string::npos)
       << result.out;
   const auto document = nlohmann::json::parse(run_lockscope({"report", profile, "-f", "json"}).out);
@@ -418,8 +420,9 @@ TEST(LargeProfiles, AllLocksOfManyProcessSharedProcessesAreListedInTime) {
   TemporaryDirectory dir;
   for (uint32_t i = 0; i < kProcesses; ++i) {
     const uint32_t pid = 1000 + i;
-    write_file(dir / (std::to_string(pid) + "-" + std::to_string(i + 1) + ".lsprof"),
-               process_profile(pid, i == 0 ? 1 : pid - 1, i + 1, "/bin/true", kLocks, true).bytes());
+    write_file(
+        dir / (std::to_string(pid) + "-" + std::to_string(i + 1) + ".lsprof"),
+        process_profile(pid, i == 0 ? 1 : pid - 1, i + 1, "/bin/true", kLocks, true).bytes());
   }
   const BoundedResult bounded =
       run_lockscope_bounded({"report", dir.path(), "--all", "-o", dir / "out.txt"}, 60);

@@ -30,7 +30,8 @@ TEST(Robustness, LocksInKeyDestructorsAndSignalHandlersAtThreadExitAreRecorded) 
   const ProcessProfile process =
       record_unchanged(dir, "thread_exit_locks", {std::to_string(kThreads)});
   // Two destructor rounds per thread, each locking once: recorded, not passed through.
-  const FoundSite lock = find_site(process, "thread_exit_locks", "destructor-lock", Operation::kLock);
+  const FoundSite lock =
+      find_site(process, "thread_exit_locks", "destructor-lock", Operation::kLock);
   ASSERT_NE(lock.site, nullptr) << "the key destructor's locks are missing from the profile";
   EXPECT_EQ(lock.site->count, 2u * kThreads);
   const SiteSummary* unlock =
@@ -42,7 +43,8 @@ TEST(Robustness, LocksInKeyDestructorsAndSignalHandlersAtThreadExitAreRecorded) 
   ASSERT_NE(worker, nullptr);
   EXPECT_EQ(worker->count, static_cast<uint64_t>(kThreads));
   // The signal handler's sem_post, run inside the last destructor round of each thread.
-  const FoundSite post = find_site(process, "thread_exit_locks", "signal-post", Operation::kSemPost);
+  const FoundSite post =
+      find_site(process, "thread_exit_locks", "signal-post", Operation::kSemPost);
   ASSERT_NE(post.site, nullptr);
   EXPECT_EQ(post.site->count, static_cast<uint64_t>(kThreads));
   // Each worker's own row carries its late locks: 1 in the thread function + 2 in destructors.
@@ -459,7 +461,8 @@ TEST(AtExit, ThreadsStillBlockedAndLocksStillHeldAreCountedUpToTheExit) {
     EXPECT_GE(site.site->wait_sum_ns, 50 * kMs) << b.marker << ": blocked since before the 50 ms";
     EXPECT_LE(site.site->wait_sum_ns, process.duration_ns) << b.marker;
   }
-  const FoundSite main_lock = find_site(process, "blocked_at_exit", "main-lock", format::Operation::kLock);
+  const FoundSite main_lock =
+      find_site(process, "blocked_at_exit", "main-lock", format::Operation::kLock);
   ASSERT_NE(main_lock.site, nullptr);
   EXPECT_GE(main_lock.site->hold_sum_ns, 50 * kMs) << "main held it to the end";
   // The threads' own rows say the same: the blocked mutex and write-lock waiters waited, and

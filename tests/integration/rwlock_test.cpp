@@ -11,7 +11,6 @@ namespace {
 using format::Operation;
 using format::Primitive;
 
-
 // ---------------------------------------------------------------------------------------------
 // Read-write locks.
 
@@ -129,10 +128,10 @@ TEST(RwLock, ErrorCodesAreFailedAcquisitions) {
     uint64_t failed;
   };
   const Expected expected[] = {
-      {"err-relock", Operation::kWriteLock, 1},          // EDEADLK
-      {"err-rdlock-by-writer", Operation::kReadLock, 1},  // EDEADLK
-      {"err-tryrdlock", Operation::kTryReadLock, 1},      // EBUSY
-      {"err-trywrlock", Operation::kTryWriteLock, 1},     // EBUSY
+      {"err-relock", Operation::kWriteLock, 1},            // EDEADLK
+      {"err-rdlock-by-writer", Operation::kReadLock, 1},   // EDEADLK
+      {"err-tryrdlock", Operation::kTryReadLock, 1},       // EBUSY
+      {"err-trywrlock", Operation::kTryWriteLock, 1},      // EBUSY
       {"err-timedwrlock", Operation::kTimedWriteLock, 1},  // ETIMEDOUT
       {"err-timedrdlock", Operation::kTimedReadLock, 1},   // ETIMEDOUT
       {"err-clockwrlock", Operation::kClockWriteLock, 1},  // ETIMEDOUT

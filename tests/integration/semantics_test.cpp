@@ -16,7 +16,8 @@ TEST(Semantics, EveryMutexKindReturnsTheSameCodesUnderTheRuntime) {
   const int trylock_line = marker_line("mutex_semantics", "busy-trylock");
   const LockSummary* busy = lock_acquired_at(process, "mutex_semantics.c", trylock_line);
   ASSERT_NE(busy, nullptr);
-  const SiteSummary* trylock = site_at(*busy, "mutex_semantics.c", trylock_line, Operation::kTryLock);
+  const SiteSummary* trylock =
+      site_at(*busy, "mutex_semantics.c", trylock_line, Operation::kTryLock);
   ASSERT_NE(trylock, nullptr);
   EXPECT_EQ(trylock->count, 3u);
   EXPECT_EQ(trylock->failed, 3u) << "EBUSY trylocks are failed acquisitions";

@@ -1,6 +1,7 @@
 // Call stacks of contended waits, through wrappers, in code without frame pointers.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "lockscope_harness.h"

@@ -126,7 +126,8 @@ TEST(Trace, AProcessKilledBySigkillKeepsEveryEventUpToTheKill) {
       {LOCKSCOPE_CLI, "record", "-o", dir.path(), "--trace", "--", fixture("killed_traced")},
       capture, "record");
   int pid = 0;
-  const CommandResult result = kill_when_ready(started, 200, &pid);  // it blocks right after "ready"
+  const CommandResult result =
+      kill_when_ready(started, 200, &pid);  // it blocks right after "ready"
   ASSERT_GT(pid, 0);
   EXPECT_EQ(result.signal, SIGKILL) << result.err;
 
@@ -139,11 +140,13 @@ TEST(Trace, AProcessKilledBySigkillKeepsEveryEventUpToTheKill) {
   const FoundSite lock = find_site(process, "killed_traced", "counted-lock", Operation::kLock);
   ASSERT_NE(lock.site, nullptr);
   EXPECT_EQ(lock.site->count, 1000u);
-  const FoundSite unlock = find_site(process, "killed_traced", "counted-unlock", Operation::kUnlock);
+  const FoundSite unlock =
+      find_site(process, "killed_traced", "counted-unlock", Operation::kUnlock);
   ASSERT_NE(unlock.site, nullptr);
   EXPECT_EQ(unlock.site->count, 1000u);
   EXPECT_EQ(lock.site->hold_samples, 1000u) << "every hold is timed from the trace";
-  const FoundSite main_wait = find_site(process, "killed_traced", "main-wait", Operation::kCondWait);
+  const FoundSite main_wait =
+      find_site(process, "killed_traced", "main-wait", Operation::kCondWait);
   ASSERT_NE(main_wait.site, nullptr);
   EXPECT_GE(main_wait.site->count, 20u) << "at least one wait per round trip";
   const FoundSite hold = find_site(process, "killed_traced", "hold-forever", Operation::kLock);
@@ -192,8 +195,8 @@ uint64_t expected_events(const ProcessProfile& process, uint32_t tid) {
 // The smallest file holds 64 events: the rest are dropped, and counted, one by one.
 TEST(Trace, AFullFileDropsTheLaterEventsAndCountsThem) {
   TemporaryDirectory dir;
-  const ProcessProfile process = record_unchanged(dir, "counter_threads", {},
-                                                  {"--trace", "--trace-size", "4096"});
+  const ProcessProfile process =
+      record_unchanged(dir, "counter_threads", {}, {"--trace", "--trace-size", "4096"});
   ASSERT_EQ(process.trace.threads.size(), process.threads.size());
   uint64_t dropped = 0;
   for (const TraceThread& thread : process.trace.threads) {
@@ -228,8 +231,9 @@ TEST(Trace, AFullKeyTableDropsTheEventsOfNewKeysAndSaysSo) {
   EXPECT_GE(dropped_no_key, 2u * (1000 - 64));
   EXPECT_EQ(process.locks.size(), 500u) << "the tables keep every count";
   const CommandResult text = run_lockscope({"report", dir.path()});
-  EXPECT_NE(unwrapped_notes(text.out).find("of them its table of distinct lock, site and operation keys"),
-            std::string::npos)
+  EXPECT_NE(
+      unwrapped_notes(text.out).find("of them its table of distinct lock, site and operation keys"),
+      std::string::npos)
       << text.out;
 }
 
@@ -260,9 +264,12 @@ TEST(Trace, MinWaitKeepsOnlyTheLongWaits) {
   uint64_t filtered = 0;
   for (const TraceThread& thread : process.trace.threads) filtered += thread.filtered;
   for (const TraceRecord& event : process.trace.events) {
-    if (event.kind == TraceKind::kWaitBegin) ++begins;
-    else if (event.kind == TraceKind::kCall && (event.flags & format::kTraceWaited)) ++waits;
-    else if (event.kind == TraceKind::kCall) ++others;
+    if (event.kind == TraceKind::kWaitBegin)
+      ++begins;
+    else if (event.kind == TraceKind::kCall && (event.flags & format::kTraceWaited))
+      ++waits;
+    else if (event.kind == TraceKind::kCall)
+      ++others;
   }
   EXPECT_EQ(waits, 20u);
   EXPECT_EQ(begins, 20u);
@@ -281,8 +288,8 @@ TEST(Trace, MinWaitKeepsOnlyTheLongWaits) {
 // exec'd image starts new ones.
 TEST(Trace, ForkAndExecGiveEachProcessImageItsOwnFiles) {
   TemporaryDirectory dir;
-  const Profile profile = record_all_unchanged(dir, {fixture("fork_exec")}, nullptr, nullptr,
-                                               {"--trace"});
+  const Profile profile =
+      record_all_unchanged(dir, {fixture("fork_exec")}, nullptr, nullptr, {"--trace"});
   ASSERT_GE(profile.processes.size(), 2u);
   for (const ProcessProfile& process : profile.processes) {
     ASSERT_TRUE(process.trace.present) << process.pid;
@@ -336,12 +343,13 @@ TEST(Trace, AFullDiskDropsEventsInsteadOfKillingTheProgram) {
   const std::string mount_point = dir / "small";
   std::filesystem::create_directory(mount_point);
   if (!std::filesystem::exists("/bin/mount") ||
-      run_command({"/bin/mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount_point}).exit_status != 0)
+      run_command({"/bin/mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount_point})
+              .exit_status != 0)
     GTEST_SKIP() << "cannot mount a tmpfs here";
   const std::vector<std::string> program = {fixture("spin_counter"), "200000"};
   const CommandResult plain = run_command(program);
-  std::vector<std::string> command = {LOCKSCOPE_CLI, "record", "-o", mount_point + "/out", "--trace",
-                                      "--"};
+  std::vector<std::string> command = {LOCKSCOPE_CLI,        "record",  "-o",
+                                      mount_point + "/out", "--trace", "--"};
   command.insert(command.end(), program.begin(), program.end());
   const CommandResult traced = run_command(command);
   const Profile profile = load_profile(mount_point + "/out");

@@ -3,10 +3,10 @@
 // fixture's functions in the stacks in call order, every lock and site row with its figures.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "lockscope_harness.h"
@@ -22,7 +22,9 @@ json json_report(const std::string& directory) {
   return json::parse(run.out);
 }
 
-bool is_lock(const json& lock) { return lock["primitive"] == "mutex" || lock["primitive"] == "rwlock"; }
+bool is_lock(const json& lock) {
+  return lock["primitive"] == "mutex" || lock["primitive"] == "rwlock";
+}
 
 // The lock-wait (or hold) total of each pid, as the JSON report says.
 std::map<uint64_t, uint64_t> totals_by_pid(const json& report, const char* what) {
@@ -56,7 +58,8 @@ std::vector<FoldedLine> folded(const std::string& text) {
 // Folded lines' sums by the pid of their root frame "pid N (...)".
 std::map<uint64_t, uint64_t> folded_totals(const std::vector<FoldedLine>& lines) {
   std::map<uint64_t, uint64_t> totals;
-  for (const FoldedLine& line : lines) totals[std::stoull(line.frames.front().substr(4))] += line.value;
+  for (const FoldedLine& line : lines)
+    totals[std::stoull(line.frames.front().substr(4))] += line.value;
   return totals;
 }
 
@@ -190,13 +193,17 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   bool quoted = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (quoted && c == '"' && i + 1 < text.size() && text[i + 1] == '"') rows.back().back() += text[++i];
-    else if (c == '"') quoted = !quoted;
-    else if (!quoted && c == ',') rows.back().emplace_back();
+    if (quoted && c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+      rows.back().back() += text[++i];
+    else if (c == '"')
+      quoted = !quoted;
+    else if (!quoted && c == ',')
+      rows.back().emplace_back();
     else if (!quoted && c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
       ++i;
       rows.emplace_back(1);
-    } else rows.back().back() += c;
+    } else
+      rows.back().back() += c;
   }
   if (rows.back() == std::vector<std::string>(1)) rows.pop_back();
   return rows;
@@ -214,7 +221,8 @@ TEST(Views, CsvTablesHoldTheJsonReportsFigures) {
   TemporaryDirectory dir;
   record_unchanged(dir, "rwlock_sides");
   const json report = json_report(dir.path());
-  const CommandResult locks_run = run_lockscope({"report", dir.path(), "-o", dir / "t.csv", "--all"});
+  const CommandResult locks_run =
+      run_lockscope({"report", dir.path(), "-o", dir / "t.csv", "--all"});
   ASSERT_EQ(locks_run.exit_status, 0) << locks_run.err;
   const auto locks = parse_csv(slurp(dir / "t.csv"));
   const CommandResult sites_run =
@@ -240,8 +248,8 @@ TEST(Views, CsvTablesHoldTheJsonReportsFigures) {
       json_sites += lock["sites"].size();
       const bool sides = lock.contains("read") && lock["read"]["acquisitions"] > 0 &&
                          lock["write"]["acquisitions"] > 0;
-      for (const std::string& side : sides ? std::vector<std::string>{"read", "write"}
-                                          : std::vector<std::string>{""}) {
+      for (const std::string& side :
+           sides ? std::vector<std::string>{"read", "write"} : std::vector<std::string>{""}) {
         const json& figures = side.empty() ? lock : lock[side];
         EXPECT_EQ(lock_wait[address + side], figures["wait"]["sum_ns"].get<uint64_t>())
             << address << side;
@@ -255,12 +263,12 @@ TEST(Views, CsvTablesHoldTheJsonReportsFigures) {
 TEST(Views, BadFormatsAndOutputsAreOneLineErrors) {
   TemporaryDirectory dir;
   record_unchanged(dir, "counter_threads");
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"-f", "nosuch"},
-           {"-o", "/dev/null/x.collapsed"},
-           {"-f", "json", "--weight", "hold"},
-           {"-f", "collapsed", "--table", "sites"},
-           {"--weight", "cpu", "-f", "collapsed"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"-f", "nosuch"},
+                                             {"-o", "/dev/null/x.collapsed"},
+                                             {"-f", "json", "--weight", "hold"},
+                                             {"-f", "collapsed", "--table", "sites"},
+                                             {"--weight", "cpu", "-f", "collapsed"}}) {
     std::vector<std::string> command = {"report", dir.path()};
     command.insert(command.end(), args.begin(), args.end());
     const CommandResult run = run_lockscope(command);
@@ -278,4 +286,4 @@ TEST(Views, BadFormatsAndOutputsAreOneLineErrors) {
 }
 
 }  // namespace
-}  // namespace lockscope
+}  // namespace lockscope::testing

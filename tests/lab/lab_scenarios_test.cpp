@@ -1,6 +1,6 @@
-// Every `lockscope bench` scenario, run in-process with tiny parameters through the real command entry
-// point; the `--json` document is parsed and validated with nlohmann-json. Timing figures are never
-// asserted — only that they exist, are numbers, and are consistent with the parameters.
+// Every `lockscope bench` scenario, run in-process with tiny parameters through the real command
+// entry point; the `--json` document is parsed and validated with nlohmann-json. Timing figures are
+// never asserted — only that they exist, are numbers, and are consistent with the parameters.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -19,10 +19,11 @@ class LabScenarioTest : public ::testing::Test {
  protected:
   // Runs `lockscope bench ARGS... --json FILE` and returns the parsed document.
   nlohmann::json run_bench(std::vector<std::string> args) {
-    const std::string path = (std::filesystem::temp_directory_path() /
-                              ("lockscope_lab_" + std::to_string(::getpid()) + "_" +
-                               ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".json"))
-                                 .string();
+    const std::string path =
+        (std::filesystem::temp_directory_path() /
+         ("lockscope_lab_" + std::to_string(::getpid()) + "_" +
+          ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".json"))
+            .string();
     args.insert(args.begin(), "bench");
     args.push_back("--json");
     args.push_back(path);
@@ -56,8 +57,9 @@ class LabScenarioTest : public ::testing::Test {
 };
 
 TEST_F(LabScenarioTest, MutexReportsEveryLockAndThreadCount) {
-  const nlohmann::json doc = run_bench({"mutex", "--locks", "pthread,ticket,mcs", "--threads", "1,2",
-                                        "--iterations", "500", "--runs", "2", "--cs-work", "3"});
+  const nlohmann::json doc =
+      run_bench({"mutex", "--locks", "pthread,ticket,mcs", "--threads", "1,2", "--iterations",
+                 "500", "--runs", "2", "--cs-work", "3"});
   const nlohmann::json& mutex = doc.at("scenarios").at("mutex");
   EXPECT_EQ(mutex.at("parameters").at("iterations"), 500);
   const nlohmann::json& cases = mutex.at("cases");
@@ -85,8 +87,8 @@ TEST_F(LabScenarioTest, CondvarCountsCyclesPerRun) {
 }
 
 TEST_F(LabScenarioTest, CondvarWithFifoRunsEitherWayAndSaysWhich) {
-  const nlohmann::json doc =
-      run_bench({"condvar", "--runs", "2", "--iterations", "100", "--fifo", "1", "--signal-under-mutex"});
+  const nlohmann::json doc = run_bench(
+      {"condvar", "--runs", "2", "--iterations", "100", "--fifo", "1", "--signal-under-mutex"});
   const nlohmann::json& fifo = doc.at("scenarios").at("condvar").at("fifo");
   EXPECT_TRUE(fifo.at("requested").get<bool>());
   EXPECT_TRUE(fifo.at("applied").is_boolean());
@@ -94,8 +96,8 @@ TEST_F(LabScenarioTest, CondvarWithFifoRunsEitherWayAndSaysWhich) {
 }
 
 TEST_F(LabScenarioTest, StormComparesThreadsAndProcesses) {
-  const nlohmann::json doc = run_bench(
-      {"storm", "--threads", "4", "--calls", "100", "--runs", "2", "--processes", "--syscall", "gettid"});
+  const nlohmann::json doc = run_bench({"storm", "--threads", "4", "--calls", "100", "--runs", "2",
+                                        "--processes", "--syscall", "gettid"});
   const nlohmann::json& storm = doc.at("scenarios").at("storm");
   EXPECT_EQ(storm.at("parameters").at("syscall"), "gettid");
   for (const char* kind : {"threads", "processes"}) {

@@ -1,7 +1,7 @@
 // One correctness suite, instantiated for every lock in LabLocks (abseil/Concurrency Kit style).
-// It checks mutual exclusion with an occupancy counter (atomic, so it also works as a detector when the
-// lock is broken) and with plain data that only the lock protects — the TSan preset runs this suite, so
-// a lock that fails to order its critical sections is also reported as a data race.
+// It checks mutual exclusion with an occupancy counter (atomic, so it also works as a detector when
+// the lock is broken) and with plain data that only the lock protects — the TSan preset runs this
+// suite, so a lock that fails to order its critical sections is also reported as a data race.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -128,8 +128,8 @@ TYPED_TEST(LockCorrectnessTest, TwoLocksOfTheSameTypeNest) {
 }
 
 TYPED_TEST(LockCorrectnessTest, BenchmarkWorkloadVerifiesItsCounter) {
-  const MutexRun run = run_mutex_workload<TypeParam>(
-      MutexWorkload{.threads = 2, .duration_s = 0, .iterations = 1000, .cs_work = 2, .outside_work = 2});
+  const MutexRun run = run_mutex_workload<TypeParam>(MutexWorkload{
+      .threads = 2, .duration_s = 0, .iterations = 1000, .cs_work = 2, .outside_work = 2});
   EXPECT_EQ(total_acquisitions(run), 2000u);
   EXPECT_NO_THROW(verify_mutual_exclusion(run, TypeParam::kName));
 }

@@ -74,13 +74,16 @@ TEST(BenchArithmeticTest, KeyFiguresFromCannedScenarioJson) {
       {"c2c", {{"best_round_trip_ns", 100.0}, {"handoff_bound_per_second", 2e7}}},
       {"mutex",
        {{"best_handoff", {{"lock", "ticket"}, {"fraction_of_bound", 0.6}}},
-        {"cases", {{{"lock", "pthread"}, {"threads", 2}, {"iterations_per_ms", {{"mean", 30.0}}}},
-                   {{"lock", "tas"}, {"threads", 2}, {"iterations_per_ms", {{"mean", 99.0}}}}}}}},
+        {"cases",
+         {{{"lock", "pthread"}, {"threads", 2}, {"iterations_per_ms", {{"mean", 30.0}}}},
+          {{"lock", "tas"}, {"threads", 2}, {"iterations_per_ms", {{"mean", 99.0}}}}}}}},
       {"condvar", {{"cycles_per_s", {{"median", 270000.0}}}}},
       {"storm",
        {{"variants",
          {{"threads",
-           {{"real_s", {{"mean", 1.0}}}, {"user_s", {{"mean", 0.5}}}, {"sys_s", {{"mean", 2.0}}}}}}}}},
+           {{"real_s", {{"mean", 1.0}}},
+            {"user_s", {{"mean", 0.5}}},
+            {"sys_s", {{"mean", 2.0}}}}}}}}},
       {"pi", {{"skipped", true}, {"reason", "SCHED_FIFO not permitted here"}}}};
   const nlohmann::json f = key_figures(scenarios);
   EXPECT_EQ(f.at("c2c_round_trip_ns"), 100.0);
@@ -98,13 +101,15 @@ TEST(BenchOutputTest, RelativeSummaryRanksAndComparesToTheBest) {
   fast.mean = 142;
   slow.mean = 100;
   std::ostringstream out;
-  const nlohmann::json rel = print_relative_summary(out, "2 threads", {{"slow", slow}, {"fast", fast}}, true);
+  const nlohmann::json rel =
+      print_relative_summary(out, "2 threads", {{"slow", slow}, {"fast", fast}}, true);
   ASSERT_EQ(rel.size(), 1u);
   EXPECT_EQ(rel[0].at("best"), "fast");
   EXPECT_DOUBLE_EQ(rel[0].at("ratio").get<double>(), 1.42);
   EXPECT_NE(out.str().find("1.42 ± 0.00× faster than slow"), std::string::npos) << out.str();
   // For times, lower is better and the ratio is still ≥ 1.
-  const nlohmann::json times = print_relative_summary(out, "time", {{"slow", fast}, {"fast", slow}}, false);
+  const nlohmann::json times =
+      print_relative_summary(out, "time", {{"slow", fast}, {"fast", slow}}, false);
   EXPECT_EQ(times[0].at("best"), "fast");
   EXPECT_DOUBLE_EQ(times[0].at("ratio").get<double>(), 1.42);
 }

@@ -30,8 +30,8 @@ TEST(BlameText, EachWaitingSiteListsItsHoldersAndSeveralSitesSumThemUp) {
   const SiteSummary reader = waiting_site("reader r.c:10", 0x10,
                                           {Blame{at("writer w.c:20", 0x20), 3, 3'000'000},
                                            Blame{at("reader r.c:10", 0x10), 1, 1'000'000}});
-  const SiteSummary writer = waiting_site("writer w.c:20", 0x20,
-                                          {Blame{at("writer w.c:20", 0x20), 4, 4'000'000}});
+  const SiteSummary writer =
+      waiting_site("writer w.c:20", 0x20, {Blame{at("writer w.c:20", 0x20), 4, 4'000'000}});
   std::ostringstream out;
   write_blame({&reader, &writer}, out);
   const std::string text = out.str();

@@ -10,11 +10,11 @@ namespace {
 
 std::map<std::string, std::string> parse(const char* text, bool* ok = nullptr) {
   std::map<std::string, std::string> out;
-  const bool result = ConfigString::for_each(text, [&](const char* k, size_t kl, const char* v,
-                                                       size_t vl) {
-    out[std::string(k, kl)] = std::string(v, vl);
-    return true;
-  });
+  const bool result =
+      ConfigString::for_each(text, [&](const char* k, size_t kl, const char* v, size_t vl) {
+        out[std::string(k, kl)] = std::string(v, vl);
+        return true;
+      });
   if (ok) *ok = result;
   return out;
 }

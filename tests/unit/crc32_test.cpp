@@ -1,10 +1,10 @@
 // The section checksum (slicing-by-8) against the standard CRC-32 check values and against itself
 // fed in pieces of every alignment.
+#include "common/crc32.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
-
-#include "common/crc32.h"
 
 namespace lockscope {
 namespace {
@@ -22,7 +22,8 @@ TEST(Crc32, ContinuingOverPiecesEqualsTheWhole) {
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 131 + 7);
   const uint32_t whole = crc32(0, bytes.data(), bytes.size());
   for (size_t split = 0; split <= 17; ++split)
-    EXPECT_EQ(crc32(crc32(0, bytes.data(), split), bytes.data() + split, bytes.size() - split), whole)
+    EXPECT_EQ(crc32(crc32(0, bytes.data(), split), bytes.data() + split, bytes.size() - split),
+              whole)
         << "split at " << split;
 }
 

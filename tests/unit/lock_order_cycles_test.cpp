@@ -46,7 +46,6 @@ TEST(LockOrderCycles, ADuplicateEdgeOrASelfEdgeChangesNothing) {
   EXPECT_EQ(inversions[0].edges, (std::vector<size_t>{0, 3}));
 }
 
-
 // glibc's rwlocks prefer readers: a read lock never waits for readers, so a cycle of read locks
 // held and read locks taken is no deadlock, nor one where only one of the two acquisitions can
 // wait; with both able to wait (each lock held for writing) it is one.

@@ -47,8 +47,8 @@ TEST(LogHistogram, SeedReportBoundariesAreBucketBoundaries) {
 
 TEST(LogHistogram, ReportBucketsSplitExactlyAtTheMicrosecondBoundaries) {
   LatencyHistogram histogram;
-  const uint64_t values[] = {0, 999, 1000, 1001, 10000, 10001, 100000, 100001, 1000000, 1000001,
-                             5000000000ull};
+  const uint64_t values[] = {0,      999,    1000,    1001,    10000,        10001,
+                             100000, 100001, 1000000, 1000001, 5000000000ull};
   for (uint64_t v : values) histogram.add(Layout::bucket_of(v), 1);
   const auto buckets = report_buckets(histogram);
   EXPECT_EQ(buckets[0], 3u);  // 0, 999, 1000

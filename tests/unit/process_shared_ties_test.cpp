@@ -44,10 +44,11 @@ std::string text_of(const Profile& profile) {
 
 TEST(ProcessSharedTies, OnlyTheSameGenerationInTheSameFamilyIsTheSameLock) {
   Profile profile;
-  profile.processes.push_back(process_with_shared_lock(100, 1, 0));   // the parent
-  profile.processes.push_back(process_with_shared_lock(101, 100, 0)); // its child: the same lock
-  profile.processes.push_back(process_with_shared_lock(102, 100, 1)); // a child that re-initialised it
-  profile.processes.push_back(process_with_shared_lock(200, 1, 0));   // unrelated, same address
+  profile.processes.push_back(process_with_shared_lock(100, 1, 0));    // the parent
+  profile.processes.push_back(process_with_shared_lock(101, 100, 0));  // its child: the same lock
+  profile.processes.push_back(
+      process_with_shared_lock(102, 100, 1));  // a child that re-initialised it
+  profile.processes.push_back(process_with_shared_lock(200, 1, 0));  // unrelated, same address
   using Ties = std::map<size_t, std::vector<uint32_t>>;
   const std::vector<Ties> ties = find_process_shared_ties(profile);
   ASSERT_EQ(ties.size(), 4u);

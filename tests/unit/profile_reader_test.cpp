@@ -4,10 +4,9 @@
 #include "analysis/profile_reader.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstring>
@@ -55,8 +54,8 @@ ProfileFileBuilder sample_profile() {
   t.contended = 2;
   t.wait_sum_ns = 3000;
   t.wait_max_ns = 2000;
-  t.wait_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(1000), 1},
-                                      {LogHistogramLayout::bucket_of(2000), 1}});
+  t.wait_histogram = b.add_histogram(
+      {{LogHistogramLayout::bucket_of(1000), 1}, {LogHistogramLayout::bucket_of(2000), 1}});
   b.threads.push_back(t);
   LockRecord l{};
   l.address = 0x600000108;
@@ -76,8 +75,8 @@ ProfileFileBuilder sample_profile() {
   s.contended = 2;
   s.wait_sum_ns = 3000;
   s.wait_max_ns = 2000;
-  s.wait_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(1000), 1},
-                                      {LogHistogramLayout::bucket_of(2000), 1}});
+  s.wait_histogram = b.add_histogram(
+      {{LogHistogramLayout::bucket_of(1000), 1}, {LogHistogramLayout::bucket_of(2000), 1}});
   s.hold_histogram = b.add_histogram({{LogHistogramLayout::bucket_of(500), 8}});
   s.hold_samples = 1;
   b.sites.push_back(s);
@@ -164,8 +163,10 @@ TEST_F(ProfileReader, EveryFlippedByteIsCaughtOrHarmless) {
     std::string damaged = bytes;
     damaged[at] = static_cast<char>(damaged[at] ^ 0x40);
     auto result = read_profile_file(write(damaged));
-    if (std::holds_alternative<std::string>(result)) ++caught;
-    else uncaught_offsets += std::to_string(at) + " ";
+    if (std::holds_alternative<std::string>(result))
+      ++caught;
+    else
+      uncaught_offsets += std::to_string(at) + " ";
   }
   // Everything is covered by a CRC or a consistency check except the 4 reserved bytes of each of
   // the 9 section headers, and the counters section's type: flipped, it is a type this reader

@@ -2,8 +2,8 @@
 // hand-built profile: collapsed lines, a speedscope document, RFC 4180 quoting in csv; the file
 // sink's errors.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
@@ -117,9 +117,10 @@ TEST(ReportFormats, SpeedscopeSharesFramesAndWeighsSamples) {
   EXPECT_EQ(profile["endValue"], 900);
   EXPECT_EQ(profile["weights"], nlohmann::json::parse("[600, 300]"));
   std::vector<std::string> names;
-  for (const auto& index : profile["samples"][0]) names.push_back(frames[index.get<size_t>()]["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"main src/map.cc:20", "Map<int, \"k\">::at src/map.cc:10",
-                                             "mutex 0xfeed"}));
+  for (const auto& index : profile["samples"][0])
+    names.push_back(frames[index.get<size_t>()]["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"main src/map.cc:20",
+                                             "Map<int, \"k\">::at src/map.cc:10", "mutex 0xfeed"}));
   EXPECT_EQ(frames[profile["samples"][0][0].get<size_t>()]["line"], 20);
 }
 

@@ -68,9 +68,9 @@ Profile golden_profile() {
   lock_site.hold_samples = 24597;
   lock_site.wait = histogram_of({{800, 100}, {5000, 200}, {50000, 200}, {4500000, 100}});
   lock_site.hold = histogram_of({{200, 196769}});
-  lock_site.blame = {Blame{location("find_deltas", "builtin/pack-objects.c", 1695), 500, 700'000'000},
-                     Blame{location("ll_find_deltas", "builtin/pack-objects.c", 1830), 100,
-                           112'000'000}};
+  lock_site.blame = {
+      Blame{location("find_deltas", "builtin/pack-objects.c", 1695), 500, 700'000'000},
+      Blame{location("ll_find_deltas", "builtin/pack-objects.c", 1830), 100, 112'000'000}};
   lock_site.cross_cpu_handoffs = 450;
   lock_site.same_cpu_handoffs = 100;
   hot.sites.push_back(lock_site);
@@ -102,7 +102,8 @@ Profile golden_profile() {
   return profile;
 }
 
-void expect_golden(const std::string& format, const ReportOptions& options, const std::string& name) {
+void expect_golden(const std::string& format, const ReportOptions& options,
+                   const std::string& name) {
   std::ostringstream out;
   make_report_writer(format)->write(golden_profile(), options, out);
   const std::string path = std::string(LOCKSCOPE_SOURCE_DIR) + "/tests/golden/" + name;
@@ -117,7 +118,9 @@ void expect_golden(const std::string& format, const ReportOptions& options, cons
   EXPECT_EQ(out.str(), expected.str()) << "golden file: " << path;
 }
 
-TEST(ReportGolden, Text) { expect_golden("text", ReportOptions{}, "report.txt"); }
+TEST(ReportGolden, Text) {
+  expect_golden("text", ReportOptions{}, "report.txt");
+}
 
 TEST(ReportGolden, TextAllLocksSortedByAcquisitions) {
   ReportOptions options;
@@ -126,9 +129,13 @@ TEST(ReportGolden, TextAllLocksSortedByAcquisitions) {
   expect_golden("text", options, "report-all-by-acquisitions.txt");
 }
 
-TEST(ReportGolden, Json) { expect_golden("json", ReportOptions{}, "report.json"); }
+TEST(ReportGolden, Json) {
+  expect_golden("json", ReportOptions{}, "report.json");
+}
 
-TEST(ReportGolden, Collapsed) { expect_golden("collapsed", ReportOptions{}, "report.collapsed"); }
+TEST(ReportGolden, Collapsed) {
+  expect_golden("collapsed", ReportOptions{}, "report.collapsed");
+}
 
 TEST(ReportGolden, CollapsedByHold) {
   ReportOptions options;

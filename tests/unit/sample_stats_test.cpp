@@ -26,10 +26,10 @@ TEST(SampleStatsTest, PercentilesInterpolateBetweenClosestRanks) {
   EXPECT_DOUBLE_EQ(percentile_of_sorted(sorted, 0.0), 10);
   EXPECT_DOUBLE_EQ(percentile_of_sorted(sorted, 0.5), 30);
   EXPECT_DOUBLE_EQ(percentile_of_sorted(sorted, 1.0), 50);
-  EXPECT_DOUBLE_EQ(percentile_of_sorted(sorted, 0.9), 46);   // rank 3.6 → 40 + 0.6 × 10
-  EXPECT_DOUBLE_EQ(percentile_of_sorted(sorted, 0.125), 15);  // rank 0.5
+  EXPECT_DOUBLE_EQ(percentile_of_sorted(sorted, 0.9), 46);       // rank 3.6 → 40 + 0.6 × 10
+  EXPECT_DOUBLE_EQ(percentile_of_sorted(sorted, 0.125), 15);     // rank 0.5
   EXPECT_DOUBLE_EQ(percentile({50, 10, 40, 30, 20}, 0.25), 20);  // unsorted input is sorted first
-  EXPECT_DOUBLE_EQ(percentile_of_sorted(sorted, 1.5), 50);        // q is clamped
+  EXPECT_DOUBLE_EQ(percentile_of_sorted(sorted, 1.5), 50);       // q is clamped
 }
 
 TEST(SampleStatsTest, SingleSampleHasZeroSpread) {

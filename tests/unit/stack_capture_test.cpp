@@ -26,8 +26,10 @@ std::string function_returned_to(uintptr_t return_address) {
   static Symbolizer symbolizer;
   const auto where = stack_capture_testing::module_address(return_address);
   if (where.module.empty()) return "<no module>";
-  const SymbolizedAddress symbolized = symbolizer.symbolize({where.module, ""}, where.elf_vaddr - 1);
-  if (symbolized.frames.empty() || symbolized.frames.back().function.empty()) return symbolized.symbol;
+  const SymbolizedAddress symbolized =
+      symbolizer.symbolize({where.module, ""}, where.elf_vaddr - 1);
+  if (symbolized.frames.empty() || symbolized.frames.back().function.empty())
+    return symbolized.symbol;
   return symbolized.frames.back().function;
 }
 
@@ -47,8 +49,12 @@ class StackCapture : public ::testing::Test {
 };
 
 // A return address the table knows: inside this file's code.
-__attribute__((noinline)) int code_marker(int x) { return x * 7 + 1; }
-uintptr_t code_address(int offset) { return reinterpret_cast<uintptr_t>(&code_marker) + offset; }
+__attribute__((noinline)) int code_marker(int x) {
+  return x * 7 + 1;
+}
+uintptr_t code_address(int offset) {
+  return reinterpret_cast<uintptr_t>(&code_marker) + offset;
+}
 
 // A fake stack of frame records (saved frame pointer, return address), 16-byte aligned.
 struct HandBuiltStack {
@@ -213,7 +219,8 @@ TEST_F(StackCapture, FirstFrameIsInTheCallerOfCaptureStackInEveryMode) {
     uintptr_t frames[kMaxFrames];
     const uint32_t depth = capture_in_named_function(frames, mode);
     ASSERT_GE(depth, 1u);
-    EXPECT_TRUE(starts_with(function_returned_to(frames[0]), "lockscope::runtime::(anonymous namespace)::capture_in_named_function"))
+    EXPECT_TRUE(starts_with(function_returned_to(frames[0]),
+                            "lockscope::runtime::(anonymous namespace)::capture_in_named_function"))
         << function_returned_to(frames[0]);
   }
   uintptr_t frames[kMaxFrames];
@@ -225,7 +232,8 @@ uint32_t g_signal_depth[3];
 
 void capture_in_signal_handler(int) {
   const UnwindMode modes[] = {UnwindMode::kFramePointer, UnwindMode::kDwarf, UnwindMode::kAuto};
-  for (int i = 0; i < 3; ++i) g_signal_depth[i] = capture_stack(g_signal_frames[i], kMaxFrames, modes[i]);
+  for (int i = 0; i < 3; ++i)
+    g_signal_depth[i] = capture_stack(g_signal_frames[i], kMaxFrames, modes[i]);
 }
 
 __attribute__((noinline)) void raise_signal_in_named_function() {
@@ -246,10 +254,12 @@ TEST_F(StackCapture, CapturesFromASignalHandlerThroughTheSignalFrame) {
         << i;
   }
   // DWARF, and kAuto because this file has no frame pointers, unwind through the signal frame.
-  EXPECT_TRUE(any_frame_in(g_signal_frames[1], g_signal_depth[1],
-                           "lockscope::runtime::(anonymous namespace)::raise_signal_in_named_function"));
-  EXPECT_TRUE(any_frame_in(g_signal_frames[2], g_signal_depth[2],
-                           "lockscope::runtime::(anonymous namespace)::raise_signal_in_named_function"));
+  EXPECT_TRUE(
+      any_frame_in(g_signal_frames[1], g_signal_depth[1],
+                   "lockscope::runtime::(anonymous namespace)::raise_signal_in_named_function"));
+  EXPECT_TRUE(
+      any_frame_in(g_signal_frames[2], g_signal_depth[2],
+                   "lockscope::runtime::(anonymous namespace)::raise_signal_in_named_function"));
 }
 
 uintptr_t g_exit_frames[kMaxFrames];
@@ -275,8 +285,9 @@ TEST_F(StackCapture, CapturesFromAThreadExitDestructor) {
   pthread_key_delete(key);
   // The destructor, then glibc's thread-exit code (no frame pointers: DWARF takes over).
   ASSERT_GE(g_exit_depth, 2u);
-  EXPECT_TRUE(starts_with(function_returned_to(g_exit_frames[0]),
-                          "lockscope::runtime::(anonymous namespace)::capture_in_thread_exit_destructor"))
+  EXPECT_TRUE(
+      starts_with(function_returned_to(g_exit_frames[0]),
+                  "lockscope::runtime::(anonymous namespace)::capture_in_thread_exit_destructor"))
       << function_returned_to(g_exit_frames[0]);
 }
 

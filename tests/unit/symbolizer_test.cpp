@@ -25,8 +25,9 @@ namespace {
 
 using namespace symbolizer_oracle;
 
-#define SKIP_WITHOUT_LLVM_SYMBOLIZER()                                               \
-  if (!tool_exists("llvm-symbolizer")) GTEST_SKIP() << "llvm-symbolizer (the oracle) is not installed"
+#define SKIP_WITHOUT_LLVM_SYMBOLIZER() \
+  if (!tool_exists("llvm-symbolizer")) \
+  GTEST_SKIP() << "llvm-symbolizer (the oracle) is not installed"
 
 bool file_exists(const std::string& path) {
   struct stat status;
@@ -90,9 +91,8 @@ std::string disagreement(const SymbolizedAddress& ours, const std::vector<Oracle
   bool same = ours.frames.size() == oracle.size();
   for (size_t i = 0; same && i < oracle.size(); ++i) {
     const SourceFrame& frame = ours.frames[i];
-    same = (!compare_names ||
-            demangler_neutral(without_clone_suffix(frame.function)) ==
-                demangler_neutral(without_clone_suffix(oracle[i].function))) &&
+    same = (!compare_names || demangler_neutral(without_clone_suffix(frame.function)) ==
+                                  demangler_neutral(without_clone_suffix(oracle[i].function))) &&
            base_name(frame.file) == oracle[i].file && frame.line == oracle[i].line;
   }
   if (same) return {};
@@ -177,7 +177,8 @@ TEST_P(SymbolizerInlineChain, EveryByteOfOuterFunctionMatchesLlvmSymbolizer) {
   std::vector<uint64_t> addresses;
   for (const FunctionSymbol& function : function_symbols(path)) {
     if (function.name.find("outer_entry") == std::string::npos) continue;
-    for (uint64_t offset = 0; offset < function.size; ++offset) addresses.push_back(function.start + offset);
+    for (uint64_t offset = 0; offset < function.size; ++offset)
+      addresses.push_back(function.start + offset);
   }
   ASSERT_FALSE(addresses.empty()) << "outer_entry not found in " << path;
   Agreement agreement = compare_with_llvm_symbolizer(path, addresses);
@@ -213,8 +214,8 @@ TEST(SymbolizerOracle, WithoutDebugArangesStillMatches) {
   SKIP_WITHOUT_LLVM_SYMBOLIZER();
   ScratchDirectory scratch;
   const std::string copy = scratch.path() + "/no_aranges";
-  run_command("objcopy --remove-section=.debug_aranges '" + std::string(SYMBOLIZER_FIXTURE_O2_INLINE) +
-              "' '" + copy + "'");
+  run_command("objcopy --remove-section=.debug_aranges '" +
+              std::string(SYMBOLIZER_FIXTURE_O2_INLINE) + "' '" + copy + "'");
   ASSERT_TRUE(file_exists(copy));
   ASSERT_EQ(run_command("readelf -S '" + copy + "' | grep -c debug_aranges"), "0\n");
   expect_full_agreement(copy, 2 * 3);
@@ -274,7 +275,8 @@ TEST(SymbolizerFallback, MissingFileGivesModuleOffset) {
   EXPECT_EQ(result.label().rfind("libgone.so+0x1234", 0), 0u) << result.label();
   // A directory and a non-ELF file are unreadable the same way.
   EXPECT_EQ(symbolizer.symbolize({"/tmp", ""}, 0x10).label().rfind("tmp+0x10", 0), 0u);
-  EXPECT_EQ(symbolizer.symbolize({"/etc/hostname", ""}, 0x10).label().rfind("hostname+0x10", 0), 0u);
+  EXPECT_EQ(symbolizer.symbolize({"/etc/hostname", ""}, 0x10).label().rfind("hostname+0x10", 0),
+            0u);
   EXPECT_EQ(symbolizer.symbolize({"", ""}, 0x10).label().empty(), false);
 }
 
@@ -327,7 +329,8 @@ TEST(SymbolizerFallback, BuildIdMismatchIsNotTrusted) {
   EXPECT_TRUE(mismatching.symbol.empty());
   EXPECT_EQ(mismatching.untrusted_reason, "build-id mismatch");
   EXPECT_NE(mismatching.label().find("+0x"), std::string::npos);
-  EXPECT_NE(mismatching.label().find("build-id mismatch"), std::string::npos) << mismatching.label();
+  EXPECT_NE(mismatching.label().find("build-id mismatch"), std::string::npos)
+      << mismatching.label();
 }
 
 TEST(SymbolizerCache, RepeatedAddressGivesSameAnswer) {
@@ -361,14 +364,16 @@ void expect_agreement(const std::string& path, bool dynamic_symbols, double mini
   std::vector<FunctionSymbol> functions = function_symbols(path, dynamic_symbols);
   if (functions.size() > 400) {  // an even sample keeps llvm-symbolizer's share of the time small
     std::vector<FunctionSymbol> sample;
-    for (size_t i = 0; i < functions.size(); i += functions.size() / 400) sample.push_back(functions[i]);
+    for (size_t i = 0; i < functions.size(); i += functions.size() / 400)
+      sample.push_back(functions[i]);
     functions.swap(sample);
   }
   for (bool compare_names : {false, true}) {
     Agreement agreement =
         compare_with_llvm_symbolizer(path, addresses_inside(functions), compare_names);
-    std::cout << path << ": " << agreement.compared - agreement.disagreed << "/" << agreement.compared
-              << (compare_names ? " names" : " locations") << " agree with llvm-symbolizer\n";
+    std::cout << path << ": " << agreement.compared - agreement.disagreed << "/"
+              << agreement.compared << (compare_names ? " names" : " locations")
+              << " agree with llvm-symbolizer\n";
     ASSERT_GT(agreement.compared, 0u);
     EXPECT_GE(1.0 - double(agreement.disagreed) / double(agreement.compared),
               compare_names ? minimum_name_ratio : minimum_location_ratio)
@@ -457,7 +462,8 @@ double symbolization_rate(const std::string& path, size_t count) {
 
 // Thousands of addresses over a whole module: every label is non-blank (checked in
 // symbolization_rate). The rate is printed, not asserted: speed is measured, not timed in tests
-// (on the reference machine: ~16k-90k addresses/s in this binary, ~43k in libc, ~2M in stripped git).
+// (on the reference machine: ~16k-90k addresses/s in this binary, ~43k in libc, ~2M in stripped
+// git).
 TEST(SymbolizerScale, ThousandsOfAddressesInOwnExecutable) {
   EXPECT_GT(symbolization_rate(own_executable(), 5000), 0);
 }

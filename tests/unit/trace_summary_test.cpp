@@ -92,7 +92,8 @@ TEST(TraceSummary, OwnerChangesAreTheRuntimesFlaggedAcquisitions) {
   events.add(1, TraceKind::kCall, 15, kA, Operation::kUnlock, 1);
   events.add(1, TraceKind::kCall, 30, kA, Operation::kLock, 0, format::kTraceOwnerChanged);
   events.add(1, TraceKind::kHoldPause, 31, kA, Operation::kCondWait, 2);
-  events.add(1, TraceKind::kHoldResume, 60, kA, Operation::kCondWait, 2, format::kTraceOwnerChanged);
+  events.add(1, TraceKind::kHoldResume, 60, kA, Operation::kCondWait, 2,
+             format::kTraceOwnerChanged);
   events.add(1, TraceKind::kCall, 65, kA, Operation::kUnlock, 1);
   for (uint64_t t : {20u, 40u, 50u}) {
     events.add(2, TraceKind::kCall, t, kA, Operation::kLock, 0,

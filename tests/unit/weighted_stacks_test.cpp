@@ -66,8 +66,9 @@ TEST(WeightedStacks, WaitsOnTheirStacksOutermostFirstAndTheRestAtTheCallSite) {
   const std::vector<WeightedStack> stacks = weighted_stacks(process, StackWeight::kWait);
   ASSERT_EQ(stacks.size(), 3u);
   EXPECT_TRUE(stacks[0].captured);
-  EXPECT_EQ(labels(stacks[0]), (std::vector<std::string>{"start_thread app.cc:1", "worker app.cc:30",
-                                                         "update app.cc:20", "take app.cc:10"}));
+  EXPECT_EQ(labels(stacks[0]),
+            (std::vector<std::string>{"start_thread app.cc:1", "worker app.cc:30",
+                                      "update app.cc:20", "take app.cc:10"}));
   EXPECT_EQ(stacks[0].weight_ns, 3'000u);
   EXPECT_EQ(stacks[0].count, 2u);
   EXPECT_FALSE(stacks[1].captured);  // the 3 waits without a stack: the call site, inlined too
@@ -104,14 +105,15 @@ TEST(WeightedStacks, HoldsOnTheStacksTheyWereReleasedFrom) {
   const std::vector<WeightedStack> stacks = weighted_stacks(process, StackWeight::kHold);
   ASSERT_EQ(stacks.size(), 2u);
   EXPECT_TRUE(stacks[0].captured);
-  EXPECT_EQ(labels(stacks[0]),
-            (std::vector<std::string>{"start_thread app.cc:1", "worker app.cc:31", "release app.cc:11"}));
+  EXPECT_EQ(labels(stacks[0]), (std::vector<std::string>{"start_thread app.cc:1",
+                                                         "worker app.cc:31", "release app.cc:11"}));
   EXPECT_EQ(stacks[0].weight_ns, 600u);
   EXPECT_EQ(stacks[0].count, 4u);
   EXPECT_FALSE(stacks[1].captured);
   EXPECT_EQ(stacks[1].weight_ns, 100u);
   EXPECT_EQ(stacks[1].count, lock_site.acquisitions() - 4);
-  EXPECT_EQ(stacks[0].weight_ns + stacks[1].weight_ns, lock_time_total(process, StackWeight::kHold));
+  EXPECT_EQ(stacks[0].weight_ns + stacks[1].weight_ns,
+            lock_time_total(process, StackWeight::kHold));
 }
 
 TEST(WeightedStacks, StacksClaimingMoreThanTheSiteLeaveNothingAtTheCallSite) {

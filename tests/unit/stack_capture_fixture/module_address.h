@@ -26,7 +26,8 @@ inline ModuleAddress module_address(uintptr_t address) {
         for (int i = 0; i < info->dlpi_phnum; ++i) {
           const ElfW(Phdr)& segment = info->dlpi_phdr[i];
           const uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
-          if (segment.p_type != PT_LOAD || s.address < begin || s.address >= begin + segment.p_memsz)
+          if (segment.p_type != PT_LOAD || s.address < begin ||
+              s.address >= begin + segment.p_memsz)
             continue;
           s.found.elf_vaddr = s.address - info->dlpi_addr;
           s.found.module = info->dlpi_name ? info->dlpi_name : "";

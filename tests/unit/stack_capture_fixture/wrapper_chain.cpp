@@ -29,11 +29,16 @@ volatile int g_sink;
 
 const char* chain_end_name(FrameChainEnd end) {
   switch (end) {
-    case FrameChainEnd::kNullFramePointer: return "null-frame-pointer";
-    case FrameChainEnd::kEnteredLibc: return "entered-libc";
-    case FrameChainEnd::kFramesFull: return "frames-full";
-    case FrameChainEnd::kBroken: return "broken";
-    case FrameChainEnd::kNoStackBounds: return "no-stack-bounds";
+    case FrameChainEnd::kNullFramePointer:
+      return "null-frame-pointer";
+    case FrameChainEnd::kEnteredLibc:
+      return "entered-libc";
+    case FrameChainEnd::kFramesFull:
+      return "frames-full";
+    case FrameChainEnd::kBroken:
+      return "broken";
+    case FrameChainEnd::kNoStackBounds:
+      return "no-stack-bounds";
   }
   return "?";
 }
@@ -42,7 +47,8 @@ const char* chain_end_name(FrameChainEnd end) {
 
 __attribute__((noinline, noclone)) int capture_here(int value) {
   for (int mode = 0; mode < 3; ++mode)
-    g_outcomes[mode] = capture_stack_with_outcome(g_frames[mode], kMaxFrames, kModes[mode]);  // calls: capture_stack
+    g_outcomes[mode] = capture_stack_with_outcome(g_frames[mode], kMaxFrames,
+                                                  kModes[mode]);  // calls: capture_stack
   g_sink = g_sink + value;
   return value + 1;
 }

@@ -20,7 +20,8 @@ inline std::string run_command(const std::string& command) {
   if (pipe == nullptr) return output;
   std::array<char, 4096> buffer;
   size_t read = 0;
-  while ((read = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), read);
+  while ((read = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    output.append(buffer.data(), read);
   pclose(pipe);
   return output;
 }
@@ -43,8 +44,9 @@ struct FunctionSymbol {
 // Sized text symbols (T/t/W) of `path`; `dynamic` reads .dynsym (for stripped system binaries).
 inline std::vector<FunctionSymbol> function_symbols(const std::string& path, bool dynamic = false) {
   std::vector<FunctionSymbol> functions;
-  std::istringstream lines(run_command("nm -C -S --defined-only " + std::string(dynamic ? "-D " : "") +
-                                       "'" + path + "' 2>/dev/null"));
+  std::istringstream lines(run_command("nm -C -S --defined-only " +
+                                       std::string(dynamic ? "-D " : "") + "'" + path +
+                                       "' 2>/dev/null"));
   std::string line;
   while (std::getline(lines, line)) {
     std::istringstream fields(line);
@@ -94,7 +96,8 @@ inline std::vector<std::vector<OracleFrame>> llvm_symbolizer_frames(
       OracleFrame frame;
       frame.function = function_line == "??" ? "" : function_line;
       size_t column_colon = location_line.rfind(':');
-      size_t line_colon = column_colon == 0 ? std::string::npos : location_line.rfind(':', column_colon - 1);
+      size_t line_colon =
+          column_colon == 0 ? std::string::npos : location_line.rfind(':', column_colon - 1);
       if (line_colon != std::string::npos) {
         frame.file = base_name(location_line.substr(0, line_colon));
         frame.line = std::atoi(location_line.substr(line_colon + 1).c_str());
