@@ -13,10 +13,10 @@ if [ "${1:-}" = "--test" ]; then
   # built by the packaging tests; debuginfod and curl: a local debuginfod server for the
   # stripped-binary test; sqlite3: the CLI the SQLite report tests query with; chromium: the
   # headless browser the html report tests open their pages in; git, binutils: fixtures and tests;
-  # clang and libclang-rt-14-dev: the libFuzzer targets of tests/fuzz; npm: Microsoft's SARIF
-  # validator (installed below) for the sarif report's test.
+  # clang and libclang-rt-14-dev: the libFuzzer targets of tests/fuzz; clang-format: the format
+  # check of .ci/run; npm: Microsoft's SARIF validator (installed below) for the sarif report's test.
   packages+=(llvm binutils git python3 python3-jsonschema golang-go libjemalloc2 memcached
-             dpkg-dev debuginfod curl sqlite3 chromium clang libclang-rt-14-dev)
+             dpkg-dev debuginfod curl sqlite3 chromium clang libclang-rt-14-dev clang-format)
   # Debian's npm only where no npm is on PATH: a machine with NodeSource's nodejs has its own npm,
   # and Debian's npm package conflicts with that nodejs ("held broken packages").
   command -v npm >/dev/null || packages+=(npm)
