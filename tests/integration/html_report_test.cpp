@@ -3,8 +3,8 @@
 // the page's scripts render holds the wrapped_locks fixture's frames in the flame graph, its lock
 // in the locks table with a drawn histogram, its waits in the blame table, and a traced run's
 // timeline its waits and holds; the page reports no error of its own (its error trap, and
-// Chromium's console log); and a screenshot is taken. The page is read without its <script>
-// elements, so a name counts only where the page drew it, not where its data carries it.
+// Chromium's console log); and a screenshot shows the verdict drawn. The page is read without its
+// <script> elements, so a name counts only where the page drew it, not where its data carries it.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@
 #include "analysis/lock_names.h"
 #include "analysis/profile_views.h"
 #include "lockscope_harness.h"
+#include "png_pixels.h"
 
 namespace lockscope::testing {
 namespace {
@@ -142,23 +143,64 @@ TEST(HtmlReport, ChromiumDrawsTheFlameGraphLocksAndBlameOfWrappedLocks) {
   EXPECT_NE(section(run.dom, "timeline").find("recorded without --trace"), std::string::npos);
 }
 
-TEST(HtmlReport, ChromiumTakesAScreenshot) {
+// The colour a custom property of the page's stylesheet sets: "--wait: #d1495b;" gives 0xd1495b.
+uint32_t css_colour(const std::string& html, const std::string& property) {
+  const size_t at = html.find(property + ": #");
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no " << property << " in the page's stylesheet";
+    return 0x1000000;  // no pixel has it
+  }
+  return uint32_t(std::stoul(html.substr(at + property.size() + 3, 6), nullptr, 16));
+}
+
+// The screenshot shows the page drawn, not only a PNG of the right size: the header band in the
+// band colour, and below it the verdict drawn in the colours its severity (from this profile's
+// findings) gives it in report.css — its title's text, and its box's 4-px left border, a vertical
+// run of that colour no table rule or flame-graph frame makes. Colours are compared exactly:
+// headless Chromium draws sRGB as given.
+TEST(HtmlReport, ChromiumTakesAScreenshotOfTheVerdictDrawn) {
   TemporaryDirectory dir;
   record_unchanged(dir, "wrapped_locks", {"50"});
   const std::string png = dir / "x.png";
-  const PageRun run =
-      open_in_chromium(write_html(dir), {"--screenshot=" + png, "--window-size=1280,900"});
+  const std::string page = write_html(dir);
+  const PageRun run = open_in_chromium(page, {"--screenshot=" + png, "--window-size=1280,900"});
   expect_no_page_errors(run);
-  const std::string image = slurp(png);
-  ASSERT_GT(image.size(), 24u);
-  EXPECT_EQ(image.substr(0, 8), "\x89PNG\r\n\x1a\n");
-  const auto be32 = [&](size_t at) {
-    return uint32_t(uint8_t(image[at])) << 24 | uint32_t(uint8_t(image[at + 1])) << 16 |
-           uint32_t(uint8_t(image[at + 2])) << 8 | uint32_t(uint8_t(image[at + 3]));
-  };
-  EXPECT_EQ(be32(16), 1280u);  // IHDR: width, height
-  EXPECT_EQ(be32(20), 900u);
-  EXPECT_GT(image.size(), 20000u) << "a blank page is a few KB";
+  const PngPixels shot = decode_png(slurp(png));
+  ASSERT_EQ(shot.error, "");
+  ASSERT_EQ(shot.width, 1280u);  // IHDR
+  ASSERT_EQ(shot.height, 900u);
+
+  const std::string html = slurp(page);
+  const Finding verdict = ProfileViews(load_profile(dir.path())).findings().at(0);
+  ASSERT_EQ(verdict.rule, "verdict");
+  const bool note = verdict.severity == Severity::kNote;
+  const uint32_t title = css_colour(html, note ? "--ink" : "--wait");
+  const uint32_t border = css_colour(html, note                                   ? "--rule"
+                                           : verdict.severity == Severity::kError ? "--wait"
+                                                                                  : "--code");
+  const uint32_t band = css_colour(html, "--band");
+
+  constexpr uint32_t kX = 640;  // the middle of the page, left of the scroll bar
+  uint32_t band_end = 0;
+  while (band_end < shot.height && shot.at(kX, band_end) == band) ++band_end;
+  EXPECT_GE(band_end, 40u) << "the header band is not drawn in " << std::hex << band;
+  // The findings come first: the verdict lies within 500 rows under the band.
+  const uint32_t area_end = std::min(shot.height, band_end + 500);
+  size_t title_pixels = 0;
+  uint32_t longest_border_run = 0;
+  for (uint32_t x = 0; x < shot.width; ++x) {
+    uint32_t run_length = 0;
+    for (uint32_t y = band_end; y < area_end; ++y) {
+      const uint32_t pixel = shot.at(x, y);
+      title_pixels += pixel == title;
+      run_length = pixel == border ? run_length + 1 : 0;
+      longest_border_run = std::max(longest_border_run, run_length);
+    }
+  }
+  EXPECT_GE(title_pixels, 200u) << "the verdict's title (\"" << verdict.title
+                                << "\") is not drawn in " << std::hex << title;
+  EXPECT_GE(longest_border_run, 40u)
+      << "no left border of the verdict's box in " << std::hex << border;
 }
 
 // lock_names_formats: the page opens on the findings, the verdict first (its title, the lock it

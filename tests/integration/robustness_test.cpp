@@ -541,6 +541,24 @@ TEST(Robustness, ANotRecoverableRobustMutexInitialisedElsewhereNeverHangs) {
   TemporaryDirectory dir;
   const Profile profile = record_all_unchanged(dir, {fixture("robust_unseen_init"), "6"});
   EXPECT_EQ(profile.processes.size(), 3u) << "the program and its two children";
+  // The parent's 6 rounds, alternately at its two call sites: each recorded, each failed
+  // (ENOTRECOVERABLE, which the fixture checked and its exit status says).
+  const std::pair<const char*, Operation> sites[] = {{"lock", Operation::kLock},
+                                                     {"timed-lock", Operation::kTimedLock}};
+  for (const auto& [marker, operation] : sites) {
+    const int line = marker_line("robust_unseen_init", marker);
+    uint64_t count = 0, failed = 0;
+    for (const ProcessProfile& process : profile.processes) {
+      for (const LockSummary& lock : process.locks) {
+        if (const SiteSummary* site = site_at(lock, "robust_unseen_init.c", line, operation)) {
+          count += site->count;
+          failed += site->failed;
+        }
+      }
+    }
+    EXPECT_EQ(count, 3u) << marker;
+    EXPECT_EQ(failed, 3u) << marker;
+  }
 }
 
 // errno after a contended lock is the program's, even when the runtime's own insertion of a new

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -47,9 +48,33 @@ struct LockNames {
 
 TYPED_TEST_SUITE(LockCorrectnessTest, GtestTypesOf<LabLocks>::type, LockNames);
 
-TYPED_TEST(LockCorrectnessTest, SatisfiesTheConcept) {
+// lock() waits while another thread holds the lock, returns once it is released, and then sees
+// what the holder wrote inside its critical section. A lock() that returned at once (or an
+// unlock() that released nothing) fails the first or the last check; a waiter that is slow to
+// start only makes the first check pass trivially, never fail.
+TYPED_TEST(LockCorrectnessTest, LockWaitsForTheHolderAndSeesItsWrites) {
   static_assert(Lockable<TypeParam>);
-  EXPECT_FALSE(std::string_view(TypeParam::kName).empty());
+  TypeParam lock;
+  std::uint64_t written_under_lock = 0;  // plain: only the lock orders it
+  std::atomic<bool> waiter_started{false};
+  std::atomic<bool> waiter_acquired{false};
+  std::uint64_t seen_by_waiter = 0;
+  lock.lock();
+  std::thread waiter([&] {
+    waiter_started.store(true);
+    lock.lock();
+    waiter_acquired.store(true);
+    seen_by_waiter = written_under_lock;
+    lock.unlock();
+  });
+  while (!waiter_started.load()) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(waiter_acquired.load()) << "lock() returned while another thread held the lock";
+  written_under_lock = 0x5eed;
+  lock.unlock();
+  waiter.join();
+  EXPECT_TRUE(waiter_acquired.load());
+  EXPECT_EQ(seen_by_waiter, 0x5eedu);
 }
 
 TYPED_TEST(LockCorrectnessTest, UncontendedLockUnlockAndTryLock) {

@@ -29,11 +29,6 @@ using namespace symbolizer_oracle;
   if (!tool_exists("llvm-symbolizer")) \
   GTEST_SKIP() << "llvm-symbolizer (the oracle) is not installed"
 
-bool file_exists(const std::string& path) {
-  struct stat status;
-  return stat(path.c_str(), &status) == 0;
-}
-
 // A few addresses inside each function: first byte, middle, last byte.
 std::vector<uint64_t> addresses_inside(const std::vector<FunctionSymbol>& functions) {
   std::vector<uint64_t> addresses;
@@ -349,12 +344,6 @@ TEST(SymbolizerCache, RepeatedAddressGivesSameAnswer) {
 namespace lockscope {
 namespace {
 
-std::string own_executable() {
-  char path[4096];
-  ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-  return length > 0 ? std::string(path, static_cast<size_t>(length)) : std::string();
-}
-
 // Real binaries: agreement over a sample of every function, with the first disagreements shown.
 // Locations (frames, files, lines) must agree; names may differ in demangler formatting
 // ("decltype (::new" vs "decltype(new"), and for C code llvm-symbolizer names the outermost frame
@@ -420,64 +409,6 @@ TEST(SymbolizerRealBinary, LibcAgreesWithLlvmSymbolizer) {
     GTEST_SKIP() << "no debug info for libc (Debian: apt install libc6-dbg)";
   }
   expect_agreement(libc, true, 0.99, 0.4);  // names: glibc aliases, see above
-}
-
-// [start, end) of the .text section, from readelf.
-std::pair<uint64_t, uint64_t> text_section(const std::string& path) {
-  std::istringstream lines(run_command("readelf -SW '" + path + "' 2>/dev/null"));
-  std::string line;
-  while (std::getline(lines, line)) {
-    size_t name = line.find(" .text ");
-    if (name == std::string::npos) continue;
-    std::istringstream fields(line.substr(name + 7));
-    std::string type, address, offset, size;
-    fields >> type >> address >> offset >> size;
-    uint64_t start = std::stoull(address, nullptr, 16);
-    return {start, start + std::stoull(size, nullptr, 16)};
-  }
-  return {0, 0};
-}
-
-// Symbolizes `count` addresses spread evenly over .text, after opening the module with one
-// lookup, and returns addresses per second (CU indexes are built during the timed part).
-double symbolization_rate(const std::string& path, size_t count) {
-  auto [start, end] = text_section(path);
-  EXPECT_LT(start, end) << "no .text in " << path;
-  if (start >= end) return 0;
-  Symbolizer symbolizer;
-  EXPECT_FALSE(symbolizer.symbolize({path, ""}, start).label().empty());
-  const uint64_t stride = std::max<uint64_t>(1, (end - start) / count);
-  size_t empty_labels = 0;
-  auto begin = std::chrono::steady_clock::now();
-  for (uint64_t address = start + 1; address < end; address += stride) {
-    empty_labels += symbolizer.symbolize({path, ""}, address).label().empty();
-  }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  EXPECT_EQ(empty_labels, 0u);
-  double rate = double(count) / seconds;
-  std::cout << path << ": " << count << " addresses in " << seconds * 1000 << " ms = " << rate
-            << " addresses/s\n";
-  return rate;
-}
-
-// Thousands of addresses over a whole module: every label is non-blank (checked in
-// symbolization_rate). The rate is printed, not asserted: speed is measured, not timed in tests
-// (on the reference machine: ~16k-90k addresses/s in this binary, ~43k in libc, ~2M in stripped
-// git).
-TEST(SymbolizerScale, ThousandsOfAddressesInOwnExecutable) {
-  EXPECT_GT(symbolization_rate(own_executable(), 5000), 0);
-}
-
-TEST(SymbolizerScale, LibcWithSeparateDebuginfo) {
-  const std::string libc = "/lib/x86_64-linux-gnu/libc.so.6";
-  if (!file_exists(libc)) GTEST_SKIP() << libc << " not found";
-  EXPECT_GT(symbolization_rate(libc, 5000), 0);
-}
-
-TEST(SymbolizerScale, StrippedSystemBinaryNeverBlank) {
-  const std::string git = "/usr/bin/git";
-  if (!file_exists(git)) GTEST_SKIP() << git << " not installed";
-  EXPECT_GT(symbolization_rate(git, 5000), 0);
 }
 
 }  // namespace

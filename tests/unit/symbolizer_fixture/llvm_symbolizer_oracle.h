@@ -3,6 +3,7 @@
 // stripped copies — and parse their plain-text output.
 #pragma once
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -28,6 +29,18 @@ inline std::string run_command(const std::string& command) {
 
 inline bool tool_exists(const std::string& tool) {
   return !run_command("command -v " + tool + " 2>/dev/null").empty();
+}
+
+inline bool file_exists(const std::string& path) {
+  struct stat status;
+  return stat(path.c_str(), &status) == 0;
+}
+
+// This test binary's path.
+inline std::string own_executable() {
+  char path[4096];
+  ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  return length > 0 ? std::string(path, static_cast<size_t>(length)) : std::string();
 }
 
 inline std::string base_name(const std::string& path) {
