@@ -46,9 +46,12 @@ const char* chain_end_name(FrameChainEnd end) {
 }  // namespace
 
 __attribute__((noinline, noclone)) int capture_here(int value) {
-  for (int mode = 0; mode < 3; ++mode)
-    g_outcomes[mode] = capture_stack_with_outcome(g_frames[mode], kMaxFrames,
-                                                  kModes[mode]);  // calls: capture_stack
+  for (int mode = 0; mode < 3; ++mode) {
+    // The marker stays on the call's line, however long.
+    // clang-format off
+    g_outcomes[mode] = capture_stack_with_outcome(g_frames[mode], kMaxFrames, kModes[mode]);  // calls: capture_stack
+    // clang-format on
+  }
   g_sink = g_sink + value;
   return value + 1;
 }
