@@ -125,7 +125,8 @@ struct RecordSettings {
 void add_record_options(CLI::App& app, RecordSettings& settings) {
   app.footer(
       fmt::format("The program to profile follows the options, after --:\n  {} [OPTIONS] -- CMD "
-                  "[ARGS...]\nExit status: the program's (its signal re-raised); 125 "
+                  "[ARGS...]\nExit status: the program's (its signal re-raised; with --repeat, "
+                  "the last run's); 125 "
                   "lockscope's own error, 126 cannot run, 127 not found.",
                   app.get_name()));
   app.add_option("-o,--output", settings.directory,
@@ -189,7 +190,8 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
                              "the set there, keeping the runs recorded, and its status is "
                              "lockscope's",
                              kMaxRepeat))
-      ->check(CLI::Range(1u, kMaxRepeat));
+      ->check(CLI::Range(1u, kMaxRepeat).description(""))  // the help says the range
+      ->type_name("N");
 }
 
 // The command after the options: from "--", else what CLI11 left over (prefix_command stops at the
