@@ -7,6 +7,7 @@
 
 #include "bench/bench_command.h"
 #include "cli/cli_error.h"
+#include "cli/diff_command.h"
 #include "cli/profile_commands.h"
 
 namespace {
@@ -20,6 +21,7 @@ constexpr const char* kUsage =
     "  report [DIR] [-f FORMAT] [-o FILE] [--sort KEY] [--top N] [--all]\n"
     "         [--brief] [--wide] [--legend] [--addresses]  (text: first screen only, ...)\n"
     "         [--caller-depth N] [--skip-frames REGEX]  (waits by the caller of lock wrappers)\n"
+    "  diff   BASE NEW [-f FORMAT] [--fail-on RULE]  compare two profiles or sets of runs\n"
     "  bench  SCENARIO [options]           the lab: mutex, condvar, storm, pi, c2c, all\n"
     "\n"
     "`lockscope <command> --help` describes each command's options (`report --help`: the "
@@ -49,6 +51,7 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "record") return lockscope::run_record_command(args);
   if (command == "report") return lockscope::run_report_command(args);
   if (command == "bench") return run_bench(args);
+  if (command == "diff") return lockscope::run_diff_command(args);
   throw lockscope::CliError(fmt::format("unknown command '{}'", command),
                             "commands are: run, record, report, bench (see `lockscope --help`)");
 }

@@ -18,6 +18,7 @@
 
 #include "analysis/compare/run_set.h"
 #include "cli/cli_error.h"
+#include "cli/cli_parse.h"
 #include "cli/interrupted_report.h"
 #include "cli/profile_directory.h"
 #include "cli/repeated_runs.h"
@@ -39,20 +40,6 @@ std::string size_text(uint64_t bytes) {
   for (const auto& [unit, suffix] : kUnits)
     if (bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
   return std::to_string(bytes);
-}
-
-// CLI11 errors (unknown option, bad value) become one-line CliErrors.
-void parse(CLI::App& app, const std::vector<std::string>& args) {
-  std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 wants them reversed
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    throw;
-  } catch (const CLI::ParseError& error) {
-    throw CliError(fmt::format("{}: {}", args[0], error.what()),
-                   fmt::format("see `lockscope {} --help`", args[0]));
-  }
 }
 
 // Splits "lockscope run [options] -- CMD ARGS" at the first "--" (or the first non-option word).
@@ -279,7 +266,7 @@ int run_record_command(const std::vector<std::string>& args) {
   add_record_options(app, settings);
   app.prefix_command();
   try {
-    parse(app, options);
+    parse_command_line(app, options);
   } catch (const CLI::CallForHelp&) {
     return 0;
   }
@@ -317,7 +304,7 @@ int run_run_command(const std::vector<std::string>& args) {
   app.add_option("--report", report_settings.output, "write the report to FILE instead of stderr");
   app.prefix_command();
   try {
-    parse(app, options);
+    parse_command_line(app, options);
   } catch (const CLI::CallForHelp&) {
     return 0;
   }
@@ -367,7 +354,7 @@ int run_report_command(const std::vector<std::string>& args) {
                  "write the report to this FILE, not a directory (the format from its extension, "
                  "see Formats below; `-`: stdout); run and record's -o is the profile directory");
   try {
-    parse(app, args);
+    parse_command_line(app, args);
   } catch (const CLI::CallForHelp&) {
     return 0;
   }

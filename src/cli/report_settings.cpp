@@ -187,7 +187,7 @@ void check_report_settings(ReportSettings& settings) {
                                format.extensions.front()));
 }
 
-void write_report(const std::string& directory, const ReportSettings& settings) {
+Profile read_symbolized_profile(const std::string& directory) {
   Profile profile;
   try {
     profile = read_profile_directory(directory);
@@ -210,6 +210,11 @@ void write_report(const std::string& directory, const ReportSettings& settings) 
   if (isatty(STDERR_FILENO)) setenv("DEBUGINFOD_PROGRESS", "1", /*overwrite=*/0);
   symbolize_profile(profile, symbolize_progress_line());
   repair_profile_strings(profile);
+  return profile;
+}
+
+void write_report(const std::string& directory, const ReportSettings& settings) {
+  Profile profile = read_symbolized_profile(directory);
   ReportOptions options = settings.options;
   if (settings.attribute_waits) {
     std::string error;  // the pattern was checked when parsed

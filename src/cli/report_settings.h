@@ -34,6 +34,9 @@ void add_report_options(CLI::App& app, ReportSettings& settings);
 // the run is not lost): an extension no format has, an option the format does not read, a
 // binary format to a terminal. Throws CliError.
 void check_report_settings(ReportSettings& settings);
+// Reads and symbolizes the profile in `directory`; throws CliError when it holds no readable
+// profile (its damaged files are left in Profile::problems).
+Profile read_symbolized_profile(const std::string& directory);
 // Reads, symbolizes and writes the profile in `directory` as the checked `settings` say: to the
 // report file, else to stderr (`run`) or stdout. Throws CliError.
 void write_report(const std::string& directory, const ReportSettings& settings);

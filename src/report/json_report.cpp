@@ -11,11 +11,26 @@
 #include "analysis/wait_attribution.h"
 #include "report/counter_descriptions.h"
 #include "report/evidence_json.h"
+#include "report/json_report_parts.h"
 #include "report/json_writer.h"
 #include "report/lock_rows.h"
 #include "report/report_writer.h"
 
 namespace lockscope {
+
+void json_location_value(JsonWriter& w, const CodeLocation& where, const ProcessProfile& process) {
+  w.begin_object().field("label", where.label).field("offset", where.offset).key("module");
+  if (where.module < process.modules.size())
+    w.value(process.modules[where.module].path);
+  else
+    w.value(nullptr);
+  if (!where.function.empty()) w.field("function", where.function);
+  if (!where.file.empty()) w.field("file", where.file);
+  if (where.line) w.field("line", where.line);
+  if (!where.inlined_from.empty()) w.key("inlined_into").values(where.inlined_from);
+  w.end_object();
+}
+
 namespace {
 
 // 2: every primitive (docs/json-schema.md); lock_order is additive. 3: a lock's, a side's and a
@@ -61,25 +76,12 @@ void histogram_field(JsonWriter& w, std::string_view name, const LatencyHistogra
   w.end_object();
 }
 
-void location_value(JsonWriter& w, const CodeLocation& where, const ProcessProfile& process) {
-  w.begin_object().field("label", where.label).field("offset", where.offset).key("module");
-  if (where.module < process.modules.size())
-    w.value(process.modules[where.module].path);
-  else
-    w.value(nullptr);
-  if (!where.function.empty()) w.field("function", where.function);
-  if (!where.file.empty()) w.field("file", where.file);
-  if (where.line) w.field("line", where.line);
-  if (!where.inlined_from.empty()) w.key("inlined_into").values(where.inlined_from);
-  w.end_object();
-}
-
 // A location, or null for one not known.
 void known_location_field(JsonWriter& w, std::string_view name, const CodeLocation& where,
                           const ProcessProfile& process) {
   w.key(name);
   if (where.known())
-    location_value(w, where, process);
+    json_location_value(w, where, process);
   else
     w.value(nullptr);
 }
@@ -148,7 +150,7 @@ void site_value(JsonWriter& w, const SiteSummary& site, const ProcessProfile& pr
                    : kind == format::OperationClass::kWait    ? "wait"
                                                               : "event");
   w.key("caller");
-  location_value(w, site.location, process);
+  json_location_value(w, site.location, process);
   w.field("count", site.count).field("failed", site.failed);
   if (kind == format::OperationClass::kAcquire || kind == format::OperationClass::kWait) {
     w.field("contended", site.contended);
@@ -190,7 +192,7 @@ void attributed_waits_members(JsonWriter& w, const LockSummary& lock, const Proc
   w.array("attributed_waits");
   for (const AttributedWaits& row : attribution.frames) {
     w.begin_object().key("frame");
-    location_value(w, row.frame, process);
+    json_location_value(w, row.frame, process);
     w.field("waits", row.waits).field("wait_ns", row.wait_ns).end_object();
   }
   w.end_array()
@@ -281,7 +283,7 @@ void lock_order_field(JsonWriter& w, const ProcessView& view) {
     w.field("taken", edge.to_lock)
         .field("taken_name", lock_name_at(process, edge.to_lock))
         .key("taken_at");
-    location_value(w, edge.to_site, process);
+    json_location_value(w, edge.to_site, process);
     w.field("operation", operation_name(edge.to_operation));
     stack_id_field(w, "stack", edge.stack, LockOrderEdge::kNoStack);
     w.field("tid", edge.tid).end_object();
@@ -302,87 +304,10 @@ void stacks_field(JsonWriter& w, const ProcessProfile& process) {
   w.array("stacks");
   for (const auto& stack : process.stacks) {
     w.begin_array();
-    for (const CodeLocation& frame : stack) location_value(w, frame, process);
+    for (const CodeLocation& frame : stack) json_location_value(w, frame, process);
     w.end_array();
   }
   w.end_array();
-}
-
-void trace_event_value(JsonWriter& w, const TraceRecord& e, const TraceNames& names) {
-  w.begin_object()
-      .field("t_ns", e.time_ns)
-      .field("tid", e.tid)
-      .field("kind", trace_kind_name(e.kind));
-  switch (e.kind) {
-    case format::TraceKind::kCall:
-    case format::TraceKind::kWaitBegin:
-    case format::TraceKind::kHoldPause:
-    case format::TraceKind::kHoldResume:
-      w.field("operation", operation_name(e.operation)).field("lock", e.object).key("lock_name");
-      if (const LockSummary* lock = names.lock_of(e))
-        w.value(lock_name(*lock));
-      else  // a lock the tables lack (a ring's overwritten start): its address
-        w.value(fmt::format("{:#x}", e.object));
-      w.field("site", e.site);
-      break;
-    case format::TraceKind::kThreadName:
-      w.field("name", e.name);
-      break;
-    default:
-      break;
-  }
-  if (e.kind == format::TraceKind::kCall) {
-    w.field("generation", e.generation)
-        .field("waited", (e.flags & format::kTraceWaited) != 0)
-        .field("failed", (e.flags & format::kTraceFailed) != 0);
-    if (e.flags & format::kTraceTimedOut) w.field("timed_out", true);
-    if (e.flags & format::kTraceArrivedLast) w.field("arrived_last", true);
-    if (format::trace_interrupted(e.flags))
-      w.field("interrupted", true);
-    else if (e.flags & (format::kTraceWithWaiters | format::kTraceNoWaiters))
-      w.field("waiters_seen", (e.flags & format::kTraceWithWaiters) != 0);
-  }
-  w.end_object();
-}
-
-// Trace mode: the files, then every event (by thread, each thread's in order); "site" indexes
-// "sites". Null for a process recorded without --trace.
-void trace_field(JsonWriter& w, const ProcessView& view) {
-  const ProcessProfile& process = *view.process;
-  const ProcessTrace& trace = process.trace;
-  w.key("trace");
-  if (!trace.present) {
-    w.value(nullptr);
-    return;
-  }
-  w.begin_object()
-      .field("ring", trace.ring)
-      .field("min_wait_ns", trace.min_wait_ns)
-      .field("cut_short", trace.cut_short)
-      .field("lost_events", trace.lost())
-      .array("threads");
-  for (const TraceThread& t : trace.threads) {
-    w.begin_object()
-        .field("tid", t.tid)
-        .field("file", t.file)
-        .field("events", t.events)
-        .field("overwritten", t.overwritten)
-        .field("dropped", t.dropped)
-        .field("dropped_no_key", t.dropped_no_key)
-        .field("filtered", t.filtered)
-        .field("closed", t.closed)
-        .key("problem");
-    if (t.problem.empty())
-      w.value(nullptr);
-    else
-      w.value(t.problem);
-    w.end_object();
-  }
-  w.end_array().array("sites");
-  for (const CodeLocation& site : trace.sites) location_value(w, site, process);
-  w.end_array().array("events");
-  for (const TraceRecord& e : trace.events) trace_event_value(w, e, *view.trace_names);
-  w.end_array().end_object();
 }
 
 void process_value(JsonWriter& w, const ProcessView& view, const ReportOptions& options) {
@@ -425,7 +350,7 @@ void process_value(JsonWriter& w, const ProcessView& view, const ReportOptions& 
   w.end_array();
   lock_order_field(w, view);
   stacks_field(w, process);
-  trace_field(w, view);
+  json_trace_field(w, view);
   w.end_object();
 }
 
@@ -455,7 +380,7 @@ void findings_field(JsonWriter& w, const ProfileViews& views) {
     }
     w.end_array().array("sites");
     if (const ProcessProfile* process = finding_process(views, finding))
-      for (const CodeLocation& site : finding.sites) location_value(w, site, *process);
+      for (const CodeLocation& site : finding.sites) json_location_value(w, site, *process);
     w.end_array();
     evidence_array(w, "evidence", finding.evidence);
     w.field("advice", finding.advice)

@@ -1,0 +1,27 @@
+// The writers of `lockscope diff` (analysis/compare/run_comparison.h): text for a terminal,
+// markdown for a pull request's comment or a CI job's summary, JSON for tools. Each renders the
+// comparison; none computes a figure of its own beyond the wording (diff_wording.h).
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "analysis/compare/run_comparison.h"
+
+namespace lockscope {
+
+struct DiffOptions {
+  std::string base_label;     // BASE as given on the command line
+  std::string changed_label;  // NEW
+  std::size_t top = 10;       // entities listed beyond the significant changes
+  bool all = false;           // every matched figure, significant or not
+};
+
+void write_diff_text(const compare::Comparison& diff, const DiffOptions& options,
+                     std::ostream& out);
+void write_diff_markdown(const compare::Comparison& diff, const DiffOptions& options,
+                         std::ostream& out);
+void write_diff_json(const compare::Comparison& diff, const DiffOptions& options,
+                     std::ostream& out);
+
+}  // namespace lockscope
