@@ -1,17 +1,13 @@
 #include "cli/run_set_report.h"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
-#include <stdexcept>
+#include <vector>
 
 #include "analysis/compare/run_metrics.h"
-#include "analysis/compare/run_set.h"
 #include "cli/cli_error.h"
-#include "common/trace_format.h"
+#include "cli/run_set_loading.h"
 #include "report/lock_rows.h"
 #include "report/report_file.h"
 #include "report/run_set_report.h"
@@ -22,20 +18,6 @@ namespace {
 // The same option for one run of the set: `lockscope report DIR/K --brief`.
 std::string one_run_hint(const std::string& directory, const std::string& option) {
   return fmt::format("one run of the set: lockscope report {}/K {}", directory, option);
-}
-
-// On a terminal, a progress line while the runs are read and symbolized (stderr; erased when
-// done): a set of large profiles takes a while.
-compare::RunSetProgress reading_progress() {
-  if (!isatty(STDERR_FILENO)) return {};
-  return [](std::size_t run, std::size_t runs, std::size_t done, std::size_t total) {
-    if (done < total)
-      fmt::print(stderr, "\r\033[Klockscope: reading run {} of {}: {} of {} code locations",
-                 run + 1, runs, done, total);
-    else
-      fmt::print(stderr, "\r\033[K");
-    std::fflush(stderr);
-  };
 }
 
 // The command line of the set's program, as its first run's first process had it.
@@ -72,27 +54,12 @@ void check_run_set_report_settings(const ReportSettings& settings, const std::st
 }
 
 void write_run_set_report(const std::string& directory, const ReportSettings& settings) {
-  if (isatty(STDERR_FILENO)) setenv("DEBUGINFOD_PROGRESS", "1", /*overwrite=*/0);
-  compare::RunSetProfiles set;
-  try {
-    set = compare::read_run_set(directory, reading_progress());
-  } catch (const std::runtime_error& error) {
-    throw CliError(error.what(),
-                   "give the directory written by `lockscope record --repeat N -o "
-                   "DIR`, or one run of it, DIR/K");
-  }
-  for (std::size_t run = 0; run < set.profiles.size(); ++run)
-    for (const ProfileProblem& problem : set.profiles[run].problems)
-      fmt::print(stderr, "lockscope: warning: run {}: {}: {} ({})\n", run + 1, problem.file,
-                 problem.message,
-                 problem.file.ends_with(format::kTraceSuffix) ? "its events are left out"
-                                                              : "its process is left out");
-  std::vector<const Profile*> runs;
-  for (const Profile& profile : set.profiles) runs.push_back(&profile);
+  const LoadedRuns set = load_runs(directory);
+  const std::vector<const Profile*> runs = set.pointers();
   // Call sites are the JSON's alone: the text shows the program, processes and locks.
   const bool json = settings.format == "json";
   const compare::RunMetrics metrics = compare::run_metrics(runs, /*sites=*/json);
-  const RunSetReport report{metrics, directory, command_of(set.profiles.front())};
+  const RunSetReport report{metrics, directory, command_of(set.runs.front())};
   const RunSetTextOptions text_options{settings.options.top, settings.options.all};
   auto write = [&](std::ostream& out) {
     if (json)
