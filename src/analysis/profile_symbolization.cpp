@@ -114,12 +114,17 @@ void for_each_location(ProcessProfile& process, Visit&& visit) {
 }  // namespace
 
 void symbolize_profile(Profile& profile, const SymbolizeProgress& progress) {
+  Symbolizer symbolizer;
+  symbolize_profile(profile, symbolizer, progress);
+}
+
+void symbolize_profile(Profile& profile, Symbolizer& symbolizer,
+                       const SymbolizeProgress& progress) {
   size_t total = 0;
   if (progress)
     for (ProcessProfile& process : profile.processes)
       for_each_location(process, [&](CodeLocation&) { ++total; });
   size_t done = 0;
-  Symbolizer symbolizer;
   for (ProcessProfile& process : profile.processes)
     for_each_location(process, [&](CodeLocation& where) {
       symbolize(where, process, symbolizer);

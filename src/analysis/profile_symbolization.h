@@ -13,6 +13,11 @@ namespace lockscope {
 // the end (done == total), so that a front end can show a progress line.
 using SymbolizeProgress = std::function<void(size_t done, size_t total)>;
 void symbolize_profile(Profile& profile, const SymbolizeProgress& progress = {});
+// The same through the caller's Symbolizer, which keeps each module it opened (and its DWARF
+// index) for the next profile: the runs of a repeated set name the same modules.
+class Symbolizer;
+void symbolize_profile(Profile& profile, Symbolizer& symbolizer,
+                       const SymbolizeProgress& progress = {});
 // A demangled name as labels show it: "ns::Class::method(int, std::string const&) const" ->
 // "ns::Class::method", "(anonymous namespace)::" left out.
 std::string short_function_name(std::string name);

@@ -14,12 +14,16 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
+#include "analysis/compare/run_set.h"
 #include "cli/cli_error.h"
 #include "cli/cli_parse.h"
 #include "cli/interrupted_report.h"
 #include "cli/profile_directory.h"
+#include "cli/repeated_runs.h"
 #include "cli/report_settings.h"
+#include "cli/run_set_report.h"
 #include "cli/target_launch.h"
 #include "cli/target_program.h"
 #include "common/profile_format.h"
@@ -102,12 +106,14 @@ struct RecordSettings {
   uint64_t trace_size = config::kDefaultTraceSize;
   std::string trace_full = config::kDefaultTraceFull;
   uint64_t min_wait_ns = config::kDefaultMinWaitNs;
+  unsigned repeat = 0;  // --repeat N: a set of N runs in DIR/1 … DIR/N (0: one run, in DIR)
 };
 
 void add_record_options(CLI::App& app, RecordSettings& settings) {
   app.footer(
       fmt::format("The program to profile follows the options, after --:\n  {} [OPTIONS] -- CMD "
-                  "[ARGS...]\nExit status: the program's (its signal re-raised); 125 "
+                  "[ARGS...]\nExit status: the program's (its signal re-raised; with --repeat, "
+                  "the last run's); 125 "
                   "lockscope's own error, 126 cannot run, 127 not found.",
                   app.get_name()));
   app.add_option("-o,--output", settings.directory,
@@ -164,6 +170,15 @@ void add_record_options(CLI::App& app, RecordSettings& settings) {
           std::map<std::string, uint64_t>{
               {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}},
           CLI::AsNumberWithUnit::UNIT_REQUIRED, "DURATION"));
+  app.add_option("--repeat", settings.repeat,
+                 fmt::format("run the program N times in a row (1 to {}), each run into "
+                             "DIR/1 … DIR/N (a set `report DIR` shows as median [min–max]); a "
+                             "run that fails (non-zero exit status, a signal, no profile) ends "
+                             "the set there, keeping the runs recorded, and its status is "
+                             "lockscope's",
+                             kMaxRepeat))
+      ->check(CLI::Range(1u, kMaxRepeat).description(""))  // the help says the range
+      ->type_name("N");
 }
 
 // The command after the options: from "--", else what CLI11 left over (prefix_command stops at the
@@ -207,8 +222,9 @@ void check_profile_directory_name(const std::string& directory, const std::strin
                         directory));
 }
 
-TargetOutcome record(const RecordSettings& settings, const std::vector<std::string>& command,
-                     const std::string& name) {
+// The launch of `command` as `settings` say, checked before anything runs.
+LaunchSettings launch_settings(const RecordSettings& settings,
+                               const std::vector<std::string>& command, const std::string& name) {
   if (command.empty())
     throw CliError(fmt::format("{}: no command to profile", name),
                    fmt::format("usage: lockscope {} [options] -- CMD [ARGS...]", name));
@@ -217,7 +233,6 @@ TargetOutcome record(const RecordSettings& settings, const std::vector<std::stri
   launch.executable = resolve_command(command[0]);
   check_preloadable(launch.executable);
   launch.runtime_library = runtime_library_path();
-  const ProfileDirectoryAccess access = prepare_profile_directory(settings.directory);
   launch.arguments = command;
   launch.profile_directory = settings.directory;
   launch.hold_sample_period = settings.hold_sample;
@@ -231,12 +246,14 @@ TargetOutcome record(const RecordSettings& settings, const std::vector<std::stri
   launch.trace_size = settings.trace_size;
   launch.trace_ring = settings.trace_full == config::kTraceFullRing;
   launch.min_wait_ns = settings.min_wait_ns;
-  struct Restore {  // also when the launch throws
-    const std::string& directory;
-    const ProfileDirectoryAccess& access;
-    ~Restore() { restore_profile_directory(directory, access); }
-  } restore{settings.directory, access};
-  return launch_target(launch);
+  return launch;
+}
+
+// Why `directory` holds no profile after a run that ended as `outcome`; nullopt when it holds one.
+std::optional<std::string> missing_profile(const std::string& directory,
+                                           const TargetOutcome& outcome) {
+  if (directory_has_profiles(directory)) return std::nullopt;
+  return why_no_profile(directory, outcome);
 }
 
 }  // namespace
@@ -254,7 +271,16 @@ int run_record_command(const std::vector<std::string>& args) {
     return 0;
   }
   command = target_command(app, command, "record");
-  const TargetOutcome outcome = record(settings, command, "record");
+  const LaunchSettings launch = launch_settings(settings, command, "record");
+  if (settings.repeat != 0) {
+    const RunSetOutcome set = record_run_set(launch, settings.repeat, missing_profile);
+    if (set.runs_kept > 0)
+      fmt::print(stderr, "lockscope: {} run{} written to {}/ (lockscope report {})\n",
+                 set.runs_kept, set.runs_kept == 1 ? "" : "s", settings.directory,
+                 settings.directory);
+    exit_like(set.last);
+  }
+  const TargetOutcome outcome = record_one_run(launch);
   if (outcome.not_started) exit_like(outcome);  // the error is said: no profile to look for
   if (directory_has_profiles(settings.directory))
     fmt::print(stderr, "lockscope: profile written to {}/ (lockscope report {})\n",
@@ -284,13 +310,28 @@ int run_run_command(const std::vector<std::string>& args) {
   }
   command = target_command(app, command, "run");
   check_report_settings(report_settings);
-  const TargetOutcome outcome = record(record_settings, command, "run");
-  if (outcome.not_started) exit_like(outcome);  // the error is said: no report to write
+  if (record_settings.repeat != 0)
+    check_run_set_report_settings(report_settings, record_settings.directory);
+  const LaunchSettings launch = launch_settings(record_settings, command, "run");
+  TargetOutcome outcome;
+  if (record_settings.repeat != 0) {
+    const RunSetOutcome set = record_run_set(launch, record_settings.repeat, missing_profile);
+    // Not started, or not one profile: said already.
+    if (set.last.not_started || set.runs_kept == 0) exit_like(set.last);
+    outcome = set.last;
+  } else {
+    outcome = record_one_run(launch);
+    if (outcome.not_started) exit_like(outcome);  // the error is said: no report to write
+  }
   try {
-    if (!directory_has_profiles(record_settings.directory))
-      throw CliError(why_no_profile(record_settings.directory, outcome));
     const InterruptedReportNote note(record_settings.directory, outcome);  // a second Ctrl-C
-    write_report(record_settings.directory, report_settings);
+    if (record_settings.repeat != 0) {
+      write_run_set_report(record_settings.directory, report_settings);
+    } else {
+      if (!directory_has_profiles(record_settings.directory))
+        throw CliError(why_no_profile(record_settings.directory, outcome));
+      write_report(record_settings.directory, report_settings);
+    }
   } catch (const CliError& error) {
     // The program ran: report the problem but keep its exit status.
     fmt::print(stderr, "lockscope: error: {}\n", error.what());
@@ -318,6 +359,11 @@ int run_report_command(const std::vector<std::string>& args) {
     return 0;
   }
   check_report_settings(settings);
+  if (compare::is_run_set(directory)) {
+    check_run_set_report_settings(settings, directory);
+    write_run_set_report(directory, settings);
+    return 0;
+  }
   write_report(directory, settings);
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "analysis/compare/run_set.h"
 #include "cli/cli_error.h"
 #include "common/posix_acl.h"
 #include "common/profile_format.h"
@@ -50,14 +51,18 @@ ProfileDirectoryAccess prepare_profile_directory(const std::string& directory) {
   const fs::path path(directory);
   if (fs::exists(path, error) && !fs::is_directory(path, error))
     not_writable(directory, "it exists and is not a directory");
-  if (fs::is_directory(path, error) && holds_profiles(path)) {
+  // A set of runs (record --repeat: DIR/1 … DIR/N) is moved whole as well: a profile written
+  // beside it, or runs of a new set among an older set's, would mix two experiments.
+  const bool run_set = fs::is_directory(path, error) && compare::is_run_set(directory);
+  if (fs::is_directory(path, error) && (holds_profiles(path) || run_set)) {
+    const char* what = run_set ? "set of runs" : "profile";
     const fs::path old = directory + ".old";
     fs::remove_all(old, error);
     fs::rename(path, old, error);
     if (error)
-      not_writable(directory, fmt::format("cannot move the previous profile to {}: {}",
+      not_writable(directory, fmt::format("cannot move the previous {} to {}: {}", what,
                                           old.string(), error.message()));
-    fmt::print(stderr, "lockscope: previous profile moved to {}\n", old.string());
+    fmt::print(stderr, "lockscope: previous {} moved to {}\n", what, old.string());
   }
   fs::create_directories(path, error);
   if (error) not_writable(directory, error.message());

@@ -1,6 +1,7 @@
 // The profile directory of `record`/`run`: created if needed and checked writable before the
 // program starts (so a long run never ends in "cannot write"); an existing profile there is moved
-// to DIR.old, like perf.data -> perf.data.old, so two runs never mix and nothing is silently lost.
+// to DIR.old, like perf.data -> perf.data.old, so two runs never mix and nothing is silently lost;
+// so is a set of runs there (record --repeat, analysis/compare/run_set.h), whole.
 //
 // A profiled process that gives up root grants its new user an ACL entry on the directory
 // (runtime/directory_grant.h); when the run ends, the directory's access (its mode and its ACL,

@@ -1,15 +1,40 @@
 #include "cli/run_set_loading.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <set>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 
+#include "analysis/compare/run_set.h"
 #include "cli/cli_error.h"
-#include "cli/report_settings.h"
+#include "common/trace_format.h"
 
 namespace lockscope {
+namespace {
+
+constexpr const char* kHint =
+    "give a directory written by `lockscope record -o DIR` (with --repeat N: a set of runs, "
+    "DIR/1 … DIR/N)";
+
+// On a terminal, a progress line while the runs are read and symbolized (stderr, which the
+// report never is unless asked; erased when done): a set of large profiles takes a while.
+compare::RunSetProgress reading_progress() {
+  if (!isatty(STDERR_FILENO)) return {};
+  return [](std::size_t run, std::size_t runs, std::size_t done, std::size_t total) {
+    if (done < total && runs > 1)
+      fmt::print(stderr, "\r\033[Klockscope: reading run {} of {}: {} of {} code locations",
+                 run + 1, runs, done, total);
+    else if (done < total)
+      fmt::print(stderr, "\r\033[Klockscope: symbolizing {} of {} code locations", done, total);
+    else
+      fmt::print(stderr, "\r\033[K");
+    std::fflush(stderr);
+  };
+}
+
+}  // namespace
 
 std::vector<const Profile*> LoadedRuns::pointers() const {
   std::vector<const Profile*> out;
@@ -18,37 +43,32 @@ std::vector<const Profile*> LoadedRuns::pointers() const {
 }
 
 std::vector<std::string> run_directories(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  if (!fs::is_directory(path, error))
-    throw CliError(fmt::format("'{}' is not a profile directory nor a set of runs", path),
-                   "give a directory written by `lockscope record -o DIR` (with --repeat N: a "
-                   "set of runs)");
-  std::set<unsigned> numbers;
-  for (const auto& entry : fs::directory_iterator(path, error)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_directory() || name.empty() || name.size() > 6 ||
-        !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      continue;
-    numbers.insert(static_cast<unsigned>(std::stoul(name)));
+  try {
+    return compare::run_directories(path);
+  } catch (const std::runtime_error& error) {
+    throw CliError(error.what(), kHint);
   }
-  if (numbers.empty()) return {path};
-  std::vector<std::string> runs;
-  for (unsigned expected = 1; expected <= *numbers.rbegin(); ++expected) {
-    if (!numbers.count(expected))
-      throw CliError(fmt::format("the set of runs '{}' has no run {} (it has runs up to {})", path,
-                                 expected, *numbers.rbegin()),
-                     "a set holds runs 1 … N, as record --repeat N writes them");
-    runs.push_back((fs::path(path) / std::to_string(expected)).string());
-  }
-  return runs;
 }
 
 LoadedRuns load_runs(const std::string& path) {
-  LoadedRuns loaded;
-  for (const std::string& directory : run_directories(path))
-    loaded.runs.push_back(read_symbolized_profile(directory));
-  return loaded;
+  // On a terminal, libdw's debuginfod client shows the progress of its downloads (unless the
+  // user set DEBUGINFOD_PROGRESS already).
+  if (isatty(STDERR_FILENO)) setenv("DEBUGINFOD_PROGRESS", "1", /*overwrite=*/0);
+  compare::RunSetProfiles set;
+  try {
+    set = compare::read_run_set(path, reading_progress());
+  } catch (const std::runtime_error& error) {
+    throw CliError(error.what(), kHint);
+  }
+  // A damaged file leaves its process out of its run, as a single run's report says.
+  for (std::size_t run = 0; run < set.profiles.size(); ++run)
+    for (const ProfileProblem& problem : set.profiles[run].problems)
+      fmt::print(stderr, "lockscope: warning: {}{}: {} ({})\n",
+                 set.profiles.size() > 1 ? fmt::format("run {}: ", run + 1) : "", problem.file,
+                 problem.message,
+                 problem.file.ends_with(format::kTraceSuffix) ? "its events are left out"
+                                                              : "its process is left out");
+  return LoadedRuns{std::move(set.profiles)};
 }
 
 }  // namespace lockscope

@@ -82,10 +82,15 @@ int standard_descriptor_named(const std::string& output) {
 
 void write_report_file(ReportWriter& writer, const Profile& profile, const ReportOptions& options,
                        const std::string& output) {
+  write_report_file([&](ReportSink& sink) { writer.write(profile, options, sink); }, output);
+}
+
+void write_report_file(const std::function<void(ReportSink&)>& write, const std::string& output) {
   const ReportTarget target = report_target(output);
   const PipeSignalIgnored pipe_signal_ignored;
   if (target.kind == ReportTarget::kStdout || target.kind == ReportTarget::kStderr) {
-    writer.write(profile, options, target.kind == ReportTarget::kStdout ? std::cout : std::cerr);
+    ReportSink sink(target.kind == ReportTarget::kStdout ? std::cout : std::cerr);
+    write(sink);
     return;
   }
   const bool replace = target.kind == ReportTarget::kReplace;
@@ -103,7 +108,7 @@ void write_report_file(ReportWriter& writer, const Profile& profile, const Repor
     // Into a device or a FIFO as it is, through the stream alone (report_writer.h).
     ReportSink sink =
         replace ? ReportSink(written) : ReportSink(written, ReportSink::ThroughStreamOnly{});
-    writer.write(profile, options, sink);
+    write(sink);
     sink.finish();
   } catch (const ReportSinkError& error) {
     throw failed(error.what(), true);

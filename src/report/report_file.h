@@ -9,6 +9,7 @@
 // that leaves is a write error.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -31,6 +32,8 @@ class ReportFileError : public std::runtime_error {
 
 void write_report_file(ReportWriter& writer, const Profile& profile, const ReportOptions& options,
                        const std::string& output);
+// The same for a report that is not one profile's (a set of runs): `write` writes it to the sink.
+void write_report_file(const std::function<void(ReportSink&)>& write, const std::string& output);
 
 // STDOUT_FILENO for /dev/stdout, STDERR_FILENO for /dev/stderr (lockscope's own, which
 // write_report_file writes to as streams); -1 for any other name.
