@@ -17,7 +17,7 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  run    [options] -- CMD [ARGS...]   profile CMD, then print the report (to stderr)\n"
-    "  record [-o DIR] [options] -- CMD    write the profile directory only\n"
+    "  record [-o DIR] [--repeat N] [options] -- CMD  write the profile directory only\n"
     "  report [DIR] [-f FORMAT] [-o FILE] [--sort KEY] [--top N] [--all]\n"
     "         [--brief] [--wide] [--legend] [--addresses]  (text: first screen only, ...)\n"
     "         [--caller-depth N] [--skip-frames REGEX]  (waits by the caller of lock wrappers)\n"

@@ -30,8 +30,9 @@ struct Figures {
   std::string process, lock, site;
 };
 
+// In whole nanoseconds, as every other time: the histogram's interpolation gives fractions.
 double tail_of(const LatencyHistogram& waits) {
-  return waits.empty() ? kNoValue : waits.percentile(kTail);
+  return waits.empty() ? kNoValue : std::round(waits.percentile(kTail));
 }
 
 // "git" for /usr/lib/git-core/git; "pid 1234" when the profile does not hold the executable.
