@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/duration_format.h"
+#include "report/diff_wording.h"
 #include "report/run_set_report.h"
 #include "report/text_table.h"
 
@@ -23,18 +24,12 @@ static_assert(std::size(kMetricHeaders) == compare::kMetricCount);
 
 constexpr std::size_t kWidth = 120;  // as the single run's tables
 
-std::string figure(Metric metric, double value) {
-  if (compare::metric_is_time(metric)) return format_duration_ns(value);
-  return format_count(static_cast<uint64_t>(std::llround(value)));
-}
-
-// "10,000 [9,990–10,000]"; "-" when no run has a value (a p99 without waits). A percentile over
-// fewer runs than the set's says over how many.
+// "10,000 [9,990–10,000]", "10,000" when every run had it; "-" when no run has a value (a p99
+// without waits). A percentile over fewer runs than the set's says over how many.
 std::string cell(const EntityRuns& entity, Metric metric, std::size_t runs) {
   const compare::Spread spread = compare::spread_of(entity.of(metric));
   if (spread.count == 0) return "-";
-  std::string text = fmt::format("{} [{}–{}]", figure(metric, spread.median),
-                                 figure(metric, spread.min), figure(metric, spread.max));
+  std::string text = diff_wording::spread(metric, spread);
   if (spread.count < runs) text += fmt::format(" ({}/{})", spread.count, runs);
   return text;
 }
@@ -44,22 +39,27 @@ double median_of(const EntityRuns& entity, Metric metric) {
   return spread.count == 0 ? 0 : spread.median;
 }
 
-void write_table(const char* first_header, const std::vector<const EntityRuns*>& rows,
+// The name last, where a long one wraps under its column instead of being cut: the figures'
+// "median [min–max]" cells take most of the width.
+void write_table(const char* name_header, const std::vector<const EntityRuns*>& rows,
                  const std::vector<std::string>& names, std::size_t runs, std::ostream& out) {
   TextTable table;
-  std::vector<std::string> header = {first_header};
-  std::vector<bool> left = {true};
+  std::vector<std::string> header;
+  std::vector<bool> left;
   for (const char* title : kMetricHeaders) {
     header.push_back(title);
     left.push_back(false);
   }
+  header.push_back(name_header);
+  left.push_back(true);
   table.set_header(header, left);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::vector<std::string> cells = {names[i]};
+    std::vector<std::string> cells;
     for (Metric metric : compare::kMetrics) cells.push_back(cell(*rows[i], metric, runs));
+    cells.push_back(names[i]);
     table.add_row(std::move(cells));
   }
-  table.fit_within(kWidth, 0, CellFit::kCutMiddle);
+  table.fit_within(kWidth, compare::kMetricCount, CellFit::kWrap);
   table.write(out);
   out << '\n';
 }
@@ -80,8 +80,8 @@ void write_run_set_text(const RunSetReport& report, const RunSetTextOptions& opt
       runs == 1 ? fmt::format("{}/1", report.directory)
                 : fmt::format("{}/1 … {}/{}", report.directory, report.directory, runs);
   out << fmt::format(
-      "each figure: median [min–max] over the runs in {} (one run's full report: lockscope "
-      "report {}/K)\n\n",
+      "each figure: median [min–max] over the runs in {} (one value: the same in every run)\n"
+      "one run's full report: lockscope report {}/K\n\n",
       where, report.directory);
 
   // The program, and its processes when it had more than one (with one, its row is the
@@ -124,7 +124,7 @@ void write_run_set_text(const RunSetReport& report, const RunSetTextOptions& opt
     names.clear();
     // With several processes a lock's name alone may be ambiguous: its key names the process.
     for (const EntityRuns* lock : locks)
-      names.push_back(processes.size() > 1 ? lock->key : lock->lock);
+      names.push_back(processes.size() > 1 ? lock->lock + " (" + lock->process + ")" : lock->lock);
     write_table("LOCK", locks, names, runs, out);
   }
 
