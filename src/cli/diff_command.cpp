@@ -76,8 +76,8 @@ void write_file(const DiffSettings& settings, const std::function<void(std::ostr
 
 int diff(const std::vector<std::string>& args) {
   CLI::App app(
-      "Compare two profiles, or two sets of runs (record --repeat N), lock by lock; exit 1 when "
-      "something regressed",
+      "Compare two profiles, or two sets of runs (record --repeat N), lock by lock, or two lab "
+      "results (bench --json) case by case; exit 1 when something regressed",
       "lockscope diff");
   DiffSettings settings;
   app.add_option("base", settings.base,

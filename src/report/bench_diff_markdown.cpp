@@ -45,7 +45,9 @@ void write_bench_diff_markdown(const BenchComparison& diff, const DiffOptions& o
     out << "> **Warning:** " << cell(warning) << "\n";
   if (!diff.warnings.empty()) out << "\n";
   out << fmt::format("**{}**\n\n", cell(words::verdict(diff)));
-  for (const std::string& line : words::lock_against_lock(diff)) out << "- " << cell(line) << "\n";
+  const std::vector<std::string> lock_lines = words::lock_against_lock(diff);
+  for (const std::string& line : lock_lines) out << "- " << cell(line) << "\n";
+  if (!lock_lines.empty()) out << "\n";  // else the gate's line would join the list's last item
   out << fmt::format("Gate: {}. Base `{}`, new `{}`.\n", cell(words::gate_line(diff)),
                      options.base_label, options.changed_label);
   for (const std::string& skipped : diff.skipped)
