@@ -8,9 +8,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 #include "analysis/compare/run_comparison.h"
+#include "cli/bench_diff.h"
 #include "cli/cli_error.h"
 #include "cli/cli_parse.h"
 #include "cli/report_settings.h"
@@ -50,14 +52,14 @@ void write(const compare::Comparison& diff, const DiffSettings& settings, std::o
 }
 
 // Written whole to a file beside it, then renamed over FILE: a failed write leaves no half diff.
-void write_file(const compare::Comparison& diff, const DiffSettings& settings) {
+void write_file(const DiffSettings& settings, const std::function<void(std::ostream&)>& render) {
   const std::string partial = settings.output + ".partial";
   {
     std::ofstream file(partial);
     if (!file)
       throw CliError(
           fmt::format("diff: cannot write '{}': {}", settings.output, std::strerror(errno)));
-    write(diff, settings, file);
+    render(file);
     file.flush();
     if (!file) {
       std::filesystem::remove(partial);
@@ -74,11 +76,12 @@ void write_file(const compare::Comparison& diff, const DiffSettings& settings) {
 
 int diff(const std::vector<std::string>& args) {
   CLI::App app(
-      "Compare two profiles, or two sets of runs (record --repeat N), lock by lock; exit 1 when "
-      "something regressed",
+      "Compare two profiles, or two sets of runs (record --repeat N), lock by lock, or two lab "
+      "results (bench --json) case by case; exit 1 when something regressed",
       "lockscope diff");
   DiffSettings settings;
-  app.add_option("base", settings.base, "the BASE: a profile directory or a set of runs")
+  app.add_option("base", settings.base,
+                 "the BASE: a profile directory, a set of runs, or a `lockscope bench --json` file")
       ->required();
   app.add_option("new", settings.changed, "the NEW runs, as BASE")->required();
   app.add_option("-f,--format", settings.format, "text (default), markdown (md) or json")
@@ -88,7 +91,8 @@ int diff(const std::vector<std::string>& args) {
   app.add_option("--fail-on", settings.fail_on,
                  "what counts as a regression: METRIC[:+PERCENT%][:AMOUNT], several allowed "
                  "(METRIC: acquisitions, contended, wait, wait_p99, hold; AMOUNT in ns, us, ms, "
-                 "s for times); default wait:+10%:1ms");
+                 "s for times); default wait:+10%:1ms. Lab results: FIGURE[:PERCENT%], how much "
+                 "worse (iterations_per_ms:-5%, round_trip_ns:+5%, any:5%); default any:10%");
   app.add_flag("--sites", settings.sites, "also compare each lock's call sites");
   app.add_option("--top", settings.options.top, "locks listed beyond the significant changes")
       ->default_str("10");
@@ -106,6 +110,24 @@ int diff(const std::vector<std::string>& args) {
   } catch (const CLI::CallForHelp&) {
     return 0;
   }
+  auto emit = [&](const std::function<void(std::ostream&)>& render) {
+    if (settings.output.empty() || settings.output == "-")
+      render(std::cout);
+    else
+      write_file(settings, render);
+  };
+  settings.options.base_label = settings.base;
+  settings.options.changed_label = settings.changed;
+  if (are_bench_results(settings.base, settings.changed)) {
+    if (settings.sites)
+      throw CliError("diff: --sites compares the call sites of profiles; lab results have none");
+    const auto bench =
+        compare_bench_files(settings.base, settings.changed, settings.fail_on, settings.alpha);
+    emit([&](std::ostream& out) {
+      write_bench_diff(*bench, format_of(settings), settings.options, out);
+    });
+    return bench->comparison.regressions.empty() ? 0 : kExitRegression;
+  }
   std::vector<compare::GateRule> rules;
   for (const std::string& text : settings.fail_on) {
     try {
@@ -115,8 +137,6 @@ int diff(const std::vector<std::string>& args) {
     }
   }
   if (rules.empty()) rules.push_back(compare::default_gate_rule());
-  settings.options.base_label = settings.base;
-  settings.options.changed_label = settings.changed;
   const LoadedRuns base = load_runs(settings.base);
   const LoadedRuns changed = load_runs(settings.changed);
   const compare::RunMetrics base_table = compare::run_metrics(base.pointers(), settings.sites);
@@ -124,10 +144,7 @@ int diff(const std::vector<std::string>& args) {
       compare::run_metrics(changed.pointers(), settings.sites);
   const compare::Comparison comparison =
       compare::compare_runs(base_table, changed_table, std::move(rules), settings.alpha);
-  if (settings.output.empty() || settings.output == "-")
-    write(comparison, settings, std::cout);
-  else
-    write_file(comparison, settings);
+  emit([&](std::ostream& out) { write(comparison, settings, out); });
   return comparison.tested && !comparison.regressions.empty() ? kExitRegression : 0;
 }
 

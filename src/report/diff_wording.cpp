@@ -19,17 +19,6 @@ using compare::MetricChange;
 
 namespace {
 
-std::string percent(double fraction) {
-  const double p = fraction * 100;
-  if (std::abs(p) < 0.05) return "0 %";
-  return fmt::format("{}{:.1f} %", p > 0 ? "+" : "−", std::abs(p));
-}
-
-std::string p_value(double p) {
-  if (p < 0.0001) return "p<0.0001";
-  return fmt::format("p={:.{}f}", p, p < 0.001 ? 4 : 3);
-}
-
 std::string runs_text(const Comparison& diff) {
   return fmt::format("{}+{} runs", diff.base_runs, diff.changed_runs);
 }
@@ -41,6 +30,21 @@ double distance(const MetricChange& change) {
 }
 
 }  // namespace
+
+std::string percent(double fraction) {
+  const double p = fraction * 100;
+  if (std::abs(p) < 0.05) return "0 %";
+  return fmt::format("{}{:.1f} %", p > 0 ? "+" : "−", std::abs(p));
+}
+
+std::string p_value(double p) {
+  if (p < 0.0001) return "p<0.0001";
+  return fmt::format("p={:.{}f}", p, p < 0.001 ? 4 : 3);
+}
+
+std::string ratio(const compare::RatioEstimate& estimate) {
+  return fmt::format("×{:.3g} [{:.3g}–{:.3g}]", estimate.ratio, estimate.low, estimate.high);
+}
 
 std::string figure(Metric metric, double value) {
   if (std::isnan(value)) return "–";
@@ -64,8 +68,7 @@ std::string change(const MetricChange& change) {
 
 std::string ratio(const MetricChange& change) {
   if (!change.ratio) return "";
-  return fmt::format("×{:.3g} [{:.3g}–{:.3g}]", change.ratio->ratio, change.ratio->low,
-                     change.ratio->high);
+  return ratio(*change.ratio);
 }
 
 std::string significance(const MetricChange& change) {

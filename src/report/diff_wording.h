@@ -9,6 +9,13 @@
 
 namespace lockscope::diff_wording {
 
+// "−31.2 %", "+4.0 %", "0 %": a fraction (−0.312) as a signed percentage.
+std::string percent(double fraction);
+// "p=0.002", "p=0.0004", "p<0.0001".
+std::string p_value(double p);
+// "×0.69 [0.62–0.76]": a ratio's estimate and interval.
+std::string ratio(const compare::RatioEstimate& estimate);
+
 // "12.3ms", "1,204": a metric's value in its unit; "–" for no value.
 std::string figure(compare::Metric metric, double value);
 // "12.3ms [11.9ms–13.0ms]" (one run: no range).
