@@ -29,6 +29,12 @@ double distance(const MetricChange& change) {
   return std::abs(std::log(std::max(change.ratio->ratio, 1e-300)));
 }
 
+// A factor in three significant digits without an exponent: 0.0452, 1.77, 22.1, 3940.
+std::string factor(double value) {
+  if (value >= 100) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.3g}", value);
+}
+
 }  // namespace
 
 std::string percent(double fraction) {
@@ -43,7 +49,8 @@ std::string p_value(double p) {
 }
 
 std::string ratio(const compare::RatioEstimate& estimate) {
-  return fmt::format("×{:.3g} [{:.3g}–{:.3g}]", estimate.ratio, estimate.low, estimate.high);
+  return fmt::format("×{} [{}–{}]", factor(estimate.ratio), factor(estimate.low),
+                     factor(estimate.high));
 }
 
 std::string figure(Metric metric, double value) {

@@ -64,17 +64,17 @@ std::size_t significant_figures(const json& document, std::size_t* figures) {
 // figures (iterations/ms at each, handoffs/s and fairness at 2), so "at most one significant"
 // is a real check.
 //
-// A second pair is run when the first fails, and must pass: two invocations in a row on a shared
+// Another pair is run when one fails (three at most): two invocations in a row on a shared
 // machine are not two draws from one distribution. On the 2-core VM this was written on, under
 // a load of 7–11 (parallel builds), per-run iterations/ms varied ±50 % and 30 pairs of 1-thread
 // runs gave p ≥ 0.22 every time; but on a quiet machine the runs are tight (±2 %), and a step in
 // load or clock between the two invocations is then a real, significant change of more than
 // 10 % that the test cannot tell from a false one. A diff that flags identical experiments fails
-// both pairs.
+// every pair. (Two pairs in a row failed once under a load of 11 from parallel builds.)
 TEST(BenchDiff, TwoRunsOfTheLabPassTheGateWithAtMostOneFigureSignificant) {
   TemporaryDirectory dir;
   std::string failures;
-  for (int attempt = 1; attempt <= 2; ++attempt) {
+  for (int attempt = 1; attempt <= 3; ++attempt) {
     const std::string a = dir / ("a" + std::to_string(attempt) + ".json");
     const std::string b = dir / ("b" + std::to_string(attempt) + ".json");
     for (const std::string& path : {a, b})
