@@ -72,6 +72,7 @@ json results_json(const compare::BenchResults* results, const std::string& label
 void write_bench_diff_json(const BenchComparison& diff, const DiffOptions& options,
                            std::ostream& out) {
   json doc;
+  doc["schema"] = "lockscope-bench-diff";
   doc["schema_version"] = kBenchDiffSchemaVersion;
   doc["kind"] = "bench";
   doc["base"] = results_json(diff.base, options.base_label);

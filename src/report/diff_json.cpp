@@ -89,6 +89,7 @@ json one_side_json(const EntityRuns& entity) {
 
 void write_diff_json(const Comparison& diff, const DiffOptions& options, std::ostream& out) {
   json doc;
+  doc["schema"] = "lockscope-diff";
   doc["schema_version"] = kDiffSchemaVersion;
   doc["base"] = {{"path", options.base_label}, {"runs", diff.base_runs}};
   doc["new"] = {{"path", options.changed_label}, {"runs", diff.changed_runs}};
