@@ -1,8 +1,10 @@
 // `lockscope diff BASE NEW`: two profiles or two sets of repeated runs, compared lock by lock
-// (analysis/compare/), written as text, markdown or JSON; the exit status is the CI gate's.
+// (analysis/compare/), written as text, markdown, JSON or an html page; the exit status is the CI
+// gate's.
 #include "cli/diff_command.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include <iostream>
 
 #include "analysis/compare/run_comparison.h"
+#include "analysis/compare/stack_diff.h"
 #include "cli/bench_diff.h"
 #include "cli/cli_error.h"
 #include "cli/cli_parse.h"
@@ -38,12 +41,17 @@ std::string format_of(const DiffSettings& settings) {
   const std::string extension = std::filesystem::path(settings.output).extension().string();
   if (extension == ".json") return "json";
   if (extension == ".md" || extension == ".markdown") return "markdown";
+  if (extension == ".html" || extension == ".htm") return "html";
   return "text";
 }
 
-void write(const compare::Comparison& diff, const DiffSettings& settings, std::ostream& out) {
+// `stacks`: the html page's flame graph (empty for the other formats).
+void write(const compare::Comparison& diff, const compare::StackDiff& stacks,
+           const DiffSettings& settings, std::ostream& out) {
   const std::string format = format_of(settings);
-  if (format == "json")
+  if (format == "html")
+    write_diff_html(diff, stacks, settings.options, out);
+  else if (format == "json")
     write_diff_json(diff, settings.options, out);
   else if (format == "markdown")
     write_diff_markdown(diff, settings.options, out);
@@ -84,10 +92,10 @@ int diff(const std::vector<std::string>& args) {
                  "the BASE: a profile directory, a set of runs, or a `lockscope bench --json` file")
       ->required();
   app.add_option("new", settings.changed, "the NEW runs, as BASE")->required();
-  app.add_option("-f,--format", settings.format, "text (default), markdown (md) or json")
-      ->check(CLI::IsMember({"text", "markdown", "md", "json"}));
+  app.add_option("-f,--format", settings.format, "text (default), markdown (md), json or html")
+      ->check(CLI::IsMember({"text", "markdown", "md", "json", "html"}));
   app.add_option("-o,--output", settings.output,
-                 "write to FILE (.json, .md pick the format; `-`: stdout)");
+                 "write to FILE (.json, .md, .html pick the format; `-`: stdout)");
   app.add_option("--fail-on", settings.fail_on,
                  "what counts as a regression: METRIC[:+PERCENT%][:AMOUNT], several allowed "
                  "(METRIC: acquisitions, contended, wait, wait_p99, hold; AMOUNT in ns, us, ms, "
@@ -121,6 +129,9 @@ int diff(const std::vector<std::string>& args) {
   if (are_bench_results(settings.base, settings.changed)) {
     if (settings.sites)
       throw CliError("diff: --sites compares the call sites of profiles; lab results have none");
+    if (format_of(settings) == "html")
+      throw CliError("diff: the html page draws profiles' call stacks; lab results have none",
+                     "compare lab results as text, markdown or json");
     const auto bench =
         compare_bench_files(settings.base, settings.changed, settings.fail_on, settings.alpha);
     emit([&](std::ostream& out) {
@@ -137,6 +148,11 @@ int diff(const std::vector<std::string>& args) {
     }
   }
   if (rules.empty()) rules.push_back(compare::default_gate_rule());
+  // As `report -f html`: a page of some hundred KB is for a browser; it would flood a terminal.
+  if (format_of(settings) == "html" && (settings.output.empty() || settings.output == "-") &&
+      isatty(STDOUT_FILENO))
+    throw CliError("diff: refusing to write html to a terminal (a page for a browser)",
+                   "write it to a file: -o diff.html");
   const LoadedRuns base = load_runs(settings.base);
   const LoadedRuns changed = load_runs(settings.changed);
   const compare::RunMetrics base_table = compare::run_metrics(base.pointers(), settings.sites);
@@ -144,7 +160,11 @@ int diff(const std::vector<std::string>& args) {
       compare::run_metrics(changed.pointers(), settings.sites);
   const compare::Comparison comparison =
       compare::compare_runs(base_table, changed_table, std::move(rules), settings.alpha);
-  emit([&](std::ostream& out) { write(comparison, settings, out); });
+  // The flame graph's stacks need the runs themselves, which the comparison does not keep.
+  const compare::StackDiff stacks = format_of(settings) == "html"
+                                        ? compare::stack_diff(base.pointers(), changed.pointers())
+                                        : compare::StackDiff{};
+  emit([&](std::ostream& out) { write(comparison, stacks, settings, out); });
   return comparison.tested && !comparison.regressions.empty() ? kExitRegression : 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/compare/run_comparison.h"
+#include "analysis/compare/stack_diff.h"
 
 namespace lockscope {
 
@@ -23,5 +24,10 @@ void write_diff_markdown(const compare::Comparison& diff, const DiffOptions& opt
                          std::ostream& out);
 void write_diff_json(const compare::Comparison& diff, const DiffOptions& options,
                      std::ostream& out);
+
+// -f html: the markdown's content as a page, with a differential flame graph of the lock wait by
+// call stack (`stacks`, computed by the CLI from the loaded runs: the comparison has no stacks).
+void write_diff_html(const compare::Comparison& diff, const compare::StackDiff& stacks,
+                     const DiffOptions& options, std::ostream& out);
 
 }  // namespace lockscope

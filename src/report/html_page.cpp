@@ -22,7 +22,12 @@ const EmbeddedFile& html_file(std::string_view name) {
 }
 
 void write_html_page(std::ostream& out, const std::function<void(JsonWriter&)>& write_data) {
-  const std::string page = html_file("report.html").text();
+  write_html_page(out, "report.html", write_data);
+}
+
+void write_html_page(std::ostream& out, std::string_view page_name,
+                     const std::function<void(JsonWriter&)>& write_data) {
+  const std::string page = html_file(page_name).text();
   constexpr std::string_view kMark = "@@";
   size_t at = 0;
   while (true) {

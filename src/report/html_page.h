@@ -40,5 +40,8 @@ class JsonWriter;
 // strings that are not UTF-8 written with U+FFFD, '<', '>' and '&' escaped (JsonWriter's
 // script_safe style).
 void write_html_page(std::ostream& out, const std::function<void(JsonWriter&)>& write_data);
+// The same with another template of the embedded files: `lockscope diff -f html`'s diff.html.
+void write_html_page(std::ostream& out, std::string_view page_name,
+                     const std::function<void(JsonWriter&)>& write_data);
 
 }  // namespace lockscope

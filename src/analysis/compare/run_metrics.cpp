@@ -65,12 +65,11 @@ class TableBuilder {
     const ProfileViews views(profile);
     std::map<std::string, Figures> figures;
     Figures& program = figures[""];
-    std::map<std::string, int> seen_executables;
+    const std::vector<std::string> names = process_names(profile);
     for (std::size_t p = 0; p < profile.processes.size(); ++p) {
       const ProcessProfile& process = profile.processes[p];
       const ProcessView& view = views.processes()[p];
-      std::string name = executable_name(process);
-      if (int n = ++seen_executables[name]; n > 1) name += fmt::format("#{}", n);
+      const std::string& name = names[p];
       process_keys_.resize(std::max(process_keys_.size(), p + 1));
       process_keys_[p] = name;
       Figures& whole = figures[name];
@@ -190,6 +189,17 @@ class TableBuilder {
 };
 
 }  // namespace
+
+std::vector<std::string> process_names(const Profile& profile) {
+  std::vector<std::string> names;
+  std::map<std::string, int> seen_executables;
+  for (const ProcessProfile& process : profile.processes) {
+    std::string name = executable_name(process);
+    if (int n = ++seen_executables[name]; n > 1) name += fmt::format("#{}", n);
+    names.push_back(std::move(name));
+  }
+  return names;
+}
 
 std::string_view metric_name(Metric metric) {
   switch (metric) {

@@ -80,6 +80,10 @@ struct RunMetrics {
 // With `sites` false, no site rows.
 RunMetrics run_metrics(const std::vector<const Profile*>& runs, bool sites = true);
 
+// The name matching gives each process of `profile`, in its order: its executable's name ("git";
+// "pid 1234" without one), and for a second process of one executable "git#2".
+std::vector<std::string> process_names(const Profile& profile);
+
 // median, min and max of the values that are numbers (NaN: none of them is).
 struct Spread {
   double median = 0;
