@@ -9,6 +9,7 @@
 #include <stdarg.h>
 
 #include "runtime/deadline_checks.h"
+#include "runtime/errno_guard.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
 #include "runtime/real_functions.h"
@@ -112,9 +113,8 @@ LOCKSCOPE_EXPORT int sem_post(sem_t* semaphore) {
   const int waiters = self ? waiters_of(semaphore) : -1;  // before the post wakes one
   const int result = functions().sem_post(semaphore);
   if (self) {
-    const int saved_errno = errno;
+    const lockscope::runtime::ErrnoGuard keep_errno;  // the real post's
     lockscope::runtime::sink().event(*self, semaphore, Operation::kSemPost, CALL_SITE, waiters);
-    errno = saved_errno;
   }
   return result;
 }
@@ -144,10 +144,9 @@ LOCKSCOPE_EXPORT sem_t* sem_open(const char* name, int flags, ...) {
     semaphore = real_sem_open(name, flags);
   }
   if (semaphore != SEM_FAILED) {
-    const int saved_errno = errno;
+    const lockscope::runtime::ErrnoGuard keep_errno;
     lockscope::runtime::note_lock_flags(semaphore, lockscope::format::Primitive::kSemaphore,
                                         lockscope::format::kLockProcessShared);
-    errno = saved_errno;
   }
   return semaphore;
 }
