@@ -10,6 +10,7 @@
 
 #include "runtime/deadline_checks.h"
 #include "runtime/errno_guard.h"
+#include "runtime/glibc_lock_layout.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
 #include "runtime/real_functions.h"
@@ -37,7 +38,7 @@ int waiters_of(const sem_t* semaphore) {
 #if defined(__x86_64__) || defined(__aarch64__)
   const uint64_t data =
       __atomic_load_n(reinterpret_cast<const uint64_t*>(semaphore), __ATOMIC_RELAXED);
-  return static_cast<int>(data >> 32);
+  return static_cast<int>(data >> lockscope::runtime::glibc::kSemWaitersShift);
 #else
   (void)semaphore;
   return -1;

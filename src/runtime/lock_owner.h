@@ -26,6 +26,7 @@
 
 #include <cstdint>
 
+#include "runtime/glibc_lock_layout.h"
 #include "runtime/lock_table.h"
 #include "runtime/runtime_state.h"
 
@@ -49,14 +50,17 @@ constexpr uint32_t word_owner(uint32_t word, uint32_t own_token) {
 // 3 (adaptive); 1 is recursive, 16 robust, 32 and 64 the priority protocols, 128 process-shared;
 // a destroyed mutex reads -1. Read inside the critical section: its line is the acquirer's.
 inline uint32_t* mutex_owner_word(pthread_mutex_t* mutex) {
-  const int kind = __atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & 0xFF;
-  return (kind & ~3) == 0 && kind != 1 ? &mutex->__data.__count : nullptr;
+  const int kind =
+      __atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & glibc::kMutexTypeSharedMask;
+  return (kind & ~glibc::kMutexKindMask) == 0 && kind != glibc::kMutexRecursive
+             ? &mutex->__data.__count
+             : nullptr;
 }
 
 // glibc's lock word of a mutex says a thread may be blocked acquiring it (2: a waiter marked it so
 // before its futex wait; other kinds' values are no more than a hint here). Read by the holder.
 inline bool mutex_word_contended(const pthread_mutex_t* mutex) {
-  return __atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) == 2;
+  return __atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) == glibc::kLockWordContended;
 }
 
 // Counts an owner change at the acquiring site `stats`, in its entry (SiteStats::owner_changes).
