@@ -28,22 +28,10 @@
 
 #include "runtime/glibc_lock_layout.h"
 #include "runtime/lock_table.h"
+#include "runtime/owner_token.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
-
-// Linux thread ids are below PID_MAX_LIMIT (2^22): the bits above carry the fork generation, so
-// that a mutex a parent left behind, copied into a forked child, names no owner there.
-inline constexpr uint32_t kOwnerTidBits = 22;
-inline constexpr uint32_t kOwnerTidMask = (1u << kOwnerTidBits) - 1;
-inline constexpr uint32_t kForkGenerations = 1u << (32 - kOwnerTidBits);
-constexpr uint32_t owner_token(uint32_t tid, uint32_t fork_generation) {
-  return fork_generation << kOwnerTidBits | (tid & kOwnerTidMask);
-}
-// The owner an owner word names, as a tid: 0 when none of this process (fork generation).
-constexpr uint32_t word_owner(uint32_t word, uint32_t own_token) {
-  return word != 0 && ((word ^ own_token) >> kOwnerTidBits) == 0 ? word & kOwnerTidMask : 0;
-}
 
 // The owner word of a glibc mutex (its __count), or nullptr when glibc uses that field itself or
 // the kind is not known to leave it alone: __kind's low byte is 0 (normal), 2 (error-checking) or

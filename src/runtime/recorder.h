@@ -19,6 +19,7 @@
 #include "common/profile_format.h"
 #include "common/trace_format.h"
 #include "runtime/cancellation.h"
+#include "runtime/epoch_word.h"
 #include "runtime/errno_guard.h"
 #include "runtime/lock_owner.h"
 #include "runtime/runtime_state.h"
@@ -189,10 +190,9 @@ inline SiteCacheEntry& site_cache_slot(ThreadState& self, const void* lock, uint
   return self.site_cache[(key * 0x9E3779B97F4A7C15ull) >> 56];
 }
 
-// Trace mode fills the site cache too, but its entries carry this bit in their epoch: the inline
-// fast paths (summary only) never take them, so every event reaches the trace sink, whose own
-// lookup (traced_site) does.
-inline constexpr uint32_t kTraceCacheTag = 0x80000000u;
+// Trace mode fills the site cache too, but its entries carry kTraceCacheTag in their epoch
+// (epoch_word.h): the inline fast paths (summary only) never take them, so every event reaches the
+// trace sink, whose own lookup (traced_site) does.
 inline uint32_t cache_epoch(const ThreadState& self) {
   return self.epoch | (g_runtime.trace.enabled || g_runtime.all_stacks ? kTraceCacheTag : 0u);
 }
