@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/posix_acl.h"
+#include "runtime/errno_guard.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -74,7 +75,7 @@ void grant_profile_directory(uint32_t uid) {
   // Only root's grant is one the call can follow: a program that tries setuid and falls back on
   // EPERM must not have opened its directory to another user.
   if (!rt.directory[0] || uid == kNoId || geteuid() != 0 || uid == 0) return;
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   Acl acl{};
   size_t count = 0;
   const ssize_t size = getxattr(rt.directory, kPosixAclAccessAttribute, &acl, sizeof(acl));
@@ -84,10 +85,7 @@ void grant_profile_directory(uint32_t uid) {
   } else if (size < 0 && errno == ENODATA) {
     // No ACL yet: the mode's three classes, as the kernel reads them.
     struct stat status;
-    if (stat(rt.directory, &status) != 0) {
-      errno = saved_errno;
-      return;
-    }
+    if (stat(rt.directory, &status) != 0) return;
     const uint16_t mode = static_cast<uint16_t>(status.st_mode);
     acl.version = kAclVersion;
     acl.entries[0] = {kUserObject, static_cast<uint16_t>((mode >> 6) & 7), kNoId};
@@ -95,13 +93,11 @@ void grant_profile_directory(uint32_t uid) {
     acl.entries[2] = {kOther, static_cast<uint16_t>(mode & 7), kNoId};
     count = 3;
   } else {
-    errno = saved_errno;  // unreadable, or a file system without ACLs: the kept file is all
-    return;
+    return;  // unreadable, or a file system without ACLs: the kept file is all
   }
   if (add_user(acl, count, uid))
     setxattr(rt.directory, kPosixAclAccessAttribute, &acl,
              sizeof(uint32_t) + count * sizeof(AclEntry), 0);
-  errno = saved_errno;
 }
 
 }  // namespace lockscope::runtime

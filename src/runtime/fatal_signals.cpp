@@ -24,6 +24,7 @@
 
 #include <atomic>
 
+#include "runtime/errno_guard.h"
 #include "runtime/interpose.h"
 #include "runtime/process_exit.h"
 
@@ -77,7 +78,8 @@ void on_fatal_signal(int signal_number, siginfo_t* info, void*) {
   // ignored here as it would be; a fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGSYS raised by the
   // kernel for an instruction: si_code > 0) ends it as any process.
   if (getpid() == 1 && !(is_fault(signal_number) && info != nullptr && info->si_code > 0)) return;
-  const int saved_errno = errno;
+  // On return, a signal that is blocked again by then stays pending.
+  const ErrnoGuard keep_errno;
   write_profile_on_signal(signal_number);
   // Die of it as if we had never been here: the default action, unblocked, raised again. A
   // fault (SIGSEGV, SIGBUS...) would also recur on return; raising makes every kind end here.
@@ -90,7 +92,6 @@ void on_fatal_signal(int signal_number, siginfo_t* info, void*) {
   sigaddset(&only, signal_number);
   sigprocmask(SIG_UNBLOCK, &only, nullptr);
   syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signal_number);
-  errno = saved_errno;  // a signal that is blocked again by the time we return stays pending
 }
 
 int install_stand_in(int signal_number) {
@@ -107,9 +108,10 @@ void on_one_shot_signal(int signal_number, siginfo_t* info, void* context) {
   const struct sigaction handler = d.program;
   d.program.sa_handler = SIG_DFL;  // the kernel's reset changes the handler alone
   d.one_shot.store(false, std::memory_order_relaxed);
-  const int saved_errno = errno;
-  if (install_stand_in(signal_number) == 0) d.stand_in.store(true, std::memory_order_release);
-  errno = saved_errno;
+  {
+    const ErrnoGuard keep_errno;  // the program's handler sees the errno it interrupted
+    if (install_stand_in(signal_number) == 0) d.stand_in.store(true, std::memory_order_release);
+  }
   if (handler.sa_flags & SA_SIGINFO)
     handler.sa_sigaction(signal_number, info, context);
   else if (handler.sa_handler != SIG_DFL && handler.sa_handler != SIG_IGN)

@@ -46,10 +46,18 @@ struct HeldStack {
   uint32_t number;
   uint32_t epoch;
 };
-// In a published holder stack number (holder_stack(slot), BlameKey::holder_stack): the stack is the
-// hold's acquisition stack (innermost frame: its acquire site), not its stack at release.
+// A published holder stack (holder_stack(slot), BlameKey::holder_stack), one 32-bit word:
+//   bit  31      kHolderStackAtAcquire  the stack is the hold's acquisition stack (innermost
+//                                       frame: its acquire site), not its stack at release
+//   bits 0..30   kHolderStackNumber     its number in the HolderStackTable (0: none captured)
+// A number never reaches bit 31 in practice (2^31 distinct stacks would take over 48 GiB of the
+// table's memory first), but nothing refuses one that would: intern() returns what StackStore
+// gives.
 inline constexpr uint32_t kHolderStackAtAcquire = 0x80000000u;
 inline constexpr uint32_t kHolderStackNumber = 0x7FFFFFFFu;
+static_assert((kHolderStackAtAcquire & kHolderStackNumber) == 0 &&
+                  (kHolderStackAtAcquire | kHolderStackNumber) == UINT32_MAX,
+              "the flag and the number are disjoint and fill the word");
 
 class HolderStackTable {
  public:

@@ -27,6 +27,8 @@
 
 #include <cstdint>
 
+#include "runtime/glibc_lock_layout.h"
+
 namespace lockscope::runtime {
 
 // The offset of glibc's tid in the calling thread's descriptor when inline_mutex_trylock may
@@ -60,12 +62,12 @@ inline int glibc_tid(int offset) {
 
 // 0 or EBUSY as glibc's trylock would return; -1 when the mutex's kind is not one done here.
 inline int inline_mutex_trylock(pthread_mutex_t* mutex, int tid) {
-  constexpr int kElisionFlag = 256;  // PTHREAD_MUTEX_ELISION_NP
-  const int type = __atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & (127 | kElisionFlag);
-  if ((type & ~3) != 0 || type == 1) return -1;
-  int expected = 0;
-  if (!__atomic_compare_exchange_n(&mutex->__data.__lock, &expected, 1, false, __ATOMIC_ACQUIRE,
-                                   __ATOMIC_RELAXED))
+  const int type =
+      __atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & glibc::kMutexTypeElisionMask;
+  if ((type & ~glibc::kMutexKindMask) != 0 || type == glibc::kMutexRecursive) return -1;
+  int expected = glibc::kLockWordFree;
+  if (!__atomic_compare_exchange_n(&mutex->__data.__lock, &expected, glibc::kLockWordTaken, false,
+                                   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
     return EBUSY;
   mutex->__data.__owner = tid;
   ++mutex->__data.__nusers;

@@ -1,9 +1,9 @@
 // Barriers: each thread's wait is load imbalance (it arrived before the slowest one). The thread
 // whose arrival completes the barrier does not wait: it is counted as "arrived last", per call
 // site and per thread, from our own arrival count and the count given to pthread_barrier_init.
-#include <errno.h>
 #include <pthread.h>
 
+#include "runtime/errno_guard.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
 #include "runtime/real_functions.h"
@@ -24,15 +24,16 @@ LOCKSCOPE_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
   auto* self = lockscope::runtime::current_thread();
   if (self == nullptr) return functions().barrier_wait(barrier);
   auto& rt = lockscope::runtime::g_runtime;
-  const int saved_errno = errno;
   bool last = false;
-  if (auto* slot =
-          lockscope::runtime::locate_site(*self, barrier, Operation::kBarrierWait, site).slot) {
-    const uint64_t arrival = slot->arrivals.fetch_add(1, std::memory_order_acq_rel) + 1;
-    const uint32_t count = slot->capacity.load(std::memory_order_relaxed);
-    last = count != 0 && arrival % count == 0;
+  {
+    const lockscope::runtime::ErrnoGuard keep_errno;
+    if (auto* slot =
+            lockscope::runtime::locate_site(*self, barrier, Operation::kBarrierWait, site).slot) {
+      const uint64_t arrival = slot->arrivals.fetch_add(1, std::memory_order_acq_rel) + 1;
+      const uint32_t count = slot->capacity.load(std::memory_order_relaxed);
+      last = count != 0 && arrival % count == 0;
+    }
   }
-  errno = saved_errno;
   const uint64_t start = rt.clock.now();
   lockscope::runtime::sink().mark(*self, lockscope::format::TraceKind::kWaitBegin, barrier,
                                   Operation::kBarrierWait, site, start, 0);
@@ -42,11 +43,10 @@ LOCKSCOPE_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
     result = functions().barrier_wait(barrier);
   }
   const uint64_t end = rt.clock.now();
-  const int result_errno = errno;
+  const lockscope::runtime::ErrnoGuard keep_result_errno;  // the real wait's
   const bool failed = result != 0 && result != PTHREAD_BARRIER_SERIAL_THREAD;
   lockscope::runtime::sink().wait(*self, barrier, Operation::kBarrierWait, site,
                                   {start, end, !last, failed, last && !failed, true});
-  errno = result_errno;
   return result;
 }
 

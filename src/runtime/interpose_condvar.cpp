@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "runtime/errno_guard.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
 #include "runtime/real_functions.h"
@@ -130,10 +131,9 @@ struct CancelledConditionWait {
   HeldLock* held;
   uint64_t start;
   void cancelled() {
-    const int saved_errno = errno;
+    const lockscope::runtime::ErrnoGuard keep_errno;
     lockscope::runtime::BlockedScope::end_blocked_call(*self);
     finish_condition_wait(self, op, condition, mutex, site, slot, held, start, ECANCELED, true);
-    errno = saved_errno;
   }
 };
 
@@ -169,9 +169,10 @@ int condition_wait(Operation op, pthread_cond_t* condition, pthread_mutex_t* mut
     CancelledConditionWait cleanup{self, op, condition, mutex, site, slot, held, start};
     result = lockscope::runtime::call_cancellable(real_wait, cleanup);
   }
-  const int result_errno = errno;
-  finish_condition_wait(self, op, condition, mutex, site, slot, held, start, result, false);
-  errno = result_errno;
+  {
+    const lockscope::runtime::ErrnoGuard keep_result_errno;  // the real wait's
+    finish_condition_wait(self, op, condition, mutex, site, slot, held, start, result, false);
+  }
   return result;
 }
 
@@ -179,42 +180,43 @@ template <typename Send>
 int send(Operation op, pthread_cond_t* condition, uintptr_t site, Send real_send) {
   ThreadState* self = lockscope::runtime::current_thread();
   if (self == nullptr) return real_send();
-  const int saved_errno = errno;
   int woke = -1;  // whether it woke a thread (-1: not known)
-  const lockscope::runtime::LocatedSite located =
-      lockscope::runtime::locate_site(*self, condition, op, site);
-  if (LockSlot* slot = located.slot) {
-    uint32_t waiters = slot->waiters.load(std::memory_order_relaxed);
-    // A signal wakes one of the waiters no earlier signal woke, a broadcast all of them.
-    auto& unsignalled = lockscope::runtime::unsignalled_waiters(*slot);
-    uint64_t pending = unsignalled.load(std::memory_order_relaxed);
-    for (;; waiters = slot->waiters.load(std::memory_order_relaxed)) {
-      const uint64_t wakeable = pending < waiters ? pending : waiters;
-      woke = wakeable != 0;
-      if (wakeable == 0) break;
-      const uint64_t left = op == Operation::kCondBroadcast ? 0 : wakeable - 1;
-      if (unsignalled.compare_exchange_weak(pending, left, std::memory_order_relaxed)) break;
+  {
+    const lockscope::runtime::ErrnoGuard keep_errno;
+    const lockscope::runtime::LocatedSite located =
+        lockscope::runtime::locate_site(*self, condition, op, site);
+    if (LockSlot* slot = located.slot) {
+      uint32_t waiters = slot->waiters.load(std::memory_order_relaxed);
+      // A signal wakes one of the waiters no earlier signal woke, a broadcast all of them.
+      auto& unsignalled = lockscope::runtime::unsignalled_waiters(*slot);
+      uint64_t pending = unsignalled.load(std::memory_order_relaxed);
+      for (;; waiters = slot->waiters.load(std::memory_order_relaxed)) {
+        const uint64_t wakeable = pending < waiters ? pending : waiters;
+        woke = wakeable != 0;
+        if (wakeable == 0) break;
+        const uint64_t left = op == Operation::kCondBroadcast ? 0 : wakeable - 1;
+        if (unsignalled.compare_exchange_weak(pending, left, std::memory_order_relaxed)) break;
+      }
+      // Which lock a woken waiter may still wait for: our innermost, released later (finish_held).
+      HeldLock* innermost = self->held_depth ? &self->held[self->held_depth - 1] : nullptr;
+      signaller_held_slot(*slot).store(innermost ? innermost->slot + 1 : 0,
+                                       std::memory_order_relaxed);
+      if (innermost) innermost->signalled_slot = located.slot_index + 1;
+      // A woken waiter re-takes the mutex, and waits if this thread still holds it: time this hold
+      // exactly when its start was read (the mutex was waited on before).
+      if (innermost && waiters > 0 && innermost->stamped) innermost->made_wait = true;
+      // The wake-up time of the waiter it woke (its condition wait ends there); one that woke
+      // nobody is no waiter's (a broadcast, 50 ms still holding the mutex, a second broadcast: the
+      // waiter woke at the first, then waited 50 ms for the mutex, all of it counted as condition
+      // wait).
+      if (woke > 0)
+        slot->last_signal_ticks.store(lockscope::runtime::g_runtime.clock.now(),
+                                      std::memory_order_release);
     }
-    // Which lock a woken waiter may still wait for: our innermost, released later (finish_held).
-    HeldLock* innermost = self->held_depth ? &self->held[self->held_depth - 1] : nullptr;
-    signaller_held_slot(*slot).store(innermost ? innermost->slot + 1 : 0,
-                                     std::memory_order_relaxed);
-    if (innermost) innermost->signalled_slot = located.slot_index + 1;
-    // A woken waiter re-takes the mutex, and waits if this thread still holds it: time this hold
-    // exactly when its start was read (the mutex was waited on before).
-    if (innermost && waiters > 0 && innermost->stamped) innermost->made_wait = true;
-    // The wake-up time of the waiter it woke (its condition wait ends there); one that woke nobody
-    // is no waiter's (a broadcast, 50 ms still holding the mutex, a second broadcast: the waiter
-    // woke at the first, then waited 50 ms for the mutex, all of it counted as condition wait).
-    if (woke > 0)
-      slot->last_signal_ticks.store(lockscope::runtime::g_runtime.clock.now(),
-                                    std::memory_order_release);
   }
-  errno = saved_errno;
   const int result = real_send();
-  const int result_errno = errno;
+  const lockscope::runtime::ErrnoGuard keep_result_errno;  // the real send's
   lockscope::runtime::sink().event(*self, condition, op, site, woke);
-  errno = result_errno;
   return result;
 }
 

@@ -6,7 +6,6 @@
 // may, its profile file is created under its final name and kept open (close-on-exec): the
 // writer writes it in place when the directory refuses its temporary file (profile_writer.cpp).
 #include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +14,7 @@
 
 #include "runtime/cancellation.h"
 #include "runtime/directory_grant.h"
+#include "runtime/errno_guard.h"
 #include "runtime/interpose.h"
 #include "runtime/open_at_descriptor_limit.h"
 #include "runtime/profile_writer.h"
@@ -30,7 +30,7 @@ void keep_profile_file() {
   auto& rt = lockscope::runtime::runtime();
   if (static_cast<uint32_t>(getpid()) != rt.pid || rt.kept_profile_fd >= 0 || !rt.directory[0])
     return;
-  const int saved_errno = errno;
+  const lockscope::runtime::ErrnoGuard keep_errno;
   char path[4096];
   if (lockscope::runtime::profile_path(path)) {
     const int fd =
@@ -43,7 +43,6 @@ void keep_profile_file() {
       close(fd);
     }
   }
-  errno = saved_errno;
 }
 
 // Before a change to the users in `uids` (-1: unchanged).

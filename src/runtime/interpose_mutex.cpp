@@ -6,6 +6,7 @@
 
 #include "runtime/cancellation.h"
 #include "runtime/deadline_checks.h"
+#include "runtime/glibc_lock_layout.h"
 #include "runtime/inline_trylock.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
@@ -51,13 +52,14 @@ int real_clocklock(pthread_mutex_t* mutex, clockid_t clock, const timespec* dead
 // ENOTRECOVERABLE but leaves it locked, so a try-first would turn the program's later calls into
 // EBUSY or a hang. Its __owner field says so (PTHREAD_MUTEX_NOTRECOVERABLE); read, never written.
 inline bool not_recoverable(const pthread_mutex_t* mutex) {
-  constexpr int kNotRecoverable = 0x7ffffffe;  // INT_MAX - 1 (INT_MAX: owner died, inconsistent)
-  return __atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED) == kNotRecoverable;
+  return __atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED) ==
+         lockscope::runtime::glibc::kMutexNotRecoverable;
 }
 
 // glibc's PTHREAD_MUTEX_ROBUST_NORMAL_NP bit of __kind: read after acquiring (see note_robust).
 inline bool is_robust(const pthread_mutex_t* mutex) {
-  return (__atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & 16) != 0;
+  return (__atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) &
+          lockscope::runtime::glibc::kMutexRobust) != 0;
 }
 
 // The thread `tid` owns it (glibc's __owner): read after a failed trylock, never written.

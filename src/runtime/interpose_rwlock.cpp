@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "runtime/deadline_checks.h"
+#include "runtime/glibc_lock_layout.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
 #include "runtime/real_functions.h"
@@ -20,7 +21,8 @@ namespace {
 
 Blocker rwlock_blocker(const pthread_rwlock_t* rwlock) {
   if (__atomic_load_n(&rwlock->__data.__cur_writer, __ATOMIC_RELAXED) != 0) return Blocker::kWriter;
-  if ((__atomic_load_n(&rwlock->__data.__readers, __ATOMIC_RELAXED) >> 3) != 0)
+  if ((__atomic_load_n(&rwlock->__data.__readers, __ATOMIC_RELAXED) >>
+       lockscope::runtime::glibc::kRwlockReaderShift) != 0)
     return Blocker::kReaders;
   return Blocker::kUnknown;
 }

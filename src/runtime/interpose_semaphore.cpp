@@ -9,6 +9,8 @@
 #include <stdarg.h>
 
 #include "runtime/deadline_checks.h"
+#include "runtime/errno_guard.h"
+#include "runtime/glibc_lock_layout.h"
 #include "runtime/interpose.h"
 #include "runtime/lock_init.h"
 #include "runtime/real_functions.h"
@@ -36,7 +38,7 @@ int waiters_of(const sem_t* semaphore) {
 #if defined(__x86_64__) || defined(__aarch64__)
   const uint64_t data =
       __atomic_load_n(reinterpret_cast<const uint64_t*>(semaphore), __ATOMIC_RELAXED);
-  return static_cast<int>(data >> 32);
+  return static_cast<int>(data >> lockscope::runtime::glibc::kSemWaitersShift);
 #else
   (void)semaphore;
   return -1;
@@ -112,9 +114,8 @@ LOCKSCOPE_EXPORT int sem_post(sem_t* semaphore) {
   const int waiters = self ? waiters_of(semaphore) : -1;  // before the post wakes one
   const int result = functions().sem_post(semaphore);
   if (self) {
-    const int saved_errno = errno;
+    const lockscope::runtime::ErrnoGuard keep_errno;  // the real post's
     lockscope::runtime::sink().event(*self, semaphore, Operation::kSemPost, CALL_SITE, waiters);
-    errno = saved_errno;
   }
   return result;
 }
@@ -144,10 +145,9 @@ LOCKSCOPE_EXPORT sem_t* sem_open(const char* name, int flags, ...) {
     semaphore = real_sem_open(name, flags);
   }
   if (semaphore != SEM_FAILED) {
-    const int saved_errno = errno;
+    const lockscope::runtime::ErrnoGuard keep_errno;
     lockscope::runtime::note_lock_flags(semaphore, lockscope::format::Primitive::kSemaphore,
                                         lockscope::format::kLockProcessShared);
-    errno = saved_errno;
   }
   return semaphore;
 }

@@ -1,8 +1,7 @@
 #include "runtime/lock_init.h"
 
-#include <errno.h>
-
 #include "common/profile_format.h"
+#include "runtime/errno_guard.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -47,14 +46,13 @@ uint32_t mutex_flags(const pthread_mutexattr_t* attr) {
 template <typename Update>
 void with_lock_slot(const void* lock, Update update) {
   if (!current_thread()) return;
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   Runtime& rt = runtime();
   const uint32_t index = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
   if (index == LockTable::kNoSlot)
     rt.count(format::Counter::kDroppedLocks);
   else
     update(rt, index);
-  errno = saved_errno;
 }
 
 void note_lock_init(const void* lock, format::Primitive primitive, uint32_t kind, uint32_t flags,

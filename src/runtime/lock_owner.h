@@ -26,37 +26,29 @@
 
 #include <cstdint>
 
+#include "runtime/glibc_lock_layout.h"
 #include "runtime/lock_table.h"
+#include "runtime/owner_token.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
-
-// Linux thread ids are below PID_MAX_LIMIT (2^22): the bits above carry the fork generation, so
-// that a mutex a parent left behind, copied into a forked child, names no owner there.
-inline constexpr uint32_t kOwnerTidBits = 22;
-inline constexpr uint32_t kOwnerTidMask = (1u << kOwnerTidBits) - 1;
-inline constexpr uint32_t kForkGenerations = 1u << (32 - kOwnerTidBits);
-constexpr uint32_t owner_token(uint32_t tid, uint32_t fork_generation) {
-  return fork_generation << kOwnerTidBits | (tid & kOwnerTidMask);
-}
-// The owner an owner word names, as a tid: 0 when none of this process (fork generation).
-constexpr uint32_t word_owner(uint32_t word, uint32_t own_token) {
-  return word != 0 && ((word ^ own_token) >> kOwnerTidBits) == 0 ? word & kOwnerTidMask : 0;
-}
 
 // The owner word of a glibc mutex (its __count), or nullptr when glibc uses that field itself or
 // the kind is not known to leave it alone: __kind's low byte is 0 (normal), 2 (error-checking) or
 // 3 (adaptive); 1 is recursive, 16 robust, 32 and 64 the priority protocols, 128 process-shared;
 // a destroyed mutex reads -1. Read inside the critical section: its line is the acquirer's.
 inline uint32_t* mutex_owner_word(pthread_mutex_t* mutex) {
-  const int kind = __atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & 0xFF;
-  return (kind & ~3) == 0 && kind != 1 ? &mutex->__data.__count : nullptr;
+  const int kind =
+      __atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & glibc::kMutexTypeSharedMask;
+  return (kind & ~glibc::kMutexKindMask) == 0 && kind != glibc::kMutexRecursive
+             ? &mutex->__data.__count
+             : nullptr;
 }
 
 // glibc's lock word of a mutex says a thread may be blocked acquiring it (2: a waiter marked it so
 // before its futex wait; other kinds' values are no more than a hint here). Read by the holder.
 inline bool mutex_word_contended(const pthread_mutex_t* mutex) {
-  return __atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) == 2;
+  return __atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) == glibc::kLockWordContended;
 }
 
 // Counts an owner change at the acquiring site `stats`, in its entry (SiteStats::owner_changes).

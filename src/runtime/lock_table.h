@@ -98,6 +98,11 @@ constexpr uint32_t releaser_tid(uint64_t value) {
 constexpr uint32_t releaser_cpu_plus_one(uint64_t value) {
   return static_cast<uint32_t>(value);
 }
+static_assert(releaser_tid(releaser_cpu_value(UINT32_MAX, 0)) == UINT32_MAX &&
+                  releaser_cpu_plus_one(releaser_cpu_value(UINT32_MAX, 0)) == 1 &&
+                  releaser_cpu_plus_one(releaser_cpu_value(7, UINT32_MAX - 1)) == UINT32_MAX &&
+                  releaser_tid(releaser_cpu_value(7, UINT32_MAX - 1)) == 7,
+              "the releaser's tid and CPU + 1 each keep their half of the word");
 
 struct RetiredLock {  // a finished generation
   uintptr_t address;

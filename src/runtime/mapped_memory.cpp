@@ -1,10 +1,11 @@
 #include "runtime/mapped_memory.h"
 
-#include <errno.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include <cstdint>
+
+#include "runtime/errno_guard.h"
 
 namespace lockscope::runtime {
 
@@ -13,17 +14,16 @@ constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, not in every libc's 
 }  // namespace
 
 void populate_window(void* window, const void* region_end) {
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   const auto start = reinterpret_cast<uintptr_t>(window);
   const auto end = reinterpret_cast<uintptr_t>(region_end);
   if (end > start)
     madvise(window, end - start < kPopulateWindowBytes ? end - start : kPopulateWindowBytes,
             kPopulateWrite);
-  errno = saved_errno;
 }
 
 void* map_memory(size_t bytes, bool huge_pages, Fill fill) {
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
   void* result = nullptr;
   if (!huge_pages || bytes < kHugePageBytes) {
@@ -49,7 +49,6 @@ void* map_memory(size_t bytes, bool huge_pages, Fill fill) {
       madvise(result, bytes & ~(kHugePageBytes - 1), MADV_HUGEPAGE);
     }
   }
-  errno = saved_errno;
   return result;
 }
 

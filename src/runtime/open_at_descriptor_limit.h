@@ -11,6 +11,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "runtime/errno_guard.h"
+
 namespace lockscope::runtime {
 
 inline int open_at_descriptor_limit(const char* path, int flags, mode_t mode = 0) {
@@ -28,9 +30,8 @@ inline int open_at_descriptor_limit(const char* path, int flags, mode_t mode = 0
     return -1;
   }
   fd = open(path, flags, mode);
-  const int open_errno = errno;
+  const ErrnoGuard keep_open_errno;  // the open's, whatever setrlimit leaves
   setrlimit(RLIMIT_NOFILE, &limit);
-  errno = open_errno;
   return fd;
 }
 

@@ -6,7 +6,6 @@
 #include "runtime/process_exit.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <cstring>
 
 #include "runtime/cancellation.h"
+#include "runtime/errno_guard.h"
 #include "runtime/exec_verdict.h"
 #include "runtime/interpose.h"
 #include "runtime/profile_writer.h"
@@ -125,7 +125,7 @@ struct ExecGuard {
   bool wrote;
   ExecGuard(const char* target, bool search_path) : wrote(false) {
     if (!is_profiled_process()) return;
-    const int saved_errno = errno;
+    const lockscope::runtime::ErrnoGuard keep_errno;
     auto& rt = runtime();
     lockscope::runtime::ExecVerdict verdict;
     lockscope::runtime::judge_exec(target, search_path, verdict);
@@ -136,16 +136,14 @@ struct ExecGuard {
     if (lockscope::runtime::has_recorded_events() || verdict.reason[0] || rt.kept_profile_fd >= 0)
       wrote = write_once(ExitPath::kExec, -1, written);
     rt.exec_target_size = 0;
-    errno = saved_errno;
   }
   int failed(int result) {
-    const int saved_errno = errno;
+    const lockscope::runtime::ErrnoGuard keep_errno;  // the failed exec's
     if (wrote) unlink(written);
     if (wrote || is_profiled_process()) {
       runtime().final_write_ends_process.store(false, std::memory_order_relaxed);
       runtime().profile_written.store(false);
     }
-    errno = saved_errno;
     return result;
   }
 };

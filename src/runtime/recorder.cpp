@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include "runtime/errno_guard.h"
 #include "runtime/process_exit.h"
 #include "runtime/stack_budget.h"
 #include "runtime/stack_capture.h"
@@ -157,7 +158,7 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
       if (self.held[i].lock == lock) return;
   InsideLockscope inside;
   Runtime& rt = runtime();
-  const int saved_errno = errno;  // the lock table's insertion may mmap
+  const ErrnoGuard keep_errno;  // the lock table's insertion may mmap
   if (slot == LockTable::kNoSlot) slot = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
   if (slot != LockTable::kNoSlot) {
     const bool entry_valid = held.entry != nullptr && held.epoch == own_epoch(self);
@@ -189,7 +190,6 @@ void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t si
       rt.order.insert(edge);
     }
   }
-  errno = saved_errno;
 }
 
 void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
@@ -220,12 +220,11 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
   const uint64_t start = now;
   if (!stack_budget_allows(self, start, spent, shared)) return 0;
   const uint64_t spent_before = spent;
-  InsideLockscope inside;  // libgcc's unwinder may lock a mutex of its own
-  const int saved_errno = errno;
+  InsideLockscope inside;       // libgcc's unwinder may lock a mutex of its own
+  const ErrnoGuard keep_errno;  // the unwinders' reads of memory and files may fail
   uintptr_t raw[kMaxStackDepth + 8];
   // max_depth <= kMaxStackDepth: room for it and up to 8 frames of our own.
   uint32_t got = capture_stack(raw, max_depth + 8, static_cast<UnwindMode>(unwind_mode));
-  errno = saved_errno;
   now = rt.clock.now();
   spent += StackBudget::charge(now - start, rt.clock.ticks_per_second);
   // Our own frames come first (this function's, acquire_slow's): the program's starts at `site`.
@@ -235,10 +234,8 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
       static_cast<UnwindMode>(unwind_mode) == UnwindMode::kAuto) {
     // The frame-pointer walk went past `site` without a break: a frame of ours without a frame
     // pointer between (a slow path called, not tail-called, from its interposer). DWARF sees it.
-    const int errno_before = errno;
     const uint64_t retry_start = now;
     got = capture_stack(raw, max_depth + 8, UnwindMode::kDwarf);
-    errno = errno_before;
     now = rt.clock.now();
     spent += StackBudget::charge(now - retry_start, rt.clock.ticks_per_second);
     for (first = 0; first < got && first < 8 && raw[first] != site;) ++first;
@@ -254,9 +251,8 @@ uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, 
 void note_robust(const void* lock) {
   InsideLockscope inside;
   Runtime& rt = runtime();
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;  // the lock table's insertion may mmap or futex-wait
   const uint32_t number = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-  errno = saved_errno;
   if (number == LockTable::kNoSlot) return;
   LockSlot& slot = rt.locks.slot(number);
   if (slot.flags.load(std::memory_order_relaxed) & format::kLockRobust) return;
@@ -270,9 +266,8 @@ LockSlot* begin_lock_wait(const void* lock, LockSlot* known) {
   if (known == nullptr) {
     InsideLockscope inside;
     Runtime& rt = runtime();
-    const int saved_errno = errno;  // the table's insertion may mmap or futex-wait
+    const ErrnoGuard keep_errno;  // the table's insertion may mmap or futex-wait
     const uint32_t number = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-    errno = saved_errno;
     if (number == LockTable::kNoSlot) return nullptr;
     known = &rt.locks.slot(number);
   }
@@ -302,7 +297,7 @@ void note_blocking_release(ThreadState& self, const HeldLock& held, uintptr_t si
   LockSlot& slot = *held.lock_slot;
   // Before the program's unlock, which returns to it as is: nothing here may touch its errno (a
   // failed futex wait or mmap would).
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   const int cpu = sched_getcpu();
   uint32_t stack = 0;
   const HeldStack& own = self.held_stacks[&held - self.held];
@@ -322,7 +317,6 @@ void note_blocking_release(ThreadState& self, const HeldLock& held, uintptr_t si
       if (stack != 0) self.released_stack = HeldStack{held.start_ticks, stack, 0};
     }
   }
-  errno = saved_errno;
   // Both are written, even as 0: a value left by an older release is never taken for this one's.
   holder_stack(slot).store(stack, std::memory_order_relaxed);
   releaser_cpu(slot).store(cpu >= 0 ? releaser_cpu_value(self.tid, static_cast<uint32_t>(cpu)) : 0,
@@ -357,18 +351,10 @@ void snapshot_if_due(ThreadState& self) {
   rt.next_snapshot_ticks.store(next > spaced ? next : spaced, std::memory_order_relaxed);
 }
 
-namespace {
-// Puts errno back as it was when the scope began.
-struct ErrnoKeeper {
-  int saved = errno;
-  ~ErrnoKeeper() { errno = saved; }
-};
-}  // namespace
-
 uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, uintptr_t site,
                            uint64_t end_ticks) {
   const uint64_t end = end_ticks != 0 ? end_ticks : g_runtime.clock.now();
-  ErrnoKeeper keep_errno;  // the program's unlock returned; a refused mmap must not show
+  const ErrnoGuard keep_errno;  // the program's unlock returned; a refused mmap must not show
   if (held.entry == nullptr || held.epoch != own_epoch(self) || !held.stamped) return end;
   uint64_t weight = held.weight;
   if (made_wait) {
@@ -439,10 +425,9 @@ uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, ui
 void count_owner_change_slow(ThreadState& self, SiteStats* stats) {
   bool counted = false;
   if (stats) {  // its count wrapped to 0; the arena may map memory: keep the program's errno
-    const int saved_errno = errno;
+    const ErrnoGuard keep_errno;
     InsideLockscope inside;
     counted = self.sites.carry_owner_changes(*stats);
-    errno = saved_errno;
   }
   if (!counted) runtime().count(format::Counter::kDroppedSites);
 }

@@ -19,6 +19,8 @@
 #include "common/profile_format.h"
 #include "common/trace_format.h"
 #include "runtime/cancellation.h"
+#include "runtime/epoch_word.h"
+#include "runtime/errno_guard.h"
 #include "runtime/lock_owner.h"
 #include "runtime/runtime_state.h"
 #include "runtime/stack_budget.h"
@@ -188,10 +190,9 @@ inline SiteCacheEntry& site_cache_slot(ThreadState& self, const void* lock, uint
   return self.site_cache[(key * 0x9E3779B97F4A7C15ull) >> 56];
 }
 
-// Trace mode fills the site cache too, but its entries carry this bit in their epoch: the inline
-// fast paths (summary only) never take them, so every event reaches the trace sink, whose own
-// lookup (traced_site) does.
-inline constexpr uint32_t kTraceCacheTag = 0x80000000u;
+// Trace mode fills the site cache too, but its entries carry kTraceCacheTag in their epoch
+// (epoch_word.h): the inline fast paths (summary only) never take them, so every event reaches the
+// trace sink, whose own lookup (traced_site) does.
 inline uint32_t cache_epoch(const ThreadState& self) {
   return self.epoch | (g_runtime.trace.enabled || g_runtime.all_stacks ? kTraceCacheTag : 0u);
 }
@@ -494,12 +495,11 @@ struct CancelledAcquire {
   AcquireOutcome& outcome;
   LockSlot* waited;
   void cancelled() {
-    const int saved_errno = errno;
+    const ErrnoGuard keep_errno;
     BlockedScope::end_blocked_call(self);
     outcome.result = ECANCELED;
     end_contended_wait(outcome, waited);
     sink().acquire(self, lock, op, site, outcome);
-    errno = saved_errno;
   }
 };
 
@@ -542,10 +542,9 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
       note_order(*self, lock, LockTable::kNoSlot, site, Calls::kOperation);
   if (first_result == kSkipTry) {  // see Calls::try_is_unsafe: the real call alone, untimed
     const AcquireOutcome outcome{calls.blocking_acquire(), false, 0, 0, Blocker::kUnknown};
-    const int saved_errno = errno;
-    note_robust(lock);  // only a robust mutex is made not recoverable
+    const ErrnoGuard keep_errno;  // the real call's
+    note_robust(lock);            // only a robust mutex is made not recoverable
     sink().acquire(*self, lock, Calls::kOperation, site, outcome);
-    errno = saved_errno;
     return outcome.result;
   }
   if (first_result == kNotTried) g_runtime.locks.prefetch(reinterpret_cast<uintptr_t>(lock));
@@ -591,14 +590,13 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int acquire_slow(
     outcome.stack = frames;
   }
   const format::Operation op = Calls::kOperation;
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;  // the real call's
   // Before record_acquire fills the site cache, which copies the flag (whatever the outcome: a
   // call that failed still fills it). The kind never changes while the mutex lives.
   if constexpr (requires { calls.robust(); })
     if (calls.robust()) note_robust(lock);
   if (acquired(outcome.result)) outcome.owner_word = acquired_owner_word(calls);
   sink().acquire(*self, lock, op, site, outcome);
-  errno = saved_errno;
   return outcome.result;
 }
 
@@ -781,7 +779,7 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(
       }
   const int result = real_release();
   if (self == nullptr) return result;
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;  // the real release's
   // A hold released out of order (another taken since is still held: memcached lets go of an LRU
   // lock before the item lock it took under it) at a site the caches know: counted as
   // release_innermost counts the innermost, without the slow path's lookup.
@@ -794,12 +792,10 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_slow(
       ++stats->count;
       ++self->releases;
       if (ticks) snapshot_if_due(*self);
-      errno = saved_errno;
       return result;
     }
   }
   sink().release(*self, lock, site, result, default_operation, made_wait, end_ticks);
-  errno = saved_errno;
   return result;
 }
 
@@ -835,9 +831,8 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) int release_innermo
   const uint64_t end_ticks = release_end_ticks(top, made_wait, real_release);
   const int result = real_release();
   if (__builtin_expect(result != 0, 0)) {
-    const int saved_errno = errno;
+    const ErrnoGuard keep_errno;  // the real release's
     sink().release(*self, lock, site, result, default_operation, made_wait, end_ticks);
-    errno = saved_errno;
     return result;
   }
   if (traced)

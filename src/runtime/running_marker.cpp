@@ -9,6 +9,7 @@
 
 #include "common/running_marker.h"
 #include "runtime/cancellation.h"
+#include "runtime/errno_guard.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -89,7 +90,7 @@ void create_markers_of_children() {
 }  // namespace
 
 void create_running_marker() {
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   g_own_marker[0] = '\0';
   format::ProcessStat stat;
   if (format::read_process_stat("/proc/self/stat", stat) &&
@@ -98,16 +99,14 @@ void create_running_marker() {
     create_empty(g_own_marker);
   else
     g_own_marker[0] = '\0';
-  errno = saved_errno;
 }
 
 void finish_running_marker() {
   if (!g_own_marker[0]) return;
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   create_markers_of_children();
   unlink(g_own_marker);
   g_own_marker[0] = '\0';
-  errno = saved_errno;
 }
 
 }  // namespace lockscope::runtime

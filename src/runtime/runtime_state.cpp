@@ -1,6 +1,5 @@
 #include "runtime/runtime_state.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@ extern char** environ;
 
 #include "common/config_string.h"
 #include "common/decimal_text.h"
+#include "runtime/errno_guard.h"
 #include "runtime/fatal_signals.h"
 #include "runtime/inline_trylock.h"
 #include "runtime/raw_log.h"
@@ -381,7 +381,7 @@ bool ensure_initialized() {
   if (!rt.status.compare_exchange_strong(expected, static_cast<int>(RuntimeStatus::kInitializing),
                                          std::memory_order_acq_rel))
     return expected == static_cast<int>(RuntimeStatus::kReady);
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   tls_inside = true;
   remember_stderr();  // before anything may log
   resolve_real_functions();
@@ -410,7 +410,6 @@ bool ensure_initialized() {
     RawLine().append("cannot allocate its tables; the program runs unprofiled").emit();
   }
   tls_inside = false;
-  errno = saved_errno;
   rt.status.store(static_cast<int>(ok ? RuntimeStatus::kReady : RuntimeStatus::kFailed),
                   std::memory_order_release);
   return ok;
@@ -432,7 +431,7 @@ ThreadState* current_thread_slow() {
     rt.count(format::Counter::kCallsBeforeRegistration);
     return nullptr;
   }
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   tls_inside = true;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   // A signal handler that locked between the caller's read of tls_thread and the mark above may
@@ -443,7 +442,6 @@ ThreadState* current_thread_slow() {
     if (registered == nullptr) rt.count(format::Counter::kReentrantCalls);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     tls_inside = false;
-    errno = saved_errno;
     return registered;
   }
   ThreadState* self = register_thread();
@@ -459,7 +457,6 @@ ThreadState* current_thread_slow() {
     tls_unregistered = true;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   tls_inside = false;
-  errno = saved_errno;
   return self;
 }
 

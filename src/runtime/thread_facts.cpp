@@ -1,10 +1,10 @@
 #include "runtime/thread_facts.h"
 
-#include <errno.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/errno_guard.h"
 #include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
@@ -33,7 +33,7 @@ uint64_t since_start_ns(const Runtime& rt, uint64_t ticks) {
 }  // namespace
 
 void read_thread_sched(uint32_t tid, ThreadFacts& facts) {
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   const auto id = static_cast<pid_t>(tid);
   // The policy may carry SCHED_RESET_ON_FORK, which is no policy of its own.
   const int policy = sched_getscheduler(id);
@@ -43,17 +43,15 @@ void read_thread_sched(uint32_t tid, ThreadFacts& facts) {
     facts.sched_priority = param.sched_priority;
     facts.known |= format::kThreadSchedKnown;
   }
-  errno = saved_errno;
 }
 
 void note_thread_exit(ThreadState& self) {
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   ThreadFacts& facts = self.facts;
   // The CPU time first: what the exit costs after this is the runtime's, not the program's.
   if (read_cpu_ns(CLOCK_THREAD_CPUTIME_ID, facts.cpu_ns)) facts.known |= format::kThreadCpuKnown;
   facts.end_ticks = g_runtime.clock.now();
   read_thread_sched(0, facts);
-  errno = saved_errno;
 }
 
 format::ThreadFactsRecord thread_facts_record(const Runtime& rt, const ThreadState& thread) {
@@ -63,7 +61,7 @@ format::ThreadFactsRecord thread_facts_record(const Runtime& rt, const ThreadSta
   // An exited thread's facts were written before it was flagged exited (under the merge lock, or
   // published with the late-exit list's release), so they are whole here.
   if (!exited) {
-    const int saved_errno = errno;
+    const ErrnoGuard keep_errno;
     uint64_t cpu_ns = 0;
     // The CPU clock of a tid is this process's own thread's only: when it is not (the thread
     // died without our exit hook, and the tid may be another process's now), nor is its policy.
@@ -72,7 +70,6 @@ format::ThreadFactsRecord thread_facts_record(const Runtime& rt, const ThreadSta
       facts.known |= format::kThreadCpuKnown;
       read_thread_sched(thread.tid, facts);
     }
-    errno = saved_errno;
   }
   if (!exited || facts.end_ticks != 0) {
     record.known |= format::kThreadLifetimeKnown;
@@ -94,7 +91,7 @@ format::ThreadFactsRecord thread_facts_record(const Runtime& rt, const ThreadSta
 }
 
 uint32_t usable_cpu_count() {
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   // A 1,024-CPU mask (128 bytes: this runs in a fork child, perhaps on a signal handler's small
   // stack); a machine with more CPUs than that makes sched_getaffinity fail (EINVAL), and the
   // online count is used instead.
@@ -106,7 +103,6 @@ uint32_t usable_cpu_count() {
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     count = online > 0 ? static_cast<uint32_t>(online) : 0;
   }
-  errno = saved_errno;
   return count;
 }
 

@@ -13,6 +13,7 @@
 
 #include "runtime/byte_buffer.h"
 #include "runtime/cancellation.h"
+#include "runtime/errno_guard.h"
 #include "runtime/own_proc_files.h"
 #include "runtime/runtime_state.h"
 
@@ -134,7 +135,7 @@ bool resume_other_threads(Runtime& rt) {
 
 void wait_while_paused(ThreadState& self) {
   Runtime& rt = g_runtime;
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;  // the futex waits' EAGAIN, ETIMEDOUT, EINTR
   const uint32_t was_paused = self.paused.load(std::memory_order_relaxed);  // a handler's nest
   uint32_t request = 0;  // the pause waited for, and since when (each pause gets its own time)
   uint64_t began = 0;
@@ -160,7 +161,6 @@ void wait_while_paused(ThreadState& self) {
     self.paused.store(0, std::memory_order_seq_cst);
     if (rt.pause_requested.load(std::memory_order_seq_cst) == 0) break;
   }
-  errno = saved_errno;
 }
 
 }  // namespace lockscope::runtime

@@ -21,12 +21,13 @@
 
 #include <cstdint>
 
+#include "runtime/epoch_word.h"  // kPauseEpochBit
+
 namespace lockscope::runtime {
 
 struct Runtime;
 struct ThreadState;
 
-inline constexpr uint32_t kPauseEpochBit = 0x40000000u;
 inline constexpr uint64_t kPauseWaitNs = 20'000'000;
 // The longest a thread stays paused for one pause: then it lets every paused thread go on, the
 // pause given up (the writer's later resume finds it gone, and its snapshot counts the threads

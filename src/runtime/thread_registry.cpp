@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "runtime/errno_guard.h"
 #include "runtime/runtime_state.h"
 #include "runtime/wide_site_cache.h"
 
@@ -15,10 +16,8 @@ namespace {
 
 // The kernel's word on whether a thread of this process still exists.
 bool thread_is_gone(uint32_t tid) {
-  const int saved_errno = errno;
-  const bool gone = syscall(SYS_tgkill, g_runtime.pid, tid, 0) != 0 && errno == ESRCH;
-  errno = saved_errno;
-  return gone;
+  const ErrnoGuard keep_errno;
+  return syscall(SYS_tgkill, g_runtime.pid, tid, 0) != 0 && errno == ESRCH;
 }
 
 // Zeroes everything of a slot but its site table (empty, or reset by the caller) and identity.

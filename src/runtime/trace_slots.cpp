@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "runtime/cancellation.h"
+#include "runtime/errno_guard.h"
 #include "runtime/trace_writer.h"
 
 namespace lockscope::runtime {
@@ -21,13 +22,12 @@ namespace {
 template <typename Count>
 bool populate(char* base, size_t size, Count& done, Count end, Count count, bool& refused) {
   if (end > count) end = count;
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   const uintptr_t page = static_cast<uintptr_t>(getpagesize());
   const uintptr_t from = reinterpret_cast<uintptr_t>(base + uint64_t{done} * size) & ~(page - 1);
   const uintptr_t to = reinterpret_cast<uintptr_t>(base + uint64_t{end} * size);
   const bool ok = madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE) == 0;
   const bool unsupported = !ok && errno == EINVAL;  // a kernel before 5.14: stores fault pages in
-  errno = saved_errno;
   if (unsupported)
     end = count;
   else if (!ok)
@@ -57,12 +57,9 @@ uint64_t next_step(uint64_t done, size_t size, uint64_t least, uint64_t most) {
 // kernel refused memory (the old index stays).
 bool grow_index(TraceBuffer& buffer, uint32_t entries) {
   const size_t bytes = kIndexHeader + size_t{entries} * sizeof(uint32_t);
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mapped == MAP_FAILED) {
-    errno = saved_errno;
-    return false;
-  }
+  if (mapped == MAP_FAILED) return false;
   *static_cast<size_t*>(mapped) = bytes;
   auto* index = reinterpret_cast<uint32_t*>(static_cast<char*>(mapped) + kIndexHeader);
   const uint32_t mask = entries - 1;
@@ -76,7 +73,6 @@ bool grow_index(TraceBuffer& buffer, uint32_t entries) {
   __atomic_store_n(&buffer.index, index, __ATOMIC_RELEASE);
   buffer.index_mask = mask;
   unmap_index(old);
-  errno = saved_errno;
   return true;
 }
 
@@ -158,11 +154,10 @@ bool map_trace_file(TraceBuffer& buffer, int fd, format::TraceHeader header, Tra
 }
 
 void forget_trace(TraceBuffer& buffer) {
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   if (void* mapped = buffer.header ? buffer.header : buffer.parked)
     munmap(mapped, buffer.mapped_bytes);
   unmap_index(buffer.index);
-  errno = saved_errno;
   std::memset(&buffer, 0, sizeof(buffer));
 }
 

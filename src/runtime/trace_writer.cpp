@@ -12,6 +12,7 @@
 
 #include "common/decimal_text.h"
 #include "runtime/cancellation.h"
+#include "runtime/errno_guard.h"
 #include "runtime/file_size_limit.h"
 #include "runtime/runtime_state.h"
 
@@ -65,14 +66,12 @@ const void* zeros() {
 // to populate_trace, which finds out whether its pages can be had.
 void supply_trace_pages(TraceBuffer& buffer, uint64_t offset, uint64_t bytes) {
   NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   char path[4200];
   const void* source = zeros();
   if (source == nullptr || offset + bytes > file_size_limit() ||
-      !trace_path(path, sizeof(path), buffer.file_number)) {
-    errno = saved_errno;
+      !trace_path(path, sizeof(path), buffer.file_number))
     return;
-  }
   const int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd >= 0) {
     __atomic_store_n(&buffer.supply_fd_plus_one, fd + 1, __ATOMIC_RELAXED);
@@ -88,7 +87,6 @@ void supply_trace_pages(TraceBuffer& buffer, uint64_t offset, uint64_t bytes) {
     __atomic_store_n(&buffer.supply_fd_plus_one, 0, __ATOMIC_RELAXED);  // before the close
     close(fd);
   }
-  errno = saved_errno;
 }
 
 // File systems whose page cache a write fills in large folios, and whose close does not flush
@@ -113,7 +111,7 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
   NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
   Runtime& rt = g_runtime;
   std::memset(&buffer, 0, sizeof(buffer));
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;
   char path[4200];
   const uint32_t number = rt.trace_files.fetch_add(1, std::memory_order_relaxed) + 1;
   format::TraceHeader header{};
@@ -131,10 +129,7 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
   TraceLayout layout = rt.trace.layout;
   const uint64_t limit = file_size_limit();
   if (trace_file_bytes(layout) > limit) layout = trace_layout_for(limit);
-  if (trace_file_bytes(layout) > limit) {
-    errno = saved_errno;
-    return false;
-  }
+  if (trace_file_bytes(layout) > limit) return false;
   int fd = -1;
   const bool mapped = trace_path(path, sizeof(path), number) &&
                       (fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0 &&
@@ -147,7 +142,6 @@ bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks) {
     buffer.file = file;
   }
   if (fd >= 0) close(fd);
-  errno = saved_errno;
   return mapped;
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstring>
 
+#include "runtime/errno_guard.h"
 #include "runtime/interpose.h"
 #include "runtime/module_map.h"
 #include "runtime/runtime_state.h"
@@ -64,7 +65,7 @@ LOCKSCOPE_EXPORT int dlclose(void* handle) {
   }
   const int result = real_dlclose(handle);
   if (known && result == 0) {
-    const int saved_errno = errno;
+    const lockscope::runtime::ErrnoGuard keep_errno;
     lockscope::runtime::InsideLockscope inside;
     // Never against itself, and not for ever: no handler runs inside the lock's holds (their
     // signals are blocked), but a writer may hold it long (its open() of the profile may be the
@@ -77,7 +78,6 @@ LOCKSCOPE_EXPORT int dlclose(void* handle) {
         rt.merge_lock.unlock();
       }
     }
-    errno = saved_errno;
   }
   return result;
 }

@@ -1,8 +1,8 @@
 #include "runtime/wide_site_cache.h"
 
-#include <errno.h>
 #include <sys/mman.h>
 
+#include "runtime/errno_guard.h"
 #include "runtime/mapped_memory.h"
 
 namespace lockscope::runtime {
@@ -57,7 +57,7 @@ void wide_cache_fill(WideSiteCache*& cache, const SiteCacheEntry& entry, size_t 
   const uint32_t identity_epoch = runtime().identity_epoch.load(std::memory_order_relaxed);
   const uint32_t bits = wanted_bits(table_size);
   if (bits > (cache ? cache->bits : 0)) {
-    const int saved_errno = errno;
+    const ErrnoGuard keep_errno;
     // Looked up at random: on 4 KiB pages nearly every lookup would also miss the TLB (a table of
     // 2 MiB or more is on huge pages, mapped_memory.h).
     void* memory = map_memory(bytes_of(bits), true, Fill::kAtRandom);
@@ -77,7 +77,6 @@ void wide_cache_fill(WideSiteCache*& cache, const SiteCacheEntry& entry, size_t 
       std::atomic_signal_fence(std::memory_order_release);
       cache = grown;
     }
-    errno = saved_errno;
   }
   if (cache != nullptr) place(*cache, entry, identity_epoch);
 }
