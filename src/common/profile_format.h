@@ -11,7 +11,8 @@
 // name the problem. Records are packed little-endian PODs; their sizes are pinned with
 // static_assert so that any change to a record is a deliberate format version bump.
 // docs/profile-format.md describes it in prose. Strings live in the kStrings section and are
-// referenced by (offset, length).
+// referenced by (offset, length). Which record each section holds, its name, the version that
+// introduced it and whether readers require it: profile_sections.h.
 #pragma once
 
 #include <cstddef>
@@ -55,9 +56,8 @@ enum class SectionType : uint32_t {
   kThreadFacts = 19,        // version 4: each thread's lifetime, CPU time and scheduling policy
                             // (optional: files without it do not know them)
   kProcessFacts = 20,       // version 4: the CPUs the process could run on (optional, as above)
-  // New types go here and move kLast: the writer's section table must then list it
-  // (profile_writer.cpp) and the reader's section names name it (profile_reader.cpp), or neither
-  // compiles.
+  // New types go here and move kLast: the section table (profile_sections.h), which both the
+  // writer and the reader are driven by, then fails to compile until it describes it.
   kLast = kProcessFacts,
   kEnd = 0xFFFF,
 };

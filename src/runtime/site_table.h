@@ -92,7 +92,7 @@ struct StackRow {
 struct alignas(64) SiteDetail {
   // Holds: the exact ones (a cold site's first N, contended ones) are summed as they are; the
   // sampled ones (1 in N after that) are kept raw, with their squares, so that the writer can
-  // estimate the holds in between and bound the estimate's error (profile_writer.cpp).
+  // estimate the holds in between and bound the estimate's error (lock_section_writers.cpp).
   uint64_t hold_sum_ns;  // exact holds
   uint64_t hold_exact_count;
   uint64_t hold_max_ns;
