@@ -1,6 +1,6 @@
 // `lockscope bench all`: a short pass over every scenario (c2c first, so the mutex report can use
-// its bound), ending with the key figures the README quotes. Tuned to finish in well under a minute
-// on a 2-core machine.
+// its bound), ending with the key figures bench/results/ keeps. Tuned to finish in well under a
+// minute on a 2-core machine.
 #pragma once
 
 #include <nlohmann/json.hpp>

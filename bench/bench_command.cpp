@@ -141,7 +141,7 @@ int run_bench_command(const std::vector<std::string>& args) {
 
   AllOptions all;
   CLI::App* all_cmd =
-      app.add_subcommand("all", "a short pass over everything (the README figures)");
+      app.add_subcommand("all", "a short pass over everything (the figures of bench/results/)");
   all_cmd->add_option("--scale", all.scale, "multiply durations and counts (tests use 0.01)")
       ->check(CLI::Range(0.001, 100.0));
   add_json(all_cmd);
