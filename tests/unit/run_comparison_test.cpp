@@ -77,8 +77,8 @@ TEST(RunComparison, AGrowthUnderTheThresholdsIsNoRegressionThoughSignificant) {
 
 TEST(RunComparison, FewerThanFiveRunsASideAreNotTestedAndCannotFail) {
   const std::vector<double> four(kTenMs.begin(), kTenMs.begin() + 4);
-  const Comparison diff =
-      compare_runs(set_with_wait(four), set_with_wait(scaled(four, 3)), {default_gate_rule()});
+  const RunMetrics base = set_with_wait(four), changed = set_with_wait(scaled(four, 3));
+  const Comparison diff = compare_runs(base, changed, {default_gate_rule()});
   EXPECT_FALSE(diff.tested);
   EXPECT_EQ(diff.matched[0].of(Metric::kWaitNs).direction, Direction::kTooFewRuns);
   EXPECT_TRUE(diff.regressions.empty());
@@ -87,8 +87,10 @@ TEST(RunComparison, FewerThanFiveRunsASideAreNotTestedAndCannotFail) {
 }
 
 TEST(RunComparison, LocksAreMatchedByNameAndTheRestIsNewOrGone) {
-  const Comparison diff =
-      compare_runs(set_with_wait(kTenMs, "cache"), set_with_wait(kTenMs, "cache_shard"), {});
+  // The comparison points into its sets: they must outlive it.
+  const RunMetrics base = set_with_wait(kTenMs, "cache"),
+                   changed = set_with_wait(kTenMs, "cache_shard");
+  const Comparison diff = compare_runs(base, changed, {});
   ASSERT_EQ(diff.matched.size(), 2u);  // the program and the process
   ASSERT_EQ(diff.gone.size(), 1u);
   EXPECT_EQ(diff.gone[0]->key, "app/cache");
