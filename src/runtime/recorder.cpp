@@ -3,7 +3,6 @@
 #include <sched.h>
 
 #include "runtime/errno_guard.h"
-#include "runtime/process_exit.h"
 #include "runtime/stack_budget.h"
 #include "runtime/stack_capture.h"
 #include "runtime/wide_site_cache.h"
@@ -340,7 +339,7 @@ void snapshot_if_due(ThreadState& self) {
   // next one due as soon as they resume, and write it at once).
   if (!rt.next_snapshot_ticks.compare_exchange_strong(due, UINT64_MAX, std::memory_order_relaxed))
     return;  // another thread took this one
-  write_profile_snapshot();
+  rt.write_snapshot();  // lifecycle.cpp registered the writer
   // A snapshot costs about a profile write, the program's threads paused meanwhile (a server's:
   // ~90 ms): the next comes after the interval, and at least nine times the write's length after
   // it, so that snapshots take at most a tenth of the run whatever the interval asked for
