@@ -34,7 +34,7 @@
 
 namespace lockscope::runtime {
 
-struct EventSink;  // recorder.h
+struct EventSink;  // recorder_bookkeeping.h
 extern const EventSink kSummarySink;
 
 inline constexpr uint32_t kMaxHeldLocks = 64;
