@@ -13,6 +13,7 @@
 #include "runtime/cancellation.h"
 #include "runtime/epoch_word.h"
 #include "runtime/errno_guard.h"
+#include "runtime/event_sink.h"
 #include "runtime/lock_owner.h"
 #include "runtime/runtime_state.h"
 #include "runtime/stack_budget.h"
@@ -65,33 +66,6 @@ struct Recorded {
   uint64_t ticks = 0;          // the clock read that timed the hold begun or ended here (0: none)
   bool owner_changed = false;  // an exclusive acquisition from another thread than the last owner
 };
-
-// Where the slow paths hand their events: chosen once at start-up (Runtime::sink), the summary
-// tables (kSummarySink: the record_* functions below) or the trace writer (kTraceSink, which also
-// keeps the tables, so counts stay exact whatever the trace drops). In trace mode the site cache's
-// entries are tagged for the trace sink (kTraceCacheTag), which the inline fast paths do not take:
-// every event takes a slow path, and the fast paths are summary-only and test nothing per event.
-struct EventSink {
-  Recorded (*acquire)(ThreadState&, const void* lock, format::Operation, uintptr_t site,
-                      const AcquireOutcome&);
-  Recorded (*release)(ThreadState&, const void* lock, uintptr_t site, int result,
-                      format::Operation default_operation, bool made_wait, uint64_t end_ticks);
-  Recorded (*event)(ThreadState&, const void* lock, format::Operation, uintptr_t site,
-                    int waiters_seen);
-  Recorded (*wait)(ThreadState&, const void* lock, format::Operation, uintptr_t site,
-                   const WaitOutcome&);
-  // A moment with no figure of its own: a wait begins (kWaitBegin), a condition wait lets go of
-  // its mutex and takes it back (kHoldPause, kHoldResume).
-  void (*mark)(ThreadState&, format::TraceKind, const void* object, format::Operation,
-               uintptr_t site, uint64_t ticks, uint8_t flags);
-  // The thread's life: kThreadStart (it registered), kThreadExit, kFork, kExec.
-  void (*thread_event)(ThreadState&, format::TraceKind);
-};
-extern const EventSink kSummarySink;
-extern const EventSink kTraceSink;
-inline const EventSink& sink() {
-  return *g_runtime.sink;
-}
 
 // The program's call stack at a contended acquisition, from the call site `site` outwards, into
 // `frames` (room for kMaxStackDepth); 0 when the capture budget `spent` is spent (captures took

@@ -15,11 +15,10 @@
 #include "common/decimal_text.h"
 #include "runtime/cancellation.h"
 #include "runtime/errno_guard.h"
-#include "runtime/lock_owner.h"
 #include "runtime/own_proc_files.h"
+#include "runtime/owner_token.h"
 #include "runtime/raw_log.h"
 #include "runtime/real_functions.h"
-#include "runtime/recorder.h"
 #include "runtime/signals_blocked.h"
 
 namespace lockscope::runtime {

@@ -21,6 +21,7 @@
 #include "common/profile_format.h"
 #include "common/runtime_config.h"
 #include "runtime/clock.h"
+#include "runtime/event_sink.h"
 #include "runtime/file_identity.h"
 #include "runtime/holder_stacks.h"
 #include "runtime/internal_lock.h"
@@ -33,9 +34,6 @@
 #include "runtime/trace_writer.h"
 
 namespace lockscope::runtime {
-
-struct EventSink;  // recorder_bookkeeping.h
-extern const EventSink kSummarySink;
 
 inline constexpr uint32_t kMaxHeldLocks = 64;
 inline constexpr uint32_t kMaxStackDepth = config::kMaxStackDepth;  // frames per stack
@@ -283,6 +281,10 @@ struct Runtime {
 extern Runtime g_runtime;
 inline Runtime& runtime() {
   return g_runtime;
+}
+// Where events go (event_sink.h): the summary tables or the trace writer, chosen at start-up.
+inline const EventSink& sink() {
+  return *g_runtime.sink;
 }
 
 // Whether a site cache entry (inline or wide) holds the key (lock, site, op), valid or not.
