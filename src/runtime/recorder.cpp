@@ -169,7 +169,8 @@ void snapshot_if_due(ThreadState& self) {
   // next one due as soon as they resume, and write it at once).
   if (!rt.next_snapshot_ticks.compare_exchange_strong(due, UINT64_MAX, std::memory_order_relaxed))
     return;  // another thread took this one
-  rt.write_snapshot();  // lifecycle.cpp registered the writer
+  // Written by the writer lifecycle.cpp registered (Runtime::write_snapshot), on this thread.
+  rt.write_snapshot();
   // A snapshot costs about a profile write, the program's threads paused meanwhile (a server's:
   // ~90 ms): the next comes after the interval, and at least nine times the write's length after
   // it, so that snapshots take at most a tenth of the run whatever the interval asked for
