@@ -6,8 +6,8 @@
 
 #include <map>
 
+#include "analysis/code_labels.h"
 #include "analysis/lock_kinds.h"
-#include "analysis/profile_symbolization.h"
 #include "analysis/symbolizer.h"
 
 namespace lockscope {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "analysis/code_labels.h"  // short_function_name, is_system_file, for callers of old
 #include "analysis/profile_model.h"
 
 namespace lockscope {
@@ -18,10 +19,4 @@ void symbolize_profile(Profile& profile, const SymbolizeProgress& progress = {})
 class Symbolizer;
 void symbolize_profile(Profile& profile, Symbolizer& symbolizer,
                        const SymbolizeProgress& progress = {});
-// A demangled name as labels show it: "ns::Class::method(int, std::string const&) const" ->
-// "ns::Class::method", "(anonymous namespace)::" left out.
-std::string short_function_name(std::string name);
-// Toolchain and library headers (/usr/..., .../include/c++/..., gthr-default.h): code that is
-// not where the program's own code took a lock.
-bool is_system_file(const std::string& file);
 }  // namespace lockscope

@@ -4,7 +4,6 @@
 
 #include <set>
 
-#include "analysis/diagnosis/rule_table.h"
 #include "analysis/lock_kinds.h"
 #include "analysis/lock_names.h"
 #include "analysis/process_shared_ties.h"
@@ -64,7 +63,9 @@ void add_name_tags(const ProcessProfile& process, ProcessView& view) {
 
 }  // namespace
 
-ProfileViews::ProfileViews(const Profile& profile) : profile_(&profile) {
+// The figures of every process; the constructor (diagnosis/rule_table.cpp, beside the rules it
+// runs) adds the findings over them.
+void ProfileViews::add_process_views(const Profile& profile) {
   std::vector<std::map<size_t, std::vector<uint32_t>>> ties = find_process_shared_ties(profile);
   processes_.reserve(profile.processes.size());
   for (const ProcessProfile& process : profile.processes) {
@@ -87,7 +88,6 @@ ProfileViews::ProfileViews(const Profile& profile) : profile_(&profile) {
     add_name_tags(process, view);
     processes_.push_back(std::move(view));
   }
-  findings_ = diagnose(*this);
 }
 
 const ProcessProfile* finding_process(const ProfileViews& views, const Finding& finding) {

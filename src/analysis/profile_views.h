@@ -61,7 +61,7 @@ struct ProcessView {
 
 class ProfileViews {
  public:
-  // `profile` must outlive the views.
+  // `profile` must outlive the views. Defined in diagnosis/rule_table.cpp.
   explicit ProfileViews(const Profile& profile);
   ProfileViews(const ProfileViews&) = delete;
   ProfileViews& operator=(const ProfileViews&) = delete;
@@ -77,6 +77,10 @@ class ProfileViews {
   }
 
  private:
+  // The views lie below the rules (diagnosis/), which read them: the constructor that runs the
+  // rules is defined with them (rule_table.cpp), and this part of it, the figures, here.
+  void add_process_views(const Profile& profile);
+
   const Profile* profile_;
   std::vector<ProcessView> processes_;
   std::vector<Finding> findings_;

@@ -4,7 +4,7 @@
 //
 //   bit  31      kTraceCacheTag   on an entry's epoch only: filled for the trace sink (or
 //                                 --stacks all), which the inline fast paths never take
-//                                 (recorder.h: cache_epoch, traced_site)
+//                                 (recorder_bookkeeping.h: cache_epoch, traced_site)
 //   bit  30      kPauseEpochBit   set and cleared in the thread's epoch by a profile writer that
 //                                 pauses the thread: every cache lookup then misses and the thread
 //                                 reaches a pause point (thread_pause.h); an entry filled meanwhile

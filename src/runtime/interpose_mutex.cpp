@@ -79,9 +79,9 @@ inline int try_mutex_fast(pthread_mutex_t* mutex) {
   return real().mutex_trylock(mutex);
 }
 
-// The real calls behind each acquire form (see acquire() in recorder.h). A mutex's blocking forms
-// fail as its trylock does for every error but EBUSY (EINVAL, EAGAIN, ENOTRECOVERABLE), so the
-// trylock-first's error is the call's answer (kTryErrorsAreFinal): a second call could answer
+// The real calls behind each acquire form (see acquire() in recorder_acquire.h). A mutex's blocking
+// forms fail as its trylock does for every error but EBUSY (EINVAL, EAGAIN, ENOTRECOVERABLE), so
+// the trylock-first's error is the call's answer (kTryErrorsAreFinal): a second call could answer
 // otherwise where the first changed state. glibc 2.36 fails a thread's first priority-protect
 // operation with EINVAL, then has what it needs: the real lock after it succeeded, and the program
 // held a mutex its plain run never had (its next trylock: EDEADLK instead of 0).

@@ -157,31 +157,6 @@ size_t count_variadic(const char* first, va_list args) {
 
 }  // namespace
 
-// exit() and returning from main. The profile is written by our library destructor, which the
-// loader's finaliser runs after every exit handler and C++ static destructor of the program (their
-// locks are recorded too). Only the exit status is learnt earlier, by an on_exit handler: it must
-// be registered after __libc_start_main registers the loader's finaliser, or it would run after the
-// write, so we wrap main.
-static void remember_exit_status(int status, void*) {
-  runtime().exit_status = status;
-}
-
-using MainFunction = int (*)(int, char**, char**);
-static MainFunction g_program_main;
-
-static int main_with_exit_handler(int argc, char** argv, char** envp) {
-  on_exit(remember_exit_status, nullptr);
-  return g_program_main(argc, argv, envp);
-}
-
-LOCKSCOPE_EXPORT int __libc_start_main(MainFunction main, int argc, char** argv, void (*init)(),
-                                       void (*fini)(), void (*rtld_fini)(), void* stack_end) {
-  using StartMain = int (*)(MainFunction, int, char**, void (*)(), void (*)(), void (*)(), void*);
-  auto real_start = reinterpret_cast<StartMain>(dlsym(RTLD_NEXT, "__libc_start_main"));
-  g_program_main = main;
-  return real_start(main_with_exit_handler, argc, argv, init, fini, rtld_fini, stack_end);
-}
-
 void lockscope::runtime::write_profile_on_signal(int signal_number) {
   char written[4096];
   write_once(ExitPath::kSignal, signal_number, written, true);
@@ -197,7 +172,7 @@ void lockscope::runtime::write_profile_snapshot() {
 // quick_exit(): the program's at_quick_exit handlers run first (ours was registered before any of
 // theirs, and they run in reverse order), then ours writes with the status remembered here.
 static int g_quick_exit_status = -1;
-static void write_at_quick_exit() {
+void lockscope::runtime::write_profile_at_quick_exit() {
   char written[4096];
   write_once(ExitPath::kQuickExit, g_quick_exit_status, written);
 }
@@ -208,23 +183,6 @@ LOCKSCOPE_EXPORT void quick_exit(int status) {
   g_quick_exit_status = status;
   real_quick_exit(status);
   __builtin_unreachable();
-}
-
-__attribute__((constructor)) static void lockscope_start() {
-  // Initialise and register the main thread now rather than at its first lock.
-  lockscope::runtime::current_thread();
-  // Here, not at a first capture: loading libgcc_s then could wait for the loader's lock while
-  // a thread inside dlopen waits for a lock this one holds.
-  if (runtime().stack_depth != 0 &&
-      runtime().status.load(std::memory_order_acquire) ==
-          static_cast<int>(lockscope::runtime::RuntimeStatus::kReady)) {
-    lockscope::runtime::InsideLockscope inside;
-    lockscope::runtime::init_stack_capture();
-  }
-  // Trace mode: a first snapshot now, so that a process killed later still has its module map and
-  // command line beside its trace files.
-  if (runtime().trace.enabled) lockscope::runtime::write_profile_snapshot();
-  at_quick_exit(write_at_quick_exit);
 }
 
 __attribute__((destructor)) static void lockscope_finish() {

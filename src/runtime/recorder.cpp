@@ -3,7 +3,6 @@
 #include <sched.h>
 
 #include "runtime/errno_guard.h"
-#include "runtime/process_exit.h"
 #include "runtime/stack_budget.h"
 #include "runtime/stack_capture.h"
 #include "runtime/wide_site_cache.h"
@@ -110,109 +109,6 @@ LocatedSite locate_site(ThreadState& self, const void* lock, format::Operation o
           site_entry(self, lock, slot_index, generation, site, op, identity_epoch, fill_wide)};
 }
 
-namespace {
-
-// A gap between two hold samples of a site: 1 .. 2 x period - 1 acquisitions, uniformly, so
-// `period` on average. Random, not every period-th: a program whose holds repeat with a period
-// that divides the sampling's (a long hold every 32nd time, or every other) was sampled at the
-// same phase every time; its estimate was off by 90x while its bound, from samples all alike,
-// read a few percent. With random gaps every acquisition is as likely to be sampled as any
-// other. (xorshift64*, one state per thread, seeded from the clock and the thread's id.)
-uint32_t sampling_gap(ThreadState& self, uint32_t period) {
-  if (period <= 1) return 1;
-  uint64_t x = self.sample_random;
-  if (x == 0) x = (g_runtime.clock.now() ^ (uint64_t{self.tid} << 32)) | 1;
-  x ^= x >> 12;
-  x ^= x << 25;
-  x ^= x >> 27;
-  self.sample_random = x;
-  const uint64_t draw = (x * 0x2545F4914F6CDD1Dull) >> 32;  // 32 random bits
-  return 1 + static_cast<uint32_t>((draw * (2 * uint64_t{period} - 1)) >> 32);
-}
-
-}  // namespace
-
-void start_sampled_hold(ThreadState& self, HeldLock& held, SiteStats& stats) {
-  const uint32_t period = g_runtime.hold_sample_period;
-  // A site's first `period` acquisitions are all timed, so a cold site is exact; after that 1 in
-  // `period` on average, each sample standing for itself and the acquisitions that follow it
-  // until the next (sampling_gap).
-  if (stats.count <= period) {
-    held.weight = 1;
-  } else {
-    const uint32_t gap = sampling_gap(self, period);
-    held.weight = gap;
-    stats.hold_countdown = gap - 1;
-  }
-  stamp_hold(held);
-}
-
-void note_order(ThreadState& self, const void* lock, uint32_t slot, uintptr_t site,
-                format::Operation op, bool even_if_held) {
-  const HeldLock& held = self.held[self.held_depth - 1];
-  if (held.lock == lock) return;
-  // A lock this thread holds already (deeper in its stack) is taken again without waiting: a
-  // recursive mutex, a second read lock, an error-checking mutex's EDEADLK. No order there.
-  if (!even_if_held)
-    for (uint32_t i = 0; i + 1 < self.held_depth; ++i)
-      if (self.held[i].lock == lock) return;
-  InsideLockscope inside;
-  Runtime& rt = runtime();
-  const ErrnoGuard keep_errno;  // the lock table's insertion may mmap
-  if (slot == LockTable::kNoSlot) slot = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-  if (slot != LockTable::kNoSlot) {
-    const bool entry_valid = held.entry != nullptr && held.epoch == own_epoch(self);
-    OrderEdge edge{};
-    edge.from_slot = held.slot;
-    edge.from_generation =
-        entry_valid ? held.entry->key.generation
-                    : rt.locks.slot(held.slot).generation.load(std::memory_order_relaxed);
-    edge.from_site = entry_valid ? held.entry->key.site : 0;
-    edge.to_slot = slot;
-    edge.to_generation = rt.locks.slot(slot).generation.load(std::memory_order_relaxed);
-    edge.to_site = site;
-    edge.tid = self.tid;
-    edge.to_operation = static_cast<uint16_t>(op);
-    edge.from_operation = entry_valid ? held.entry->key.operation : 0;
-    // A new edge keeps the stack it was made from (once per edge: within the capture budget).
-    if (!rt.order.contains(edge)) {
-      uint64_t now = rt.clock.now();
-      const uint32_t depth =
-          rt.stack_depth < OrderEdge::kMaxStackDepth ? rt.stack_depth : OrderEdge::kMaxStackDepth;
-      // Walked from code without frame pointers (the interposer's inline fast path, this
-      // function): unwind tables unless frame pointers alone were asked for. Once per edge.
-      const uint8_t mode = rt.unwind_mode == static_cast<uint8_t>(UnwindMode::kFramePointer)
-                               ? rt.unwind_mode
-                               : static_cast<uint8_t>(UnwindMode::kDwarf);
-      if (depth != 0)
-        edge.stack_depth = capture_stack_at(self, site, edge.stack, depth, mode, now,
-                                            self.stack_ticks, &rt.shared_stack_ticks);
-      rt.order.insert(edge);
-    }
-  }
-}
-
-void note_order_cached(ThreadState& self, const SiteCacheEntry& cached) {
-  HeldLock& outer = self.held[self.held_depth - 1];
-  const bool outer_valid = outer.entry != nullptr && outer.epoch == own_epoch(self);
-  // Nearly every edge is known already: a server's worker takes a few inner locks in turn under
-  // each of its thousands of item locks, and the acquire site's memo (order_to) holds only the
-  // last. Looked up by the two locks' identities as their entries name them (the lines the
-  // acquisition just read), without note_order's reads of both locks' slots (lines that other
-  // threads write) or its whole edge (~200 bytes, zeroed); what is unknown goes on there. The
-  // entries' generations are the locks' own: a valid cache entry's lock changed generation in no
-  // thread since it was filled (identity epoch).
-  if (outer_valid && outer.lock != cached.lock &&
-      g_runtime.order.contains(OrderLocks{outer.slot, outer.entry->key.generation,
-                                          cached.slot_index, cached.stats->key.generation})) {
-    outer.entry->order_to = cached.number;
-    return;
-  }
-  note_order(self, cached.lock, cached.slot_index, cached.site,
-             static_cast<format::Operation>(cached.operation));
-  if (outer_valid) outer.entry->order_to = cached.number;
-}
-
 uint32_t capture_stack_at(ThreadState& self, uintptr_t site, uintptr_t* frames, uint32_t max_depth,
                           uint8_t unwind_mode, uint64_t& now, uint64_t& spent,
                           std::atomic<uint64_t>* shared) {
@@ -262,73 +158,6 @@ void note_robust(const void* lock) {
     rt.identity_epoch.fetch_add(1, std::memory_order_release);
 }
 
-LockSlot* begin_lock_wait(const void* lock, LockSlot* known) {
-  if (known == nullptr) {
-    InsideLockscope inside;
-    Runtime& rt = runtime();
-    const ErrnoGuard keep_errno;  // the table's insertion may mmap or futex-wait
-    const uint32_t number = rt.locks.find_or_insert(reinterpret_cast<uintptr_t>(lock));
-    if (number == LockTable::kNoSlot) return nullptr;
-    known = &rt.locks.slot(number);
-  }
-  known->waiters.fetch_add(1, std::memory_order_relaxed);
-  mark_waited_on(*known);
-  return known;
-}
-
-void mark_waited_on(LockSlot& slot) {
-  if (slot.waited_on.load(std::memory_order_relaxed) ||
-      slot.waited_on.exchange(true, std::memory_order_relaxed))
-    return;
-  Runtime& rt = runtime();
-  // Before the caller blocks on the lock: a thread that takes the lock after that sees both.
-  rt.waited_epoch.fetch_add(1, std::memory_order_release);
-  rt.count(format::Counter::kBlockingHoldsUntimed);
-}
-
-void refresh_stamp_early(SiteCacheEntry& cached) {
-  cached.waited_epoch = runtime().waited_epoch.load(std::memory_order_acquire);
-  if (!cached.stamp_early)
-    cached.stamp_early = cached.slot->waited_on.load(std::memory_order_relaxed);
-}
-
-void note_blocking_release(ThreadState& self, const HeldLock& held, uintptr_t site) {
-  Runtime& rt = g_runtime;
-  LockSlot& slot = *held.lock_slot;
-  // Before the program's unlock, which returns to it as is: nothing here may touch its errno (a
-  // failed futex wait or mmap would).
-  const ErrnoGuard keep_errno;
-  const int cpu = sched_getcpu();
-  uint32_t stack = 0;
-  const HeldStack& own = self.held_stacks[&held - self.held];
-  uintptr_t frames[StackStore::kMaxDepth];
-  if (own.number != 0 && own.start_ticks == held.start_ticks && own.epoch == own_epoch(self) &&
-      own.number <= self.sites.stacks().size()) {
-    InsideLockscope inside;  // the table's lock is internal
-    const uint32_t depth = self.sites.stacks().copy(own.number, frames);
-    if (const uint32_t number = rt.holder_stacks.intern(frames, depth, self.holder_stack_hints))
-      stack = number | kHolderStackAtAcquire;
-  } else if (rt.stack_depth != 0) {
-    uint64_t now = rt.clock.now();
-    if (const uint32_t depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode,
-                                                now, self.stack_ticks)) {
-      InsideLockscope inside;  // the table's lock is internal
-      stack = rt.holder_stacks.intern(frames, depth, self.holder_stack_hints);
-      if (stack != 0) self.released_stack = HeldStack{held.start_ticks, stack, 0};
-    }
-  }
-  // Both are written, even as 0: a value left by an older release is never taken for this one's.
-  holder_stack(slot).store(stack, std::memory_order_relaxed);
-  releaser_cpu(slot).store(cpu >= 0 ? releaser_cpu_value(self.tid, static_cast<uint32_t>(cpu)) : 0,
-                           std::memory_order_relaxed);
-}
-
-void stamp_release_after_signal(HeldLock& held) {
-  signaller_release_ticks(g_runtime.locks.slot(held.signalled_slot - 1))
-      .store(g_runtime.clock.now(), std::memory_order_release);
-  held.signalled_slot = 0;
-}
-
 void snapshot_if_due(ThreadState& self) {
   Runtime& rt = g_runtime;
   if (rt.snapshot_interval_ticks == 0) return;
@@ -340,7 +169,8 @@ void snapshot_if_due(ThreadState& self) {
   // next one due as soon as they resume, and write it at once).
   if (!rt.next_snapshot_ticks.compare_exchange_strong(due, UINT64_MAX, std::memory_order_relaxed))
     return;  // another thread took this one
-  write_profile_snapshot();
+  // Written by the writer lifecycle.cpp registered (Runtime::write_snapshot), on this thread.
+  rt.write_snapshot();
   // A snapshot costs about a profile write, the program's threads paused meanwhile (a server's:
   // ~90 ms): the next comes after the interval, and at least nine times the write's length after
   // it, so that snapshots take at most a tenth of the run whatever the interval asked for
@@ -349,77 +179,6 @@ void snapshot_if_due(ThreadState& self) {
   const uint64_t spaced = end + 9 * (end - now);
   const uint64_t next = now + rt.snapshot_interval_ticks;
   rt.next_snapshot_ticks.store(next > spaced ? next : spaced, std::memory_order_relaxed);
-}
-
-uint64_t finish_timed_hold(ThreadState& self, HeldLock& held, bool made_wait, uintptr_t site,
-                           uint64_t end_ticks) {
-  const uint64_t end = end_ticks != 0 ? end_ticks : g_runtime.clock.now();
-  const ErrnoGuard keep_errno;  // the program's unlock returned; a refused mmap must not show
-  if (held.entry == nullptr || held.epoch != own_epoch(self) || !held.stamped) return end;
-  uint64_t weight = held.weight;
-  if (made_wait) {
-    // Timed exactly. A sample that turns out to be one leaves the sample, and the next
-    // acquisition at the site is sampled in its place; a hold the previous sample stood for
-    // leaves what that sample stands for (the next sample comes one acquisition later), so the
-    // histogram's weights still add up to the holds.
-    if (weight > 1) held.entry->hold_countdown = 0;
-    if (weight == 0) ++held.entry->hold_countdown;
-    weight = 1;
-  }
-  // A lock the thread holds again further out (a recursive mutex re-locked, a read lock taken
-  // twice) is held for this hold's time by the outer hold, which counts it: this one adds none.
-  // (Each level counted the whole: a mutex held 100 ms at 5 levels showed 503 ms, "exact".)
-  const uint64_t hold_ns = held_further_out(self, held)
-                               ? 0
-                               : g_runtime.clock.to_ns(end - held.start_ticks + held.paused_ticks);
-  InsideLockscope inside;
-  // Hold time by the stack of its release: the one captured before the unlock, else one now
-  // (within the budget).
-  Runtime& rt = g_runtime;
-  const bool stack_captured = rt.stack_depth != 0 && self.released_stack.number != 0 &&
-                              self.released_stack.start_ticks == held.start_ticks;
-  const bool stack_wanted = stack_captured || (rt.stack_depth != 0 &&
-                                               stack_budget_allows(self, end, self.hold_stack_ticks,
-                                                                   &rt.shared_stack_ticks));
-  if (weight == 1 && !stack_wanted) {
-    // An exact hold with no stack: recorded later, in a batch (SiteTable::defer_exact_hold).
-    self.released_stack.number = 0;
-    if (const uint32_t lost = self.sites.defer_exact_hold(*held.entry, hold_ns))
-      rt.count(format::Counter::kDroppedSites, lost);
-    return end;
-  }
-  SiteDetail* detail = self.sites.hold_detail(*held.entry);
-  if (!detail) return end;
-  self.sites.record_hold(*detail, hold_ns, weight);
-  if (rt.stack_depth == 0) return end;
-  uintptr_t frames[StackStore::kMaxDepth];
-  uint32_t depth = 0;
-  if (stack_captured) {
-    depth = rt.holder_stacks.stacks().copy(self.released_stack.number, frames);
-  } else if (stack_wanted) {
-    // The capture's own start: a hold timed before its unlock ended before that unlock's futex
-    // call, which the capture's budget must not be charged for.
-    uint64_t now = end_ticks != 0 ? g_runtime.clock.now() : end;
-    depth = capture_stack_at(self, site, frames, rt.stack_depth, rt.unwind_mode, now,
-                             self.hold_stack_ticks, &rt.shared_stack_ticks);
-  }
-  self.released_stack.number = 0;
-  uint32_t stack = 0;
-  if (depth != 0) {
-    // A stack needs the whole detail (the short form has the hold fields and owner changes only).
-    detail = self.sites.detail(*held.entry);
-    stack = detail ? self.sites.record_stack(detail->hold_stacks, frames, depth, weight,
-                                             hold_ns * weight)
-                   : 0;
-    if (stack == 0) rt.count(format::Counter::kDroppedSites);
-  }
-  // A sample's row stands for the acquisitions after it too (SiteDetail::last_sample_stack); one
-  // whose stack was not captured leaves no row to take them from.
-  if (weight > 1 && detail && detail->full) {
-    detail->last_sample_stack = stack;
-    detail->last_sample_ns = hold_ns;
-  }
-  return end;
 }
 
 void count_owner_change_slow(ThreadState& self, SiteStats* stats) {

@@ -12,21 +12,13 @@
 #include <cstring>
 #include <new>
 
-#include "runtime/cancellation.h"
-#include "runtime/lock_owner.h"
-#include "runtime/own_proc_files.h"
-
-extern char** environ;
-
-#include "common/config_string.h"
 #include "common/decimal_text.h"
+#include "runtime/cancellation.h"
 #include "runtime/errno_guard.h"
-#include "runtime/fatal_signals.h"
-#include "runtime/inline_trylock.h"
+#include "runtime/own_proc_files.h"
+#include "runtime/owner_token.h"
 #include "runtime/raw_log.h"
 #include "runtime/real_functions.h"
-#include "runtime/recorder.h"
-#include "runtime/running_marker.h"
 #include "runtime/signals_blocked.h"
 
 namespace lockscope::runtime {
@@ -64,93 +56,6 @@ void read_thread_name(uint32_t tid, char (&name)[16]) {
 
 namespace {
 
-// Code in an executable's .preinit_array runs before libc has set `environ`, so a lock taken there
-// initialises us with getenv() still blind: read the variable from /proc/self/environ instead.
-const char* config_from_proc(char* buffer, size_t size) {
-  NoCancellation no_cancellation;  // no cancellation point of ours (cancellation.h)
-  const int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return nullptr;
-  size_t total = 0;
-  for (ssize_t got; total < size - 1 && (got = read(fd, buffer + total, size - 1 - total)) > 0;)
-    total += static_cast<size_t>(got);
-  close(fd);
-  buffer[total] = '\0';
-  const size_t name_length = std::strlen(config::kVariable);
-  for (size_t at = 0; at < total; at += std::strlen(buffer + at) + 1)
-    if (std::strncmp(buffer + at, config::kVariable, name_length) == 0 &&
-        buffer[at + name_length] == '=')
-      return buffer + at + name_length + 1;
-  return nullptr;
-}
-
-// The UnwindMode an unwind= value names (config::kUnwindNames), or -1.
-int unwind_mode_named(const char* value, size_t length) {
-  for (size_t mode = 0; mode < config::kUnwindModes; ++mode)
-    if (ConfigString::key_is(value, length, config::kUnwindNames[mode]))
-      return static_cast<int>(mode);
-  return -1;
-}
-
-// A value of `length` bytes that is exactly `expected`.
-bool value_is(const char* value, size_t length, const char* expected) {
-  return ConfigString::key_is(value, length, expected);
-}
-
-void parse_config(Runtime& rt, uint64_t& tsc_hz, uint64_t& snapshot_ms) {
-  static_assert(sizeof(config::kDefaultDirectory) <= sizeof(rt.directory));
-  std::strcpy(rt.directory, config::kDefaultDirectory);
-  static char environment_copy[65536];
-  const char* text = environ ? getenv(config::kVariable)
-                             : config_from_proc(environment_copy, sizeof(environment_copy));
-  if (!text) return;
-  const bool ok = ConfigString::for_each(text, [&](const char* key, size_t key_length,
-                                                   const char* value, size_t value_length) {
-    auto key_is = [&](const char* expected) {
-      return ConfigString::key_is(key, key_length, expected);
-    };
-    uint64_t number = 0;
-    auto number_in = [&](uint64_t low, uint64_t high) {
-      return ConfigString::parse_u64(value, value_length, number) && number >= low &&
-             number <= high;
-    };
-    if (key_is(config::kDirectoryKey) && value_length < sizeof(rt.directory)) {
-      std::memcpy(rt.directory, value, value_length);
-      rt.directory[value_length] = '\0';
-    } else if (key_is(config::kHoldSampleKey) && number_in(1, config::kMaxHoldSamplePeriod)) {
-      rt.hold_sample_period = static_cast<uint32_t>(number);
-    } else if (key_is(config::kStackDepthKey) && number_in(0, config::kMaxStackDepth)) {
-      rt.stack_depth = static_cast<uint32_t>(number);
-    } else if (key_is(config::kUnwindKey) && unwind_mode_named(value, value_length) >= 0) {
-      rt.unwind_mode = static_cast<uint8_t>(unwind_mode_named(value, value_length));
-    } else if (key_is(config::kStacksKey) && value_is(value, value_length, config::kStacksAll)) {
-      rt.all_stacks = true;
-    } else if (key_is(config::kSnapshotKey) && number_in(0, config::kMaxSnapshotMs)) {
-      snapshot_ms = number;
-    } else if (key_is(config::kTraceKey)) {
-      rt.trace.enabled = value_is(value, value_length, "1");
-    } else if (key_is(config::kTraceRingKey)) {
-      rt.trace.ring = value_is(value, value_length, "1");
-    } else if (key_is(config::kTraceSizeKey) &&
-               number_in(config::kMinTraceSize, config::kMaxTraceSize)) {
-      rt.trace.layout = trace_layout_for(number);
-    } else if (key_is(config::kMinWaitKey) && number_in(0, UINT64_MAX)) {
-      rt.trace.min_wait_ns = number;
-    } else if (key_is(config::kLogWritesKey)) {
-      rt.log_writes = value_is(value, value_length, "1");
-    } else if (key_is(config::kTscHzKey) && number_in(0, UINT64_MAX)) {
-      tsc_hz = number;
-    } else if (key_is(config::kParentKey)) {
-      // set by a profiled parent for its exec'd children: informational only
-    } else {
-      RawLine().append("ignoring unknown setting in LOCKSCOPE_CONFIG").emit();
-    }
-    return true;
-  });
-  if (!ok) RawLine().append("LOCKSCOPE_CONFIG is malformed; using defaults").emit();
-}
-
-void thread_exit_destructor(void* value);
-
 // The process's and its parent's ids from /proc/self/stat ("pid (name) state ppid ..."), for a
 // process whose getpid and getppid a seccomp filter refuses (the runtime then says it cannot
 // write the profile, naming the process by its id, not by -1); false when that fails too.
@@ -168,6 +73,8 @@ bool ids_from_proc(uint32_t& pid, uint32_t& ppid) {
   ppid = static_cast<uint32_t>(parent);
   return true;
 }
+
+}  // namespace
 
 void reset_process_identity(Runtime& rt) {
   const pid_t pid = getpid();
@@ -188,6 +95,8 @@ void reset_process_identity(Runtime& rt) {
   rt.shared_stack_ticks.store(0, std::memory_order_relaxed);
   rt.online_cpus = usable_cpu_count();  // a fork child's: its forking thread's, inherited
 }
+
+namespace {
 
 // Called marked inside lockscope (current_thread_slow), so the merge lock is signal-safe here.
 ThreadState* register_thread() {
@@ -235,6 +144,8 @@ ThreadState* register_thread() {
   return self;
 }
 
+}  // namespace
+
 // The thread's pthread key destructor: other keys' destructors and signal handlers may still lock
 // after it, so the slot stays the thread's and keeps recording (thread_registry.h).
 void thread_exit_destructor(void* value) {
@@ -253,6 +164,8 @@ void thread_exit_destructor(void* value) {
   rt.threads.mark_exiting(*self);
   rt.merge_lock.unlock();
 }
+
+namespace {
 
 // The child's tables, thread slots and traces: the parent's are let go of, and the forking
 // thread's slot (`self`, nullptr when it had none) becomes the child's main thread.
@@ -311,9 +224,12 @@ void reset_child_tables(Runtime& rt, ThreadState* self) {
   sink().thread_event(*self, format::TraceKind::kThreadStart);
 }
 
-void after_fork_in_child() {
+}  // namespace
+
+bool reset_identity_in_fork_child() {
   Runtime& rt = g_runtime;
-  if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady)) return;
+  if (rt.status.load(std::memory_order_acquire) != static_cast<int>(RuntimeStatus::kReady))
+    return false;
   rt.merge_lock.reset();
   rt.file_lock.reset();
   // The forking thread's registration may have been deferred (the parent's lock held): the
@@ -328,7 +244,11 @@ void after_fork_in_child() {
   const uint32_t parent = rt.pid;
   reset_process_identity(rt);
   rt.ppid = parent;
-  create_running_marker();
+  return true;
+}
+
+void reset_state_in_fork_child() {
+  Runtime& rt = g_runtime;
   rt.parent_was_profiled = true;
   rt.profile_written.store(false, std::memory_order_relaxed);
   // The parent's file, not this child's: let go of (the descriptor stays the program's to close:
@@ -351,68 +271,10 @@ void after_fork_in_child() {
   reset_child_tables(rt, tls_thread);
 }
 
-}  // namespace
-
 void let_go_of_parent_tables() {
   Runtime& rt = g_runtime;
   rt.parent_tables_pending = false;
   reset_child_tables(rt, tls_own_slot);
-}
-
-namespace {
-
-// The forking thread's trace (if any) is parked from here to the end of the fork (trace_writer.h).
-void before_fork() {
-  ThreadState* self = tls_thread;
-  if (self == nullptr) return;
-  sink().thread_event(*self, format::TraceKind::kFork);
-  park_trace(self->trace);
-}
-
-void after_fork_in_parent() {
-  if (ThreadState* self = tls_thread) unpark_trace(self->trace);
-}
-
-}  // namespace
-
-bool ensure_initialized() {
-  Runtime& rt = g_runtime;
-  int expected = static_cast<int>(RuntimeStatus::kUninitialized);
-  if (!rt.status.compare_exchange_strong(expected, static_cast<int>(RuntimeStatus::kInitializing),
-                                         std::memory_order_acq_rel))
-    return expected == static_cast<int>(RuntimeStatus::kReady);
-  const ErrnoGuard keep_errno;
-  tls_inside = true;
-  remember_stderr();  // before anything may log
-  resolve_real_functions();
-  rt.inline_trylock_tid_offset = inline_trylock_tid_offset();
-  uint64_t tsc_hz = 0, snapshot_ms = 0;
-  parse_config(rt, tsc_hz, snapshot_ms);
-  rt.clock.initialize(tsc_hz);
-  if (rt.trace.enabled) {
-    rt.trace.min_wait_ticks = static_cast<uint64_t>(static_cast<double>(rt.trace.min_wait_ns) *
-                                                    rt.clock.ticks_per_second / 1e9);
-    if (rt.trace.min_wait_ns != 0 && rt.trace.min_wait_ticks == 0) rt.trace.min_wait_ticks = 1;
-    rt.sink = &kTraceSink;  // before any thread registers: chosen once
-  }
-  if (snapshot_ms) {
-    rt.snapshot_interval_ticks =
-        static_cast<uint64_t>(static_cast<double>(snapshot_ms) * rt.clock.ticks_per_second / 1e3);
-    rt.next_snapshot_ticks.store(rt.clock.now() + rt.snapshot_interval_ticks);
-  }
-  reset_process_identity(rt);
-  const bool ok = pthread_key_create(&rt.exit_key, thread_exit_destructor) == 0;
-  if (ok) {
-    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
-    install_fatal_signal_handlers();
-    create_running_marker();
-  } else {
-    RawLine().append("cannot allocate its tables; the program runs unprofiled").emit();
-  }
-  tls_inside = false;
-  rt.status.store(static_cast<int>(ok ? RuntimeStatus::kReady : RuntimeStatus::kFailed),
-                  std::memory_order_release);
-  return ok;
 }
 
 ThreadState* current_thread_slow() {

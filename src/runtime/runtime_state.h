@@ -21,6 +21,7 @@
 #include "common/profile_format.h"
 #include "common/runtime_config.h"
 #include "runtime/clock.h"
+#include "runtime/event_sink.h"
 #include "runtime/file_identity.h"
 #include "runtime/holder_stacks.h"
 #include "runtime/internal_lock.h"
@@ -33,9 +34,6 @@
 #include "runtime/trace_writer.h"
 
 namespace lockscope::runtime {
-
-struct EventSink;  // recorder.h
-extern const EventSink kSummarySink;
 
 inline constexpr uint32_t kMaxHeldLocks = 64;
 inline constexpr uint32_t kMaxStackDepth = config::kMaxStackDepth;  // frames per stack
@@ -270,6 +268,10 @@ struct Runtime {
   pthread_key_t exit_key = 0;
 
   std::atomic<uint64_t> counters[format::kCounterSlots] = {};
+  // Writes a periodic snapshot when a lock call finds one due (snapshot_if_due): the profile
+  // writer is a layer above the recording, which only requests it through this. Set at start-up
+  // (lifecycle.cpp) before the runtime is ready, so never null where a snapshot can be due.
+  void (*write_snapshot)() = nullptr;
   void count(format::Counter which, uint64_t n = 1) {
     counters[static_cast<uint32_t>(which)].fetch_add(n, std::memory_order_relaxed);
   }
@@ -279,6 +281,10 @@ struct Runtime {
 extern Runtime g_runtime;
 inline Runtime& runtime() {
   return g_runtime;
+}
+// Where events go (event_sink.h): the summary tables or the trace writer, chosen at start-up.
+inline const EventSink& sink() {
+  return *g_runtime.sink;
 }
 
 // Whether a site cache entry (inline or wide) holds the key (lock, site, op), valid or not.
@@ -419,7 +425,19 @@ inline bool cache_windows_open(const ThreadState& self) {
 inline bool inside_lockscope() {
   return tls_inside;
 }
+// Starts the runtime once (configuration, clock, fork and signal handlers: lifecycle.cpp, the
+// layer above, which defines it): the first lock call of the process, or the constructor, comes
+// through current_thread_slow. True when the runtime is ready.
 bool ensure_initialized();
+// The process's and its parent's ids, start times and CPUs, at start-up and in a fork child.
+void reset_process_identity(Runtime& rt);
+// The thread's pthread key destructor (registered at start-up).
+void thread_exit_destructor(void* value);
+// A fork child's state, in two steps around its running marker (lifecycle.cpp,
+// after_fork_in_child): its identity (false: the runtime was not ready, nothing to reset), then its
+// locks, counters and tables.
+bool reset_identity_in_fork_child();
+void reset_state_in_fork_child();
 // True when any lock operation was recorded in this process image (so an exec that follows a
 // fork with no locking in between leaves no empty file behind).
 bool has_recorded_events();

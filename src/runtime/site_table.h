@@ -286,7 +286,7 @@ class SiteTable {
   }
   // An exact hold of `stats` (an entry of this table, a thread's own) recorded later, with the
   // next ones (kPendingHolds of them), by flush_pending_holds. A cold site's holds are all timed
-  // (recorder.cpp), each into a detail line the thread has not touched for long: recorded one at
+  // (hold_timing.cpp), each into a detail line the thread has not touched for long: recorded one at
   // a time, every release of a server's thousands of item locks waited for that line's miss;
   // recorded in a batch, their misses overlap (sysbench mutex, 2 threads on 4,096 mutexes, whose
   // sites never get past their first 32 holds: bench/overhead/RESULTS.md). merge_from takes the
@@ -342,7 +342,7 @@ class SiteTable {
   // entries in `held_samples`, whose latest sample is still held (its thread holds it: a sample
   // counts once it is released): their countdowns wait for acquisitions of that held sample's.
   // (Taken out and given back, a gap longer than the previous sample's weight left the bucket
-  // holding more than it had: sampling gaps are random, sampling_gap in recorder.cpp.) The holds
+  // holding more than it had: sampling gaps are random, sampling_gap in hold_timing.cpp.) The holds
   // `other` has pending (defer_exact_hold) are added too.
   uint64_t merge_from(const SiteTable& other, const SiteStats* const* held_samples = nullptr,
                       size_t held_sample_count = 0);

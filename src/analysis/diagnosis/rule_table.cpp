@@ -209,4 +209,11 @@ std::vector<Finding> diagnose(const ProfileViews& views) {
   return ranked;
 }
 
+// The views' constructor, here beside diagnose(): the views are figures the rules read, and the
+// rules run once over them when they are made.
+ProfileViews::ProfileViews(const Profile& profile) : profile_(&profile) {
+  add_process_views(profile);
+  findings_ = diagnose(*this);
+}
+
 }  // namespace lockscope
