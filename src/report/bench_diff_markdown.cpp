@@ -5,6 +5,7 @@
 
 #include "report/bench_diff_report.h"
 #include "report/bench_diff_wording.h"
+#include "report/diff_wording.h"
 
 namespace lockscope {
 namespace {
@@ -12,18 +13,8 @@ namespace {
 using compare::BenchComparison;
 namespace words = bench_diff_wording;
 
-// A table cell: '|' would end it, a newline the row.
 std::string cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
+  return diff_wording::markdown_cell(text);
 }
 
 void one_side(const char* heading, const std::vector<const compare::BenchCase*>& cases,

@@ -12,18 +12,8 @@ namespace {
 using compare::Comparison;
 namespace words = diff_wording;
 
-// A table cell: '|' would end it, a newline the row.
-std::string cell(std::string text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
+std::string cell(const std::string& text) {
+  return diff_wording::markdown_cell(text);
 }
 
 }  // namespace

@@ -53,6 +53,19 @@ std::string ratio(const compare::RatioEstimate& estimate) {
                      factor(estimate.high));
 }
 
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
 std::string figure(Metric metric, double value) {
   if (std::isnan(value)) return "–";
   if (compare::metric_is_time(metric)) return format_duration_ns(value);

@@ -20,6 +20,8 @@ std::string ratio(const compare::RatioEstimate& estimate);
 std::string figure(compare::Metric metric, double value);
 // "12.3ms [11.9ms–13.0ms]" (one run: no range).
 std::string spread(compare::Metric metric, const compare::Spread& spread);
+// `text` as a markdown table cell: '|' would end it, a newline the row.
+std::string markdown_cell(const std::string& text);
 // "−31.2 %", "+4.0 %", "new" (from 0), "0 %".
 std::string change(const compare::MetricChange& change);
 // "×0.69 [0.62–0.76]": the ratio's estimate and interval; "" without one.

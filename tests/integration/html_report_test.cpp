@@ -14,70 +14,12 @@
 
 #include "analysis/lock_names.h"
 #include "analysis/profile_views.h"
+#include "integration/chromium_page.h"
 #include "lockscope_harness.h"
 #include "png_pixels.h"
 
 namespace lockscope::testing {
 namespace {
-
-struct PageRun {
-  CommandResult chromium;
-  std::string dom;  // --dump-dom without its <script> elements
-  std::string
-      errors;  // the text of the page's error trap, <pre id="lockscope-errors"> (--dump-dom)
-  std::vector<std::string> console;  // the page's console lines in Chromium's log
-};
-
-// The dumped DOM without its <script> elements (their text is the DOM's too: the data, the code).
-std::string without_scripts(std::string dom) {
-  for (size_t at = dom.find("<script"); at != std::string::npos; at = dom.find("<script", at)) {
-    const size_t end = dom.find("</script>", at);
-    if (end == std::string::npos) break;
-    dom.erase(at, end + std::string_view("</script>").size() - at);
-  }
-  return dom;
-}
-
-// Chromium on `page` with `extra` flags, in a profile directory of its own, never on the network.
-PageRun open_in_chromium(const std::string& page, const std::vector<std::string>& extra) {
-  const TemporaryDirectory user_data;
-  std::vector<std::string> argv = {"/usr/bin/timeout",
-                                   "60",
-                                   "/usr/bin/chromium",
-                                   "--headless",
-                                   "--no-sandbox",
-                                   "--disable-gpu",
-                                   "--disable-quic",
-                                   "--no-first-run",
-                                   "--disable-background-networking",
-                                   "--disable-component-update",
-                                   "--disable-sync",
-                                   "--user-data-dir=" + user_data.path(),
-                                   "--enable-logging=stderr",
-                                   "--v=0",
-                                   "--virtual-time-budget=5000"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.push_back("file://" + page);
-  PageRun run;
-  run.chromium = run_command(argv);
-  EXPECT_EQ(run.chromium.exit_status, 0) << "chromium (124: timed out):\n" << run.chromium.err;
-  // Chromium logs every console message of a page as "...:CONSOLE:LINE] "text", source: URL".
-  std::istringstream log(run.chromium.err);
-  for (std::string line; std::getline(log, line);)
-    if (line.find(":CONSOLE") != std::string::npos && line.find(page) != std::string::npos)
-      run.console.push_back(line);
-  run.dom = without_scripts(run.chromium.out);
-  if (std::find(extra.begin(), extra.end(), "--dump-dom") == extra.end()) return run;
-  const std::string trap = "<pre id=\"lockscope-errors\"";
-  const size_t at = run.chromium.out.find(trap);
-  if (at == std::string::npos) {
-    ADD_FAILURE() << "no error trap in the page";
-  } else {
-    const size_t begin = run.chromium.out.find('>', at) + 1;
-    run.errors = run.chromium.out.substr(begin, run.chromium.out.find("</pre>", begin) - begin);
-  }
-  return run;
-}
 
 // The part of the dumped page from the element with `id` to the next section.
 std::string section(const std::string& dom, const std::string& id) {
@@ -99,7 +41,7 @@ std::string write_html(const TemporaryDirectory& dir) {
   return dir / "x.html";
 }
 
-void expect_no_page_errors(const PageRun& run) {
+void expect_no_page_errors(const ChromiumPage& run) {
   EXPECT_EQ(run.errors, "");
   for (const std::string& line : run.console) ADD_FAILURE() << "console: " << line;
 }
@@ -112,7 +54,7 @@ TEST(HtmlReport, ChromiumDrawsTheFlameGraphLocksAndBlameOfWrappedLocks) {
   ASSERT_FALSE(waits.site->stacks.empty());
   const std::vector<CodeLocation>& stack = process.stacks.at(waits.site->stacks.front().stack);
   expect_wrapped_locks_stack(stack, "level3");
-  const PageRun run = open_in_chromium(write_html(dir), {"--dump-dom"});
+  const ChromiumPage run = open_in_headless_chromium(write_html(dir), {"--dump-dom"});
   expect_no_page_errors(run);
   // The flame graph's frames, each drawn as a label: the lock, the call site, the three
   // wrappers' calls and the thread function.
@@ -163,7 +105,8 @@ TEST(HtmlReport, ChromiumTakesAScreenshotOfTheVerdictDrawn) {
   record_unchanged(dir, "wrapped_locks", {"50"});
   const std::string png = dir / "x.png";
   const std::string page = write_html(dir);
-  const PageRun run = open_in_chromium(page, {"--screenshot=" + png, "--window-size=1280,900"});
+  const ChromiumPage run =
+      open_in_headless_chromium(page, {"--screenshot=" + png, "--window-size=1280,900"});
   expect_no_page_errors(run);
   const PngPixels shot = decode_png(slurp(png));
   ASSERT_EQ(shot.error, "");
@@ -215,7 +158,7 @@ TEST(HtmlReport, ChromiumShowsTheFindingsFirstAndEveryLockByName) {
   ASSERT_EQ(verdict.locks.size(), 1u);
   const LockSummary& top = views.lock(verdict.locks[0]);
   EXPECT_EQ(top.name_source, LockNameSource::kCaller);  // the heap std::mutex, by its waiter
-  const PageRun run = open_in_chromium(write_html(dir), {"--dump-dom"});
+  const ChromiumPage run = open_in_headless_chromium(write_html(dir), {"--dump-dom"});
   expect_no_page_errors(run);
   EXPECT_LT(run.dom.find("id=\"findings\""), run.dom.find("id=\"flame\""));
   const std::string findings = section(run.dom, "findings");
@@ -236,7 +179,7 @@ TEST(HtmlReport, ChromiumShowsTheFindingsFirstAndEveryLockByName) {
 TEST(HtmlReport, ChromiumListsConditionVariablesApartFromTheLocks) {
   TemporaryDirectory dir;
   const ProcessProfile process = record_unchanged(dir, "condvar_wakeups", {"20"});
-  const PageRun run = open_in_chromium(write_html(dir), {"--dump-dom"});
+  const ChromiumPage run = open_in_headless_chromium(write_html(dir), {"--dump-dom"});
   expect_no_page_errors(run);
   const std::string locks = section(run.dom, "locks");
   const std::string others = section(run.dom, "others");
@@ -268,7 +211,7 @@ TEST(HtmlReport, ChromiumDrawsATracedTimelineOfWaitsAgainstHolds) {
   const FoundSite wait =
       find_site(process, "sleepy_holder", "waiter-lock", format::Operation::kLock);
   ASSERT_NE(wait.lock, nullptr);
-  const PageRun run = open_in_chromium(write_html(dir), {"--dump-dom"});
+  const ChromiumPage run = open_in_headless_chromium(write_html(dir), {"--dump-dom"});
   expect_no_page_errors(run);
   const std::string timeline = section(run.dom, "timeline");
   EXPECT_NE(timeline.find("<svg class=\"timeline\""), std::string::npos)
@@ -295,7 +238,7 @@ TEST(HtmlReport, ChromiumCheckSeesAPageThatFails) {
   ASSERT_NE(at, std::string::npos);
   page.insert(at + data.size(), "{");  // the data no longer parses
   std::ofstream(dir / "broken.html", std::ios::binary) << page;
-  const PageRun run = open_in_chromium(dir / "broken.html", {"--dump-dom"});
+  const ChromiumPage run = open_in_headless_chromium(dir / "broken.html", {"--dump-dom"});
   EXPECT_NE(run.errors.find("error: "), std::string::npos) << run.errors;
   EXPECT_FALSE(run.console.empty()) << run.chromium.err;
 }
