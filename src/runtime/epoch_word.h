@@ -1,6 +1,6 @@
 // The cache epoch word: what a thread's site cache entries (SiteCacheEntry::epoch), held locks
 // (HeldLock::epoch) and held stacks (HeldStack::epoch) are stamped with, and what they are compared
-// against (ThreadState::epoch, runtime_state.h). One 32-bit word, three fields:
+// against (ThreadState::epoch, thread_state.h). One 32-bit word, three fields:
 //
 //   bit  31      kTraceCacheTag   on an entry's epoch only: filled for the trace sink (or
 //                                 --stacks all), which the inline fast paths never take

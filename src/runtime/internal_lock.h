@@ -3,7 +3,7 @@
 // 0 free, 1 locked, 2 locked with sleepers), not a spinlock: with more threads than cores a
 // preempted holder made spinners yield by the thousand when thousands of short-lived threads came
 // and went. Only ever taken by code marked inside lockscope, so a signal handler of the holding
-// thread never waits for it (runtime_state.h).
+// thread never waits for it (inside_lockscope.h).
 #pragma once
 
 #include <linux/futex.h>

@@ -27,6 +27,7 @@
 #include "runtime/running_marker.h"
 #include "runtime/runtime_state.h"
 #include "runtime/stack_capture.h"
+#include "runtime/thread_lifecycle.h"
 #include "runtime/trace_writer.h"
 
 extern char** environ;
@@ -131,8 +132,8 @@ void after_fork_in_parent() {
   if (ThreadState* self = tls_thread) unpark_trace(self->trace);
 }
 
-// The child's state (runtime_state.cpp), with its own running marker between its new identity and
-// the rest.
+// The child's state (thread_lifecycle.cpp), with its own running marker between its new identity
+// and the rest.
 void after_fork_in_child() {
   if (!reset_identity_in_fork_child()) return;
   create_running_marker();

@@ -2,8 +2,9 @@
 
 #include <sys/mman.h>
 
+#include "common/profile_format.h"
+#include "runtime/inside_lockscope.h"
 #include "runtime/mapped_memory.h"
-#include "runtime/runtime_state.h"
 
 namespace lockscope::runtime {
 

@@ -28,6 +28,8 @@
 #include "runtime/runtime_state.h"
 #include "runtime/signals_blocked.h"
 #include "runtime/stack_capture.h"
+#include "runtime/thread_lifecycle.h"
+#include "runtime/trace_files.h"
 
 using lockscope::format::ExitPath;
 using lockscope::runtime::real;

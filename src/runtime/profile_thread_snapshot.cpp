@@ -2,6 +2,8 @@
 
 #include "runtime/recorder.h"
 #include "runtime/runtime_state.h"
+#include "runtime/thread_facts.h"
+#include "runtime/thread_lifecycle.h"
 
 namespace lockscope::runtime {
 namespace {

@@ -20,6 +20,7 @@
 #include "runtime/raw_log.h"
 #include "runtime/recorder.h"
 #include "runtime/runtime_state.h"
+#include "runtime/thread_pause.h"
 #include "runtime/unloaded_modules.h"
 
 namespace lockscope::runtime {

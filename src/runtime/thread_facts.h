@@ -15,20 +15,12 @@
 #include <cstdint>
 
 #include "common/profile_format.h"
+#include "runtime/thread_state.h"  // ThreadFacts
 
 namespace lockscope::runtime {
 
 struct ThreadState;
 struct Runtime;
-
-// Kept in the thread's slot (ThreadState::facts), zeroed when the slot is claimed.
-struct ThreadFacts {
-  uint64_t end_ticks;  // the clock at its exit destructor; 0: not seen to end
-  uint64_t cpu_ns;     // its CLOCK_THREAD_CPUTIME_ID at its exit destructor
-  int32_t sched_policy;
-  int32_t sched_priority;
-  uint32_t known;  // format::kThreadCpuKnown (cpu_ns), format::kThreadSchedKnown (the policy)
-};
 
 // Reads the policy and priority of thread `tid` (0: the calling thread) into `facts`; left as they
 // were when the thread cannot be asked (gone, or a seccomp filter refuses the calls).

@@ -26,7 +26,6 @@
 namespace lockscope::runtime {
 
 struct Runtime;
-struct ThreadState;
 
 inline constexpr uint64_t kPauseWaitNs = 20'000'000;
 // The longest a thread stays paused for one pause: then it lets every paused thread go on, the
@@ -46,7 +45,7 @@ uint32_t pause_other_threads(Runtime& rt);
 // Lets them go on; after pause_other_threads, merge lock still held. False when the paused
 // threads had given the pause up (kMaxPauseNs) and gone on before.
 bool resume_other_threads(Runtime& rt);
-// The slow side of pause_point (runtime_state.h): sleeps while a pause is requested.
-void wait_while_paused(ThreadState& self);
+// The thread's side, wait_while_paused (defined here), is declared beside pause_point
+// (runtime_state.h), which calls it.
 
 }  // namespace lockscope::runtime

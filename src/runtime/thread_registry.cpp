@@ -8,16 +8,16 @@
 #include <cstring>
 
 #include "runtime/errno_guard.h"
-#include "runtime/runtime_state.h"
-#include "runtime/wide_site_cache.h"
+#include "runtime/thread_state.h"
+#include "runtime/trace_writer.h"
 
 namespace lockscope::runtime {
 namespace {
 
 // The kernel's word on whether a thread of this process still exists.
-bool thread_is_gone(uint32_t tid) {
+bool thread_is_gone(uint32_t pid, uint32_t tid) {
   const ErrnoGuard keep_errno;
-  return syscall(SYS_tgkill, g_runtime.pid, tid, 0) != 0 && errno == ESRCH;
+  return syscall(SYS_tgkill, pid, tid, 0) != 0 && errno == ESRCH;
 }
 
 // Zeroes everything of a slot but its site table (empty, or reset by the caller) and identity.
@@ -48,9 +48,10 @@ format::ThreadRecord thread_record_of(const ThreadState& t) {
   return record;
 }
 
-ThreadState* ThreadRegistry::claim(SiteTable& merged, uint64_t& dropped) {
+ThreadState* ThreadRegistry::claim(SiteTable& merged, uint64_t& dropped,
+                                   const ProcessOfThreads& process) {
   take_late_exits();
-  if (free_.size() == 0 && exiting_.size() > 0) reclaim_gone(merged, dropped);
+  if (free_.size() == 0 && exiting_.size() > 0) reclaim_gone(merged, dropped, process);
   ThreadState* thread = nullptr;
   if (free_.size() > 0) {
     thread = &slots_[free_.pop()];
@@ -60,8 +61,6 @@ ThreadState* ThreadRegistry::claim(SiteTable& merged, uint64_t& dropped) {
     if (!thread) return nullptr;
   }
   clear_slot(*thread);
-  // Its epoch starts again at 1, so another thread's wide cache entries could look valid.
-  wide_cache_release(thread->wide_cache);
   thread->wide_entries = 0;
   thread->epoch = 1;
   thread->state.store(static_cast<uint32_t>(SlotState::kLive), std::memory_order_release);
@@ -92,11 +91,12 @@ void ThreadRegistry::mark_exiting(ThreadState& thread) {
   // else: out of memory; the slot stays live (its numbers are still written), never reused
 }
 
-void ThreadRegistry::reclaim_gone(SiteTable& merged, uint64_t& dropped) {
+void ThreadRegistry::reclaim_gone(SiteTable& merged, uint64_t& dropped,
+                                  const ProcessOfThreads& process) {
   for (size_t i = exiting_.size(); i-- > 0;) {
     ThreadState& thread = slots_[exiting_[i]];
-    if (!thread_is_gone(thread.tid)) continue;
-    fold(thread, merged, dropped);
+    if (!thread_is_gone(process.pid, thread.tid)) continue;
+    fold(thread, merged, dropped, process);
     close_trace(thread.trace);
     thread.sites.clear_for_reuse();
     exiting_.remove_at(i);
@@ -124,7 +124,8 @@ uint64_t merge_thread_sites(SiteTable& into, const ThreadState& thread) {
   return dropped;
 }
 
-void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& dropped) {
+void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& dropped,
+                          const ProcessOfThreads& process) {
   // (A thread gone while it held a sample: pthread_exit with a lock held, an owner that died.)
   dropped += merge_thread_sites(merged, thread);
   format::ThreadRecord record = thread_record_of(thread);
@@ -135,7 +136,7 @@ void ThreadRegistry::fold(ThreadState& thread, SiteTable& merged, uint64_t& drop
     if (!finished_bins_.append([&](format::HistogramBin& into) { into = bin; })) break;
     ++record.wait_histogram.count;
   }
-  const format::ThreadFactsRecord facts = thread_facts_record(g_runtime, thread);
+  const format::ThreadFactsRecord facts = process.facts_of(thread);
   if (!finished_.append([&](FinishedThread& into) { into = FinishedThread{record, facts}; }))
     dropped += thread.acquisitions + thread.releases;
 }

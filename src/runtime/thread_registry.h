@@ -48,11 +48,21 @@ class IndexStack {
 
 enum class SlotState : uint32_t { kUnused = 0, kLive = 1, kExiting = 2, kFree = 3 };
 
+// What folding a gone thread needs of the process, which the runtime (the layer above, whose
+// Runtime holds the registry) passes in.
+struct ProcessOfThreads {
+  uint32_t pid;  // whose threads the kernel is asked about (tgkill)
+  // The thread's lifetime, CPU time and policy (thread_facts_record, on the process's clock).
+  format::ThreadFactsRecord (*facts_of)(const ThreadState& thread);
+};
+
 class ThreadRegistry {
  public:
   // A zeroed slot for a new thread, its state live; nullptr when out of memory. Exiting threads
   // found gone are folded into `merged`; calls that could not be kept are added to `dropped`.
-  ThreadState* claim(SiteTable& merged, uint64_t& dropped);
+  // The slot's wide site cache (kept across a clear) is the caller's to give back, before the
+  // thread uses the slot (wide_site_cache.h, a layer above).
+  ThreadState* claim(SiteTable& merged, uint64_t& dropped, const ProcessOfThreads& process);
   // The thread passed its exit destructor; it may still record until it is gone.
   void mark_exiting(ThreadState& thread);
   // The same without the merge lock, for a thread that could not get it in time (a writer holds
@@ -75,8 +85,9 @@ class ThreadRegistry {
   const format::HistogramBin& finished_bin(size_t i) const { return finished_bins_[i]; }
 
  private:
-  void reclaim_gone(SiteTable& merged, uint64_t& dropped);
-  void fold(ThreadState& thread, SiteTable& merged, uint64_t& dropped);
+  void reclaim_gone(SiteTable& merged, uint64_t& dropped, const ProcessOfThreads& process);
+  void fold(ThreadState& thread, SiteTable& merged, uint64_t& dropped,
+            const ProcessOfThreads& process);
 
   ChunkedArray<ThreadState, 4, false> slots_;
   IndexStack free_;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "runtime/recorder.h"
+#include "runtime/trace_files.h"
 
 namespace lockscope::runtime {
 namespace {

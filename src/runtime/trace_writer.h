@@ -2,6 +2,9 @@
 // own, mapped shared, so that the page cache holds every event the moment it is written and a
 // process killed by SIGKILL keeps them all (common/trace_format.h has the layout).
 //
+// This is the buffer's code, free of the runtime's state (a thread's slot holds its TraceBuffer);
+// the file's making and the process's end are trace_files.h's.
+//
 // Only the thread itself appends to its file, from code marked inside lockscope (a signal handler
 // that interrupts an append passes through), so an append is two plain stores and a release store
 // of the count. Files are opened when a thread registers, closed when the kernel says it is gone,
@@ -93,9 +96,6 @@ struct TraceBuffer {
   format::TraceHeader* parked;
 };
 
-// Creates and maps the calling thread's file in the profile directory; false (and `buffer` left
-// empty) when the system refused, which the caller counts.
-bool open_trace(TraceBuffer& buffer, uint32_t tid, uint64_t now_ticks);
 // Sizes the open file `fd` for `layout`, writes `header` (with the layout's fields filled in) and
 // maps the file into `buffer`; false when the system refused (errno not kept).
 bool map_trace_file(TraceBuffer& buffer, int fd, format::TraceHeader header, TraceLayout layout);
@@ -103,9 +103,6 @@ bool map_trace_file(TraceBuffer& buffer, int fd, format::TraceHeader header, Tra
 void close_trace(TraceBuffer& buffer);
 // Marks the file closed, leaving it mapped: the process is about to end, a thread may still write.
 void mark_trace_closed(TraceBuffer& buffer);
-// The process wrote its final profile: every thread's file is complete (threads may still write).
-// Under the merge lock (a gone thread's file may be unmapped meanwhile); `from_signal`: only tried.
-void mark_process_traces_closed(bool from_signal);
 // Makes the pages of the next slots writable without a fault (MADV_POPULATE_WRITE); false when
 // the file system refused them (the file is then full: later events are dropped and counted).
 bool populate_trace(TraceBuffer& buffer);

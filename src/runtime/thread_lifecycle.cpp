@@ -1,4 +1,8 @@
-#include "runtime/runtime_state.h"
+// A thread's slot over its life (registration at its first call, its exit destructor, a fork
+// child's reset of the slots and tables it inherited) and the process identity the slots carry:
+// the threads' side of runtime_state.h, above it and the units it is built of (the registry, the
+// site caches, the facts and the pause), which this reads.
+#include "runtime/thread_lifecycle.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -19,14 +23,22 @@
 #include "runtime/owner_token.h"
 #include "runtime/raw_log.h"
 #include "runtime/real_functions.h"
+#include "runtime/runtime_state.h"
 #include "runtime/signals_blocked.h"
+#include "runtime/thread_facts.h"
+#include "runtime/thread_pause.h"
+#include "runtime/wide_site_cache.h"
 
 namespace lockscope::runtime {
 
+// The runtime's state, constant-initialised (usable before any constructor runs). Defined here,
+// beside the code that reads it most off the fast path: in the defining file the compiler
+// addresses its fields directly (elsewhere, through the address of g_runtime).
 __thread ThreadState* tls_thread = nullptr;
 __thread ThreadState* tls_own_slot = nullptr;
 __thread bool tls_inside = false;
 constinit Runtime g_runtime;
+bool g_parent_tables_pending = false;
 namespace {
 __thread bool tls_unregistered = false;  // no slot could be had: pass through from now on
 // A thread whose registration found the runtime's lock held for over kMaxPauseNs: the clock's
@@ -118,7 +130,11 @@ ThreadState* register_thread() {
       return nullptr;
     }
     tls_registration_retry_ticks = 0;
-    self = rt.threads.claim(rt.merged, dropped);
+    const ProcessOfThreads process{
+        rt.pid, [](const ThreadState& gone) { return thread_facts_record(g_runtime, gone); }};
+    self = rt.threads.claim(rt.merged, dropped, process);
+    // Its epoch starts again at 1, so another thread's wide cache entries could look valid.
+    if (self) wide_cache_release(self->wide_cache);
     rt.merge_lock.unlock();
   }
   if (dropped) rt.count(format::Counter::kDroppedSites, dropped);
@@ -265,7 +281,7 @@ void reset_state_in_fork_child() {
   // handler returns: the tables, slots and traces it may be half-way through are reset only when
   // it leaves lockscope (let_go_of_parent_tables, from its scope's end).
   if (inside_lockscope()) {
-    rt.parent_tables_pending = true;
+    g_parent_tables_pending = true;
     return;
   }
   reset_child_tables(rt, tls_thread);
@@ -273,7 +289,7 @@ void reset_state_in_fork_child() {
 
 void let_go_of_parent_tables() {
   Runtime& rt = g_runtime;
-  rt.parent_tables_pending = false;
+  g_parent_tables_pending = false;
   reset_child_tables(rt, tls_own_slot);
 }
 
@@ -311,7 +327,7 @@ ThreadState* current_thread_slow() {
   // locks in between must not register the thread again.
   tls_own_slot = self;
   // A fork from a signal handler that interrupted the claim above: the child's reset comes now.
-  if (__builtin_expect(rt.parent_tables_pending, 0)) let_go_of_parent_tables();
+  if (__builtin_expect(g_parent_tables_pending, 0)) let_go_of_parent_tables();
   tls_thread = self;
   if (tls_registration_retry_ticks != 0)  // deferred (register_thread)
     rt.count(format::Counter::kCallsBeforeRegistration);
