@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "runtime/acquire_calls.h"
 #include "runtime/recorder_slow_path.h"
 
 namespace lockscope::runtime {
@@ -89,7 +90,7 @@ __attribute__((always_inline)) inline int acquire_traced(ThreadState* self, Site
   return 0;
 }
 
-template <typename Calls>
+template <AcquireCalls Calls>
 inline int acquire(const void* lock, uintptr_t site, Calls calls) {
   // Only the TLS pointer: a thread without one yet goes to the slow path, which finds (or makes)
   // it. No call here but the trylock, so the fast path keeps a small stack frame.
