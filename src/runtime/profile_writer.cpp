@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runtime/cancellation.h"
+#include "runtime/errno_guard.h"
 #include "runtime/module_map.h"
 #include "runtime/open_at_descriptor_limit.h"
 #include "runtime/profile_file_pieces.h"
@@ -54,7 +55,7 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   const bool interrupted_lockscope = inside_lockscope();
   const uint64_t began_ns = Clock::monotonic_ns();
   InsideLockscope inside;
-  const int saved_errno = errno;
+  const ErrnoGuard keep_errno;  // restored at every return
   // Everything recorded: exited threads (merged) plus live threads' tables, into a scratch table so
   // the recording state is left untouched.
   SiteTable all;
@@ -80,7 +81,6 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
             " not written: the process ended while its thread was inside lockscope's own "
             "book-keeping (a snapshot, its registration)")
         .emit();
-    errno = saved_errno;
     return false;
   }
   if (!from_signal) {
@@ -147,7 +147,6 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
   if (out.payload<SectionType::kStrings>().failed() ||
       out.payload<SectionType::kHistograms>().failed()) {
     RawLine().append("out of memory while writing the profile of pid ").append(rt.pid).emit();
-    errno = saved_errno;
     return false;
   }
 
@@ -160,7 +159,6 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
         .append(rt.pid)
         .append(" not written: its directory's name is too long")
         .emit();
-    errno = saved_errno;
     return false;
   }
   if (from_signal ? !rt.file_lock.try_lock_for(interrupted_lockscope ? 0 : 1000)
@@ -170,12 +168,10 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
         .append(rt.pid)
         .append(" not written: the signal arrived while its file was being written")
         .emit();
-    errno = saved_errno;
     return false;
   }
   if (snapshot && rt.profile_written.load(std::memory_order_acquire)) {  // the end came first
     rt.file_lock.unlock();
-    errno = saved_errno;
     return false;
   }
   const int fd =
@@ -210,7 +206,6 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
         .append(strerror(errno))
         .emit();
     unlink(temporary);
-    errno = saved_errno;
     return false;
   }
   if (rt.log_writes)
@@ -225,7 +220,6 @@ bool write_profile(format::ExitPath exit_path, int exit_status, char* path_out, 
         .append(began_ns / 1000)
         .append(" us")
         .emit();
-  errno = saved_errno;
   return true;
 }
 
