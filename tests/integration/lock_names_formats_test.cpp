@@ -87,7 +87,7 @@ TEST_F(LockNamesFormats, TheProfileNamesTheGlobalBySymbolAndTheStdMutexByItsFirs
       << cache_->name;
   EXPECT_FALSE(cache_->init_site.known());
   EXPECT_EQ(cache_->contended, 1u);
-  EXPECT_GT(cache_->wait_sum_ns, account_->wait_sum_ns);  // held twice as long
+  EXPECT_GT(cache_->wait_sum_ns, account_->wait_sum_ns);  // held ten times as long
 }
 
 TEST_F(LockNamesFormats, JsonNamesEveryLockAndTheVerdictNamesTheMostWaitedFor) {
