@@ -107,11 +107,7 @@ std::string significance(const MetricChange& change) {
 }
 
 bool one_process(const Comparison& diff) {
-  std::size_t processes = 0;
-  for (const EntityChange& e : diff.matched) processes += e.entity().kind == EntityKind::kProcess;
-  for (const auto* list : {&diff.added, &diff.gone})
-    for (const compare::EntityRuns* e : *list) processes += e->kind == EntityKind::kProcess;
-  return processes <= 1;
+  return diff.processes <= 1;
 }
 
 std::string entity_name(const Comparison& diff, const compare::EntityRuns& entity) {

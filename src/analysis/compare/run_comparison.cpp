@@ -200,9 +200,13 @@ Comparison compare_runs(const RunMetrics& base, const RunMetrics& changed,
   }
   for (const EntityRuns& after : changed.entities)
     if (!base.find(after.key)) result.added.push_back(&after);
-  std::size_t processes = 0;
+  std::size_t processes = 0;  // matched: one alone is the program, which the gate judges
   for (const EntityChange& change : result.matched)
     processes += change.entity().kind == EntityKind::kProcess;
+  result.processes = processes;
+  for (const auto* one_side : {&result.added, &result.gone})
+    for (const EntityRuns* entity : *one_side)
+      result.processes += entity->kind == EntityKind::kProcess;
   for (std::size_t c = 0; c < result.matched.size(); ++c) {
     const EntityChange& change = result.matched[c];
     if (!judged_by_gate(change.entity().kind, processes > 1)) continue;

@@ -82,6 +82,7 @@ struct Comparison {
   std::vector<EntityChange> matched;             // the program first, then by key
   std::vector<const EntityRuns*> gone;           // in the base runs only
   std::vector<const EntityRuns*> added;          // in the new runs only
+  std::size_t processes = 0;                     // processes of either side, matched or not
   std::vector<FindingChange> findings_appeared;  // in at least half the new runs, not the base's
   std::vector<FindingChange> findings_gone;      // the other way round
   std::vector<GateRule> rules;
